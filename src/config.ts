@@ -1,0 +1,96 @@
+// The only reader of process.env. Parsed once at start-up; a bad value throws ConfigError with one clear line.
+import path from 'node:path';
+
+export type Config = {
+  port: number;
+  host: string;
+  baseUrl: string;
+  aliasBaseUrl: string | null;
+  dataDir: string;
+  databaseUrl: string;
+  redisUrl: string | null;
+  allowPrivateNetwork: boolean;
+  logLevel: string;
+  /** Monthly document cap per tier; a tier absent here has no cap. `free` has no API access at all. */
+  tierCaps: Record<string, number>;
+};
+
+export class ConfigError extends Error {}
+
+const TIERS = ['free', 'starter', 'business', 'enterprise'] as const;
+
+function parseUrl(name: string, value: string, protocols: string[]): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${value}"`);
+  }
+  if (!protocols.includes(u.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${value}"`);
+  }
+  return value;
+}
+
+function parseBool(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === '') return false;
+  if (['1', 'true', 'yes', 'on'].includes(value.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(value.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be 1/0/true/false, got "${value}"`);
+}
+
+function parseTierCaps(value: string | undefined): Record<string, number> {
+  const caps: Record<string, number> = { starter: 50, business: 1000 };
+  if (!value) return caps;
+  for (const part of value.split(',')) {
+    const m = /^\s*([a-z]+)\s*=\s*(\d+)\s*$/.exec(part);
+    if (!m || !(TIERS as readonly string[]).includes(m[1]!)) {
+      throw new ConfigError(`SIGNET_TIER_CAPS must look like "starter=50,business=1000", got "${value}"`);
+    }
+    caps[m[1]!] = Number(m[2]);
+  }
+  return caps;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const portRaw = env.PORT ?? '3000';
+  if (!/^\d+$/.test(portRaw) || Number(portRaw) > 65535) {
+    throw new ConfigError(`PORT must be an integer 0-65535, got "${portRaw}"`);
+  }
+  const port = Number(portRaw);
+  const host = env.HOST || '::';
+  const baseUrl = parseUrl('BASE_URL', env.BASE_URL || `http://localhost:${port}`, ['http:', 'https:']).replace(/\/+$/, '');
+  const aliasBaseUrl = env.ALIAS_BASE_URL
+    ? parseUrl('ALIAS_BASE_URL', env.ALIAS_BASE_URL, ['http:', 'https:']).replace(/\/+$/, '')
+    : null;
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || `sqlite:${path.join(dataDir, 'signet.db')}`;
+  if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${redactUrl(databaseUrl)}"`);
+  }
+  const redisUrl = env.REDIS_URL ? parseUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']) : null;
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal,error,warn,info,debug,trace,silent, got "${logLevel}"`);
+  }
+  return {
+    port,
+    host,
+    baseUrl,
+    aliasBaseUrl,
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    allowPrivateNetwork: parseBool('SIGNET_ALLOW_PRIVATE_NETWORK', env.SIGNET_ALLOW_PRIVATE_NETWORK),
+    logLevel,
+    tierCaps: parseTierCaps(env.SIGNET_TIER_CAPS),
+  };
+}
+
+/** Hide passwords in URLs before they reach a message or a log. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+}
+
+export const tiers = TIERS;
+export type Tier = (typeof TIERS)[number];

@@ -1,0 +1,24 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from './db.js';
+import * as m001 from './migrations/001-platform-core.js';
+
+// One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
+const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
+  '001-platform-core': m001,
+};
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  const provider: MigrationProvider = {
+    async getMigrations() {
+      const out: Record<string, Migration> = {};
+      for (const [name, m] of Object.entries(list)) out[name] = { up: (k) => m.up(k, db.dialect) };
+      return out;
+    },
+  };
+  const migrator = new Migrator({ db: db.kysely, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`migration ${failed ?? '?'} failed: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,65 @@
+// Test access to the real PostgreSQL and Redis. Locally an unreachable service skips its suites with the reason;
+// under CI=true it is required and the suite fails instead.
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDb, type Db } from '../db/db.js';
+
+const PG_DEFAULT = 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_DEFAULT = 'redis://127.0.0.1:6379';
+
+async function reachable(url: string): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const s = net.connect({ host: u.hostname, port: Number(u.port) || (u.protocol.startsWith('redis') ? 6379 : 5432) });
+    const done = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.setTimeout(1000, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+export type ServiceCheck = { url: string } | { skip: string };
+
+async function check(name: string, envVar: string, fallback: string): Promise<ServiceCheck> {
+  const url = process.env[envVar] || fallback;
+  if (await reachable(url)) return { url };
+  const reason = `${name} not reachable at ${url} (set ${envVar})`;
+  if (process.env.CI === 'true') throw new Error(`CI requires ${reason}`);
+  return { skip: reason };
+}
+
+/** Admin URL of a PostgreSQL server for tests, or a skip reason. */
+export const postgresForTests = () => check('PostgreSQL', 'DATABASE_URL_TEST', PG_DEFAULT);
+/** URL of a Redis server for tests, or a skip reason. */
+export const redisForTests = () => check('Redis', 'REDIS_URL_TEST', REDIS_DEFAULT);
+
+/** A fresh, migrated PostgreSQL database; `drop()` closes and removes it. */
+export async function freshPostgres(adminUrl: string): Promise<{ db: Db; url: string; drop(): Promise<void> }> {
+  const name = `signet_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client(adminUrl);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  const db = await openDb(url);
+  return {
+    db,
+    url,
+    async drop() {
+      await db.close();
+      const c = new pg.Client(adminUrl);
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** A unique key prefix so concurrent test runs never share Redis keys. */
+export const redisTestPrefix = () => `signet:test:${randomBytes(6).toString('hex')}:`;
