@@ -1,0 +1,65 @@
+// Transactional outbox: an event row and one delivery row per matching hook are written in the caller's
+// transaction, so a state change and its webhooks commit (or roll back) together. The dispatcher sends later.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { buildEnvelope, type EventName } from './events.js';
+
+export type EmitOptions = {
+  /** The document the event is about; document-scoped hooks of other documents never match. */
+  documentId?: string | null;
+  /** Deliver to this hook only (the test event). */
+  onlyHookId?: string;
+};
+
+export type Emit = (
+  trx: Kysely<Database>,
+  name: EventName,
+  workspaceId: string,
+  fields: Record<string, unknown>,
+  opts?: EmitOptions,
+) => Promise<{ eventId: string; deliveries: number }>;
+
+export function createEmitter(clock: Clock): Emit {
+  return async (trx, name, workspaceId, fields, opts = {}) => {
+    const now = clock.now();
+    const documentId = opts.documentId ?? (typeof fields.document_id === 'string' ? fields.document_id : null);
+    const env = buildEnvelope(name, workspaceId, fields, now);
+    await trx
+      .insertInto('events')
+      .values({ id: env.id, workspace_id: workspaceId, name, document_id: documentId, body: env.body, created_at: now })
+      .execute();
+
+    let q = trx
+      .selectFrom('hooks')
+      .select(['id', 'events', 'document_id'])
+      .where('workspace_id', '=', workspaceId)
+      .where('deleted_at', 'is', null);
+    if (opts.onlyHookId) q = q.where('id', '=', opts.onlyHookId);
+    const hooks = await q.execute();
+    const rows = hooks
+      .filter((h) => opts.onlyHookId || h.document_id === null || h.document_id === documentId)
+      .filter((h) => {
+        const names = JSON.parse(h.events) as string[];
+        return opts.onlyHookId || names.length === 0 || names.includes(name);
+      })
+      .map((h) => ({
+        id: newId('del'),
+        event_id: env.id,
+        hook_id: h.id,
+        workspace_id: workspaceId,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        claimed_by: null,
+        claim_expires_at: null,
+        last_status_code: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      }));
+    if (rows.length > 0) await trx.insertInto('deliveries').values(rows).execute();
+    return { eventId: env.id, deliveries: rows.length };
+  };
+}
