@@ -1,0 +1,261 @@
+// The `signet` operator CLI. Every command reads configuration from the environment (config.ts), prints one JSON
+// object with --json, and fails with one line on stderr and a non-zero exit. Secrets are printed only at creation.
+import os from 'node:os';
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig, tiers, type Config } from '../config.js';
+import { openDb, type Db } from '../db/db.js';
+import { systemClock } from '../lib/clock.js';
+import { canonicaliseAllowlist } from '../lib/ip.js';
+import { canonicaliseOrigins } from '../keys/origins.js';
+import {
+  createKey,
+  findKey,
+  listKeys,
+  presentKey,
+  revokeKey,
+  setAllowedIps,
+  setAllowedOrigins,
+  setRateLimit,
+} from '../keys/keys.repo.js';
+import { createWorkspace, findWorkspace, presentWorkspace, recordAudit } from '../workspaces/workspaces.repo.js';
+import { findHookAnyWorkspace } from '../webhooks/hooks.repo.js';
+import { sendTestEvent } from '../webhooks/hooks.routes.js';
+import { createEmitter } from '../webhooks/outbox.repo.js';
+import { getDelivery, listDeliveries, replayDelivery } from '../webhooks/deliveries.repo.js';
+import { createDispatcher } from '../webhooks/dispatcher.js';
+import { runServer, workerId, createLogger } from '../main.js';
+import { runJob, JOB_NAMES } from '../jobs/jobs.js';
+
+class CliError extends Error {}
+
+const actor = () => `cli:${os.userInfo().username}`;
+const print = (json: boolean, obj: unknown, human: string) => console.log(json ? JSON.stringify(obj) : human);
+
+let config: Config;
+async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openDb(config.databaseUrl);
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function mustKey(db: Db, id: string) {
+  const key = await findKey(db.kysely, id);
+  if (!key) throw new CliError(`no key ${id}`);
+  return key;
+}
+
+/** Sends due deliveries from this process, for operators who run no worker while testing a hook. */
+async function deliverNow(db: Db): Promise<number> {
+  const d = createDispatcher({ db, clock: systemClock, workerId: workerId(), allowPrivateNetwork: config.allowPrivateNetwork });
+  const n = await d.runOnce();
+  await d.stop();
+  return n;
+}
+
+const program = new Command('signet').description('Signet e-signature service').exitOverride();
+
+program
+  .command('serve')
+  .description('serve the API and run the background worker')
+  .option('--no-worker', 'serve only; run `signet worker` elsewhere')
+  .action(async (o: { worker: boolean }) => runServer(config, { api: true, worker: o.worker }));
+
+program
+  .command('worker')
+  .description('run the background worker only (webhook deliveries, scheduled jobs)')
+  .action(async () => runServer(config, { api: false, worker: true }));
+
+program
+  .command('migrate')
+  .description('apply database migrations')
+  .action(async () => withDb(async () => console.log('migrated')));
+
+const workspace = program.command('workspace').description('workspaces');
+workspace
+  .command('create')
+  .requiredOption('--name <name>', 'display name')
+  .option('--tier <tier>', `one of ${tiers.join('|')}`, 'starter')
+  .option('--reply-to <email>', 'reply-to address for e-mails sent for this workspace')
+  .option('--json', 'print JSON')
+  .action(async (o: { name: string; tier: string; replyTo?: string; json?: boolean }) => {
+    const name = o.name.trim();
+    if (!name || name.length > 200) throw new CliError('--name must be 1 to 200 characters');
+    if (!(tiers as readonly string[]).includes(o.tier)) throw new CliError(`--tier must be one of ${tiers.join('|')}`);
+    const ws = await withDb((db) => createWorkspace(db.kysely, { name, tier: o.tier, replyTo: o.replyTo }, systemClock.now()));
+    print(!!o.json, { workspace: presentWorkspace(ws) }, `${ws.id}\t${ws.slug}\t${ws.tier}`);
+  });
+
+const key = program.command('key').description('API keys');
+key
+  .command('create')
+  .requiredOption('--workspace <id>', 'workspace id')
+  .option('--legacy', 'mint a legacy lgk_live_ key')
+  .option('--json', 'print JSON')
+  .action(async (o: { workspace: string; legacy?: boolean; json?: boolean }) => {
+    const out = await withDb(async (db) => {
+      if (!(await findWorkspace(db.kysely, o.workspace))) throw new CliError(`no workspace ${o.workspace}`);
+      const now = systemClock.now();
+      const r = await createKey(db.kysely, { workspaceId: o.workspace, legacy: !!o.legacy }, now);
+      await recordAudit(db.kysely, { workspaceId: o.workspace, actor: actor(), action: 'key.created', targetId: r.key.id }, now);
+      return r;
+    });
+    const k = { id: out.key.id, label: out.key.label, workspace_id: out.key.workspace_id, created_at: new Date(out.key.created_at).toISOString() };
+    print(!!o.json, { key: k, plaintext: out.plaintext }, `${out.plaintext}\n(shown once; key id ${k.id})`);
+  });
+
+key
+  .command('revoke <keyId>')
+  .option('--actor <who>', 'recorded as the revoker', actor())
+  .option('--json', 'print JSON')
+  .action(async (keyId: string, o: { actor: string; json?: boolean }) => {
+    const k = await withDb(async (db) => {
+      const k = await mustKey(db, keyId);
+      const now = systemClock.now();
+      if (await revokeKey(db.kysely, keyId, o.actor, now)) {
+        await recordAudit(db.kysely, { workspaceId: k.workspace_id, actor: o.actor, action: 'key.revoked', targetId: keyId }, now);
+      }
+      return (await findKey(db.kysely, keyId))!;
+    });
+    print(!!o.json, { key: presentKey(k) }, `revoked ${k.id} at ${new Date(k.revoked_at!).toISOString()} by ${k.revoked_by}`);
+  });
+
+key
+  .command('list')
+  .requiredOption('--workspace <id>', 'workspace id')
+  .option('--json', 'print JSON')
+  .action(async (o: { workspace: string; json?: boolean }) => {
+    const keys = (await withDb((db) => listKeys(db.kysely, o.workspace))).map(presentKey);
+    print(
+      !!o.json,
+      { keys },
+      keys.map((k) => `${k.id}\t${k.label}…\tcreated ${k.created_at}\tlast used ${k.last_used_at ?? 'never'}${k.revoked_at ? `\trevoked ${k.revoked_at}` : ''}`).join('\n') || '(no keys)',
+    );
+  });
+
+key
+  .command('set-ips <keyId> [entries...]')
+  .description('replace the allowed IP list (IPv4/IPv6 addresses and CIDR blocks; at most 50)')
+  .option('--clear', 'empty the list (any address allowed)')
+  .option('--json', 'print JSON')
+  .action(async (keyId: string, entries: string[], o: { clear?: boolean; json?: boolean }) => {
+    if (o.clear && entries.length) throw new CliError('--clear takes no entries');
+    if (!o.clear && !entries.length) throw new CliError('give entries, or --clear to empty the list');
+    const r = canonicaliseAllowlist(o.clear ? [] : entries);
+    if (!r.ok) throw new CliError(r.entry ? `refused entry "${r.entry}": ${r.reason}; nothing saved` : `${r.reason}; nothing saved`);
+    await withDb(async (db) => {
+      const k = await mustKey(db, keyId);
+      await setAllowedIps(db.kysely, keyId, r.list);
+      await recordAudit(db.kysely, { workspaceId: k.workspace_id, actor: actor(), action: 'key.ips_set', targetId: keyId, detail: r.list }, systemClock.now());
+    });
+    print(!!o.json, { key_id: keyId, allowed_ips: r.list }, r.list.join('\n') || '(empty: any address allowed)');
+  });
+
+key
+  .command('set-origins <keyId> [origins...]')
+  .description('replace the allowed embed origins (plain https origins)')
+  .option('--clear', 'empty the list')
+  .option('--json', 'print JSON')
+  .action(async (keyId: string, origins: string[], o: { clear?: boolean; json?: boolean }) => {
+    if (o.clear && origins.length) throw new CliError('--clear takes no origins');
+    if (!o.clear && !origins.length) throw new CliError('give origins, or --clear to empty the list');
+    const r = canonicaliseOrigins(o.clear ? [] : origins);
+    if (!r.ok) throw new CliError(r.entry ? `refused origin "${r.entry}": ${r.reason}; nothing saved` : `${r.reason}; nothing saved`);
+    await withDb(async (db) => {
+      const k = await mustKey(db, keyId);
+      await setAllowedOrigins(db.kysely, keyId, r.list);
+      await recordAudit(db.kysely, { workspaceId: k.workspace_id, actor: actor(), action: 'key.origins_set', targetId: keyId, detail: r.list }, systemClock.now());
+    });
+    print(!!o.json, { key_id: keyId, allowed_origins: r.list }, r.list.join('\n') || '(empty)');
+  });
+
+key
+  .command('set-limit <keyId> <n>')
+  .description('requests per 60-second window for this key (default 60)')
+  .option('--json', 'print JSON')
+  .action(async (keyId: string, n: string, o: { json?: boolean }) => {
+    if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > 1_000_000) throw new CliError('N must be an integer 1 to 1000000');
+    await withDb(async (db) => {
+      const k = await mustKey(db, keyId);
+      await setRateLimit(db.kysely, keyId, Number(n));
+      await recordAudit(db.kysely, { workspaceId: k.workspace_id, actor: actor(), action: 'key.limit_set', targetId: keyId, detail: Number(n) }, systemClock.now());
+    });
+    print(!!o.json, { key_id: keyId, rate_limit: Number(n) }, `${keyId}: ${n} requests per 60 s`);
+  });
+
+const deliveries = program.command('deliveries').description('webhook deliveries');
+deliveries
+  .command('list')
+  .option('--hook <id>', 'only this hook')
+  .option('--workspace <id>', 'only this workspace')
+  .option('--limit <n>', 'at most n rows', '50')
+  .option('--json', 'print JSON')
+  .action(async (o: { hook?: string; workspace?: string; limit: string; json?: boolean }) => {
+    const rows = await withDb((db) => listDeliveries(db, { hookId: o.hook, workspaceId: o.workspace, limit: Number(o.limit) || 50 }));
+    print(
+      !!o.json,
+      { deliveries: rows },
+      rows.map((d) => `${d.id}\t${d.event}\t${d.status}\tattempts ${d.attempts}\tnext ${d.next_attempt_at ?? '-'}`).join('\n') || '(none)',
+    );
+  });
+
+deliveries
+  .command('replay <deliveryId>')
+  .description('send the event again to the same hook (same event_id)')
+  .option('--now', 'deliver from this process instead of waiting for the worker')
+  .option('--json', 'print JSON')
+  .action(async (id: string, o: { now?: boolean; json?: boolean }) => {
+    const d = await withDb(async (db) => {
+      if (!(await getDelivery(db, id))) throw new CliError(`no delivery ${id}`);
+      const fresh = await replayDelivery(db, id, systemClock);
+      if (o.now) await deliverNow(db);
+      return (await getDelivery(db, fresh!.id))!;
+    });
+    print(!!o.json, { delivery: d }, `${d.id}\t${d.status}`);
+  });
+
+program
+  .command('hooks')
+  .description('webhooks')
+  .command('test <hookId>')
+  .description("send the synthetic test event, signed with the hook's secret")
+  .option('--now', 'deliver from this process instead of waiting for the worker')
+  .option('--json', 'print JSON')
+  .action(async (hookId: string, o: { now?: boolean; json?: boolean }) => {
+    const out = await withDb(async (db) => {
+      const hook = await findHookAnyWorkspace(db.kysely, hookId);
+      if (!hook) throw new CliError(`no hook ${hookId}`);
+      const r = await sendTestEvent({ db, emit: createEmitter(systemClock), wakeDispatcher: () => undefined }, hook.workspace_id, hook.id);
+      if (o.now) await deliverNow(db);
+      return r;
+    });
+    print(!!o.json, { event_id: out.eventId, hook_id: hookId }, `queued ${out.eventId} for ${hookId}`);
+  });
+
+program
+  .command('jobs')
+  .description('scheduled jobs')
+  .command('run <name>')
+  .description(`run one job once now: ${JOB_NAMES.join(', ')}`)
+  .option('--json', 'print JSON')
+  .action(async (name: string, o: { json?: boolean }) => {
+    const r = await withDb((db) => runJob(name, { db, clock: systemClock, logger: createLogger(config) }));
+    print(!!o.json, { job: name, result: r }, `${name}: ${JSON.stringify(r)}`);
+  });
+
+try {
+  config = loadConfig();
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  }
+  if (err instanceof ConfigError || err instanceof CliError) {
+    console.error(`signet: ${err.message}`);
+    process.exit(1);
+  }
+  console.error(`signet: ${(err as Error).message}`);
+  process.exit(1);
+}

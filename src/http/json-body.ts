@@ -1,0 +1,19 @@
+// JSON bodies are parsed once from the raw text, which is kept for the idempotency fingerprint. Prototype-poisoning
+// keys and malformed JSON are 400 invalid_request; an empty body is "no body" (DELETE with a JSON content type).
+import type { FastifyInstance } from 'fastify';
+import sjson from 'secure-json-parse';
+import { apiError } from './errors.js';
+
+export function registerJsonBody(app: FastifyInstance): void {
+  app.removeContentTypeParser(['application/json']);
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json(\s*;.*)?$/i, { parseAs: 'string' }, (req, body, done) => {
+    const text = body as string;
+    req.rawBody = text;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(apiError('invalid_request', { message: 'The body is not valid JSON.' }), undefined);
+    }
+  });
+}

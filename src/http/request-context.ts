@@ -1,0 +1,24 @@
+import type { RateDecision } from '../ratelimit/ratelimit.js';
+
+export type AuthContext = {
+  keyId: string;
+  workspace: { id: string; name: string; slug: string; tier: string };
+  allowedOrigins: string[];
+};
+
+export type IdempotencyClaim = { keyId: string; idemKey: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+    rate: RateDecision | null;
+    idem: IdempotencyClaim | null;
+    rawBody: string | undefined;
+  }
+}
+
+/** The authenticated context; only callable from routes behind the /v1 auth hook. */
+export function authOf(req: { auth: AuthContext | null }): AuthContext {
+  if (!req.auth) throw new Error('route reached without authentication');
+  return req.auth;
+}

@@ -1,0 +1,34 @@
+// Embed origins: plain https origins only (scheme + host + optional port), stored canonical (lower-case, no default port).
+export function canonicaliseOrigin(raw: string): { ok: true; value: string } | { ok: false; reason: string } {
+  const s = raw.trim();
+  if (s.includes('*')) return { ok: false, reason: 'wildcards are not allowed' };
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return { ok: false, reason: 'not a URL' };
+  }
+  if (u.protocol !== 'https:') return { ok: false, reason: 'must be https' };
+  if (u.username || u.password) return { ok: false, reason: 'credentials are not allowed' };
+  if (u.search || s.includes('?')) return { ok: false, reason: 'a query is not allowed' };
+  if (u.hash || s.includes('#')) return { ok: false, reason: 'a fragment is not allowed' };
+  const afterHost = s.replace(/^https:\/\/[^/]*/i, '');
+  if (afterHost !== '' && afterHost !== '/') return { ok: false, reason: 'a path is not allowed' };
+  if (!u.hostname) return { ok: false, reason: 'a host is required' };
+  return { ok: true, value: u.origin };
+}
+
+export const MAX_ORIGINS = 50;
+
+export function canonicaliseOrigins(
+  list: string[],
+): { ok: true; list: string[] } | { ok: false; entry: string; reason: string } {
+  const out: string[] = [];
+  for (const entry of list) {
+    const r = canonicaliseOrigin(entry);
+    if (!r.ok) return { ok: false, entry, reason: r.reason };
+    if (!out.includes(r.value)) out.push(r.value);
+  }
+  if (out.length > MAX_ORIGINS) return { ok: false, entry: '', reason: `at most ${MAX_ORIGINS} origins` };
+  return { ok: true, list: out };
+}

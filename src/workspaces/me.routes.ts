@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { authOf } from '../http/request-context.js';
+import { errorResponses } from '../http/schemas.js';
+import { presentWorkspace } from './workspaces.repo.js';
+
+export async function meRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/v1/me',
+    {
+      schema: {
+        tags: ['Workspace'],
+        summary: "The key's workspace. Exempt from the rate limit: uses no token, carries no RateLimit headers.",
+        response: {
+          200: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String(), tier: Type.String() }),
+          ...errorResponses(401, 402, 403),
+        },
+      },
+    },
+    async (req) => presentWorkspace(authOf(req).workspace),
+  );
+}

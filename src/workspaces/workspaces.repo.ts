@@ -1,0 +1,70 @@
+import type { Kysely } from 'kysely';
+import type { Database, WorkspacesTable } from '../db/schema.js';
+import { isUniqueViolation } from '../db/db.js';
+import { newId } from '../lib/ids.js';
+import { randomHex } from '../lib/crypto.js';
+
+export type Workspace = WorkspacesTable;
+
+export const slugify = (name: string): string =>
+  name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48) || 'workspace';
+
+/** Creates a workspace with a unique slug (a short suffix is added when the plain slug is taken). */
+export async function createWorkspace(
+  db: Kysely<Database>,
+  input: { name: string; tier: string; replyTo?: string | null },
+  now: number,
+): Promise<Workspace> {
+  const base = slugify(input.name);
+  for (let i = 0; i < 5; i++) {
+    const row: Workspace = {
+      id: newId('ws'),
+      name: input.name,
+      slug: i === 0 ? base : `${base}-${randomHex(3)}`,
+      tier: input.tier,
+      reply_to: input.replyTo ?? null,
+      created_at: now,
+    };
+    try {
+      await db.insertInto('workspaces').values(row).execute();
+      return row;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  throw new Error('could not find a free slug');
+}
+
+export const findWorkspace = (db: Kysely<Database>, id: string) =>
+  db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const presentWorkspace = (w: Pick<Workspace, 'id' | 'name' | 'slug' | 'tier'>) => ({
+  id: w.id,
+  name: w.name,
+  slug: w.slug,
+  tier: w.tier,
+});
+
+export async function recordAudit(
+  db: Kysely<Database>,
+  entry: { workspaceId: string; actor: string; action: string; targetId?: string | null; detail?: unknown },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      workspace_id: entry.workspaceId,
+      actor: entry.actor,
+      action: entry.action,
+      target_id: entry.targetId ?? null,
+      detail: entry.detail === undefined ? null : JSON.stringify(entry.detail),
+      created_at: now,
+    })
+    .execute();
+}
