@@ -1,0 +1,16 @@
+// API rate limiter entry point: 60 requests per fixed 60 s window per API key, shared through Redis when
+// configured, per-instance otherwise (and while Redis is down); a hit never throws for infrastructure reasons.
+import type { Clock } from '../lib/clock.js';
+import { createMemoryLimiter } from './memory-store.js';
+import type { Logger, RateLimiter } from './policy.js';
+import { createRedisLimiter } from './redis-store.js';
+
+export { DEFAULT_LIMIT, WINDOW_MS, type Logger, type RateDecision, type RateLimiter } from './policy.js';
+export { createMemoryLimiter, MemoryStore } from './memory-store.js';
+export { createRedisLimiter } from './redis-store.js';
+
+/** Redis-backed when a URL is configured, in-process otherwise. */
+export function createRateLimiter(opts: { redisUrl: string | null; clock: Clock; prefix?: string; logger?: Logger }): RateLimiter {
+  if (opts.redisUrl) return createRedisLimiter({ url: opts.redisUrl, clock: opts.clock, prefix: opts.prefix, logger: opts.logger });
+  return createMemoryLimiter({ clock: opts.clock });
+}
