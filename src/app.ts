@@ -27,7 +27,11 @@ export type AppDeps = {
   wakeDispatcher?: () => void;
 };
 
-export type App = FastifyInstance & { emit: Emit };
+export type App = FastifyInstance & {
+  emit: Emit;
+  /** Writes batched last-used data now (tests and shutdown). */
+  flushLastUsed(): Promise<void>;
+};
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -80,5 +84,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
-  return Object.assign(app, { emit }) as App;
+  return Object.assign(app, { emit, flushLastUsed: () => lastUsed.flush() }) as App;
 }

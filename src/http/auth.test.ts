@@ -1,0 +1,168 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, type Harness } from '../testing/harness.js';
+import { revokeKey, setAllowedIps, findKey } from '../keys/keys.repo.js';
+
+const RL_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];
+const noRateHeaders = (h: Record<string, string>) => RL_HEADERS.every((n) => !(n in h));
+
+describe('authentication', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  test('missing, malformed, wrong-prefix and unknown keys are 401 invalid_key with the exact body', async () => {
+    const ws = await h.workspace();
+    const good = await h.key(ws.id);
+    const cases: Array<Record<string, string>> = [
+      {},
+      { authorization: '' },
+      { authorization: 'Bearer' },
+      { authorization: `Basic ${good.plaintext}` },
+      { authorization: `Bearer sk_live_${'a'.repeat(32)}` },
+      { authorization: `Bearer svk_test_${'a'.repeat(32)}` },
+      { authorization: `Bearer svk_live_${'a'.repeat(31)}` },
+      { authorization: `Bearer svk_live_${'A'.repeat(32)}` },
+      { authorization: `Bearer svk_live_${'a'.repeat(32)}` },
+      { authorization: `Bearer lgk_live_${'b'.repeat(32)}` },
+      { authorization: `Bearer ${good.plaintext}x` },
+    ];
+    for (const headers of cases) {
+      for (const path of ['/v1/me', '/v1/hooks', '/v1/does-not-exist']) {
+        const r = await h.request('GET', path, { headers });
+        assert.equal(r.status, 401, `${JSON.stringify(headers)} ${path}`);
+        assert.equal(r.json.code, 'invalid_key');
+        assert.equal(typeof r.json.error, 'string');
+        assert.deepEqual(Object.keys(r.json).sort(), ['code', 'error']);
+        assert.ok(noRateHeaders(r.headers));
+      }
+    }
+  });
+
+  test('GET /v1/me returns the workspace for current and legacy keys alike', async () => {
+    const ws = await h.workspace('business', 'Acme Ünïcode');
+    const cur = await h.key(ws.id);
+    const legacy = await h.key(ws.id, { legacy: true });
+    assert.match(cur.plaintext, /^svk_live_[0-9a-f]{32}$/);
+    assert.match(legacy.plaintext, /^lgk_live_[0-9a-f]{32}$/);
+    for (const k of [cur, legacy]) {
+      const r = await h.request('GET', '/v1/me', { token: k.plaintext });
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.json, { id: ws.id, name: 'Acme Ünïcode', slug: ws.slug, tier: 'business' });
+      assert.ok(noRateHeaders(r.headers), '/v1/me carries no RateLimit headers');
+    }
+    const k = await findKey(h.db.kysely, legacy.id);
+    assert.equal(k!.label, legacy.plaintext.slice(0, 12));
+    assert.notEqual(k!.key_hash, legacy.plaintext);
+    assert.ok(!JSON.stringify(k).includes(legacy.plaintext.slice(12)), 'the secret part is not stored');
+  });
+
+  test('revocation takes effect on the very next request, and is recorded with who and when', async () => {
+    const t = await h.tenant();
+    assert.equal((await h.request('GET', '/v1/hooks', { token: t.token })).status, 200);
+    assert.equal(await revokeKey(h.db.kysely, t.keyId, 'cli:alice', h.clock.now()), true);
+    const r = await h.request('GET', '/v1/hooks', { token: t.token });
+    assert.equal(r.status, 401);
+    assert.equal(r.json.code, 'invalid_key');
+    assert.equal((await h.request('GET', '/v1/me', { token: t.token })).status, 401);
+    const k = await findKey(h.db.kysely, t.keyId);
+    assert.equal(k!.revoked_by, 'cli:alice');
+    assert.equal(k!.revoked_at, h.clock.now());
+    // A second key of the same workspace keeps working (rotation).
+    const other = await h.key(t.workspaceId);
+    assert.equal((await h.request('GET', '/v1/hooks', { token: other.plaintext })).status, 200);
+  });
+
+  test('a tier without API access is 402 tier_required with meta.tier, before the rate limit', async () => {
+    const t = await h.tenant('free');
+    const r = await h.request('GET', '/v1/hooks', { token: t.token });
+    assert.equal(r.status, 402);
+    assert.deepEqual(r.json, { error: r.json.error, code: 'tier_required', meta: { tier: 'free' } });
+    assert.ok(noRateHeaders(r.headers));
+  });
+
+  test('IPv4 allowlist: exact address and CIDR, matched on the socket peer only', async () => {
+    const t = await h.tenant();
+    await setAllowedIps(h.db.kysely, t.keyId, ['127.0.0.2', '127.0.0.8/30']);
+    const from = (localAddress: string, headers: Record<string, string> = {}) =>
+      h.request('GET', '/v1/hooks', { token: t.token, localAddress, headers });
+    assert.equal((await from('127.0.0.2')).status, 200);
+    assert.equal((await from('127.0.0.9')).status, 200);
+    assert.equal((await from('127.0.0.11')).status, 200);
+    const out = await from('127.0.0.3');
+    assert.equal(out.status, 403);
+    assert.deepEqual(out.json, { error: out.json.error, code: 'ip_not_allowed', ip: '127.0.0.3' });
+    assert.ok(noRateHeaders(out.headers));
+    assert.equal((await from('127.0.0.12')).status, 403);
+    // Headers claiming an allowed address change nothing.
+    const spoof = await from('127.0.0.3', { 'x-forwarded-for': '127.0.0.2', 'x-real-ip': '127.0.0.2', forwarded: 'for=127.0.0.2' });
+    assert.equal(spoof.status, 403);
+    assert.equal(spoof.json.ip, '127.0.0.3');
+    // An IPv6-only list refuses every IPv4 caller.
+    await setAllowedIps(h.db.kysely, t.keyId, ['::1']);
+    assert.equal((await from('127.0.0.2')).status, 403);
+    await setAllowedIps(h.db.kysely, t.keyId, ['127.0.0.2']);
+    // /v1/me is gated too.
+    assert.equal((await h.request('GET', '/v1/me', { token: t.token, localAddress: '127.0.0.3' })).status, 403);
+  });
+
+  test('last-used time and the masked caller address are recorded per key', async () => {
+    const t = await h.tenant();
+    h.clock.advance(1234);
+    await h.request('GET', '/v1/me', { token: t.token, localAddress: '127.0.0.5' });
+    const before = await findKey(h.db.kysely, t.keyId);
+    assert.equal(before!.last_used_at, null, 'written in batches, not on the request path');
+    await h.app.flushLastUsed();
+    const k = await findKey(h.db.kysely, t.keyId);
+    assert.equal(k!.last_used_at, h.clock.now());
+    assert.equal(k!.last_used_ip, '127.0.0.x');
+  });
+});
+
+describe('IPv6 callers', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ listenHost: '::1' });
+  });
+  after(() => h.close());
+
+  test('IPv6 allowlist with ::1, and keys of one workspace have independent lists', async () => {
+    const t = await h.tenant();
+    const second = await h.key(t.workspaceId);
+    await setAllowedIps(h.db.kysely, t.keyId, ['::1']);
+    const v6 = await h.request('GET', '/v1/hooks', { token: t.token, host: '::1' });
+    assert.equal(v6.status, 200);
+    await setAllowedIps(h.db.kysely, t.keyId, ['::/127']);
+    assert.equal((await h.request('GET', '/v1/hooks', { token: t.token, host: '::1' })).status, 200);
+    await setAllowedIps(h.db.kysely, t.keyId, ['2001:db8::/32']);
+    const refused = await h.request('GET', '/v1/hooks', { token: t.token, host: '::1' });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.json.ip, '::1');
+    // The other key of the same workspace has an empty list: unrestricted.
+    assert.equal((await h.request('GET', '/v1/hooks', { token: second.plaintext, host: '::1' })).status, 200);
+  });
+
+});
+
+describe('IPv4-mapped callers', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ listenHost: '::ffff:127.0.0.1' });
+  });
+  after(() => h.close());
+
+  test('an IPv4-mapped IPv6 peer matches plain IPv4 entries and blocks', async () => {
+    const t = await h.tenant();
+    await setAllowedIps(h.db.kysely, t.keyId, ['127.0.0.3']);
+    const ok = await h.request('GET', '/v1/hooks', { token: t.token, localAddress: '127.0.0.3' });
+    assert.equal(ok.status, 200);
+    await setAllowedIps(h.db.kysely, t.keyId, ['127.0.0.0/29']);
+    assert.equal((await h.request('GET', '/v1/hooks', { token: t.token, localAddress: '127.0.0.6' })).status, 200);
+    const out = await h.request('GET', '/v1/hooks', { token: t.token, localAddress: '127.0.0.9' });
+    assert.equal(out.status, 403);
+    assert.equal(out.json.ip, '127.0.0.9');
+  });
+});
+
