@@ -166,3 +166,39 @@ describe('IPv4-mapped callers', () => {
   });
 });
 
+
+describe('caller address unknown', () => {
+  test('a non-empty allowlist refuses a caller whose address cannot be determined, with ip: null', async () => {
+    // A Unix-socket listener is a real connection whose peer has no IP address.
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { Agent, request } = await import('undici');
+    const h = await startHarness();
+    const sock = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'signet-sock-')), 'api.sock');
+    const { buildApp } = await import('../app.js');
+    const { createMemoryLimiter } = await import('../ratelimit/ratelimit.js');
+    const app = await buildApp({ config: h.config, db: h.db, clock: h.clock, limiter: createMemoryLimiter({ clock: h.clock }), logger: false });
+    await app.listen({ path: sock });
+    const agent = new Agent({ connect: { socketPath: sock } });
+    try {
+      const restricted = await h.tenant();
+      const open = await h.tenant();
+      await setAllowedIps(h.db.kysely, restricted.keyId, ['127.0.0.1']);
+      const call = async (token: string) => {
+        const r = await request('http://localhost/v1/hooks', { headers: { authorization: `Bearer ${token}` }, dispatcher: agent });
+        return { status: r.statusCode, json: (await r.body.json()) as Record<string, unknown> };
+      };
+      const refused = await call(restricted.token);
+      assert.equal(refused.status, 403);
+      assert.equal(refused.json.code, 'ip_not_allowed');
+      assert.ok('ip' in refused.json);
+      assert.equal(refused.json.ip, null);
+      assert.equal((await call(open.token)).status, 200, 'an empty list is unaffected');
+    } finally {
+      await agent.close();
+      await app.close();
+      await h.close();
+    }
+  });
+});
