@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { buildApp } from './app.js';
 import { createRateLimiter } from './ratelimit/ratelimit.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
+import { createScheduler } from './jobs/jobs.js';
 
 export const workerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
@@ -27,6 +28,7 @@ export async function runServer(config: Config, opts: { worker: boolean; api: bo
   const dispatcher = opts.worker
     ? createDispatcher({ db, clock, workerId: workerId(), allowPrivateNetwork: config.allowPrivateNetwork, logger })
     : null;
+  const scheduler = opts.worker ? createScheduler({ db, clock, workerId: workerId(), logger }) : null;
   const limiter = createRateLimiter({ redisUrl: config.redisUrl, clock, logger });
   const app = opts.api
     ? await buildApp({ config, db, clock, limiter, logger, wakeDispatcher: () => dispatcher?.wake() })
@@ -40,6 +42,7 @@ export async function runServer(config: Config, opts: { worker: boolean; api: bo
     );
   }
   dispatcher?.start();
+  scheduler?.start();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -47,7 +50,7 @@ export async function runServer(config: Config, opts: { worker: boolean; api: bo
     stopping = true;
     logger.info({ signal }, 'draining');
     try {
-      await Promise.all([app?.close(), dispatcher?.stop()]);
+      await Promise.all([app?.close(), dispatcher?.stop(), scheduler?.stop()]);
       await limiter.close();
       await db.close();
       logger.info('stopped');

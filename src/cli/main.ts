@@ -24,7 +24,7 @@ import { createEmitter } from '../webhooks/outbox.repo.js';
 import { getDelivery, listDeliveries, replayDelivery } from '../webhooks/deliveries.repo.js';
 import { createDispatcher } from '../webhooks/dispatcher.js';
 import { runServer, workerId, createLogger } from '../main.js';
-import { runJob, JOB_NAMES } from '../jobs/jobs.js';
+import { runJob, jobNames } from '../jobs/jobs.js';
 
 class CliError extends Error {}
 
@@ -238,7 +238,7 @@ program
   .command('jobs')
   .description('scheduled jobs')
   .command('run <name>')
-  .description(`run one job once now: ${JOB_NAMES.join(', ')}`)
+  .description(`run one job once now: ${jobNames().join(', ')}`)
   .option('--json', 'print JSON')
   .action(async (name: string, o: { json?: boolean }) => {
     const r = await withDb((db) => runJob(name, { db, clock: systemClock, logger: createLogger(config) }));

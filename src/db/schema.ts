@@ -97,7 +97,17 @@ export type IdempotencyKeysTable = {
   locked_until: number;
 };
 
+export type JobRunsTable = {
+  name: string;
+  slot: number;
+  claimed_by: string;
+  started_at: number;
+  finished_at: number | null;
+  result: string | null;
+};
+
 export type Database = {
+  job_runs: JobRunsTable;
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;

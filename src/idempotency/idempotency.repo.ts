@@ -95,7 +95,8 @@ export async function releaseIdempotent(db: Kysely<Database>, k: { keyId: string
   await db.deleteFrom('idempotency_keys').where('key_id', '=', k.keyId).where('idem_key', '=', k.idemKey).execute();
 }
 
+/** Deletes keys at or past their 24 h lifetime (the same boundary beginIdempotent treats as expired). */
 export async function pruneIdempotencyKeys(db: Kysely<Database>, olderThan: number): Promise<number> {
-  const r = await db.deleteFrom('idempotency_keys').where('created_at', '<', olderThan).executeTakeFirst();
+  const r = await db.deleteFrom('idempotency_keys').where('created_at', '<=', olderThan).executeTakeFirst();
   return Number(r.numDeletedRows);
 }

@@ -55,6 +55,13 @@ export async function freshPostgres(adminUrl: string): Promise<{ db: Db; url: st
       await db.close();
       const c = new pg.Client(adminUrl);
       await c.connect();
+      // The pool reports closed before its backends have gone; a forced drop would then kill live connections
+      // and surface as an uncaught "terminating connection" error in the test process.
+      for (let i = 0; i < 100; i++) {
+        const r = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (r.rows[0].n === 0) break;
+        await new Promise((res) => setTimeout(res, 50));
+      }
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
     },

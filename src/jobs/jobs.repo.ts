@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** Claims (job, slot); exactly one caller across all instances gets true. */
+export async function claimSlot(db: Kysely<Database>, name: string, slot: number, workerId: string, now: number): Promise<boolean> {
+  const r = await db
+    .insertInto('job_runs')
+    .values({ name, slot, claimed_by: workerId, started_at: now, finished_at: null, result: null })
+    .onConflict((oc) => oc.columns(['name', 'slot']).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export async function finishSlot(db: Kysely<Database>, name: string, slot: number, now: number, result: unknown): Promise<void> {
+  await db
+    .updateTable('job_runs')
+    .set({ finished_at: now, result: JSON.stringify(result) })
+    .where('name', '=', name)
+    .where('slot', '=', slot)
+    .execute();
+}
+
+export const listRuns = (db: Kysely<Database>, name: string) =>
+  db.selectFrom('job_runs').selectAll().where('name', '=', name).orderBy('slot').execute();
