@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-files=$(find src test -name '*.test.ts' 2>/dev/null | sort)
+files=$(find src -name '*.test.ts' | sort)
 exec node --import tsx --test --test-concurrency=2 --test-reporter=spec $files "$@"
