@@ -1,0 +1,14 @@
+// Worker-thread entry: registers tsx, loads the task module, answers each message with its handle() result.
+import { parentPort, workerData } from 'node:worker_threads';
+import { register } from 'tsx/esm/api';
+
+register();
+const mod = await import(workerData.module);
+parentPort.on('message', async (input) => {
+  try {
+    const value = await mod.handle(input);
+    parentPort.postMessage({ ok: true, value });
+  } catch (err) {
+    parentPort.postMessage({ ok: false, error: err instanceof Error ? err.message : String(err) });
+  }
+});
