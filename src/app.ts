@@ -7,7 +7,7 @@ import type { Db } from './db/db.js';
 import type { Clock } from './lib/clock.js';
 import type { RateLimiter } from './ratelimit/ratelimit.js';
 import { registerAuth } from './http/auth.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { ErrorBody } from './http/schemas.js';
 import { registerIdempotency } from './idempotency/idempotency.js';
@@ -42,6 +42,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: DEFAULT_BODY_LIMIT,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true } },
   } as never) as unknown as FastifyInstance;
 

@@ -1,4 +1,5 @@
 // Every error leaves through here and is rendered from the catalogue; internals (stacks, SQL) are logged, never sent.
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError } from './errors.js';
 
@@ -41,4 +42,40 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const e = apiError('not_found', { message: 'No such route.' });
     return reply.code(404).send(e.body());
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: failures found while routing, before any hook runs (a path that does not
+ * percent-decode, a path parameter over the router's length limit). Same catalogue body as everything else.
+ */
+export function frameworkErrorHandler(err: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
+  const e =
+    err.code === 'FST_ERR_BAD_URL'
+      ? apiError('invalid_request', { message: 'The URL path is not valid percent-encoded UTF-8.', meta: { field: 'path' } })
+      : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? apiError('invalid_request', { message: 'A path segment is too long.', meta: { field: 'path' } })
+        : apiError('internal_error');
+  return reply.code(e.status).type('application/json; charset=utf-8').send(e.body());
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses (unknown method, bytes not allowed in a
+ * request line or header, headers over the size limit). Answered with the catalogue's invalid_request body, then
+ * the connection is closed, as Node does by default.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const message =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'The request headers are too large.'
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'The request did not arrive in time.'
+          : 'The request is not valid HTTP.';
+    const body = JSON.stringify(apiError('invalid_request', { message }).body());
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
