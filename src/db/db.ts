@@ -44,6 +44,11 @@ export function skipLocked<QB extends SelectQueryBuilder<any, any, any>>(db: Db,
   return db.dialect === 'postgres' ? (qb.forUpdate().skipLocked() as QB) : qb;
 }
 
+/** `FOR UPDATE` where the database has it: serialises writers of one row. SQLite transactions are already serial. */
+export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Db, qb: QB): QB {
+  return db.dialect === 'postgres' ? (qb.forUpdate() as QB) : qb;
+}
+
 /** True when an error is a unique-constraint violation, on either database. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string };

@@ -1,0 +1,58 @@
+// PDFs and signature images. The embedded default keeps them as files under DATA_DIR/blobs (written atomically,
+// by temp file + rename); on PostgreSQL they are rows, so every instance sees every blob and a blob written inside
+// a transaction commits with it. Keys are generated here, never taken from a caller.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Db } from '../db/db.js';
+import type { Database } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+
+export type BlobStore = {
+  /** Stores bytes under a new key; `trx` makes the write part of that transaction where the store can. */
+  put(bytes: Uint8Array, kind: string, trx?: Kysely<Database>): Promise<string>;
+  get(key: string): Promise<Uint8Array>;
+};
+
+const newKey = (kind: string) => `${kind}/${randomBytes(16).toString('hex')}`;
+const KEY_SHAPE = /^[a-z-]+\/[0-9a-f]{32}$/;
+
+export function createFileBlobStore(dir: string): BlobStore {
+  return {
+    async put(bytes, kind) {
+      const key = newKey(kind);
+      const file = path.join(dir, key);
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+      await fs.writeFile(tmp, bytes);
+      await fs.rename(tmp, file);
+      return key;
+    },
+    async get(key) {
+      if (!KEY_SHAPE.test(key)) throw new Error('bad blob key');
+      return new Uint8Array(await fs.readFile(path.join(dir, key)));
+    },
+  };
+}
+
+export function createDbBlobStore(db: Db, clock: Clock): BlobStore {
+  return {
+    async put(bytes, kind, trx) {
+      const key = newKey(kind);
+      await (trx ?? db.kysely)
+        .insertInto('blobs')
+        .values({ key, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), size: bytes.byteLength, created_at: clock.now() })
+        .execute();
+      return key;
+    },
+    async get(key) {
+      const row = await db.kysely.selectFrom('blobs').select('data').where('key', '=', key).executeTakeFirstOrThrow();
+      return new Uint8Array(row.data);
+    },
+  };
+}
+
+/** Files for SQLite (the embedded default), database rows for PostgreSQL. */
+export const createBlobStore = (db: Db, clock: Clock, dataDir: string): BlobStore =>
+  db.dialect === 'postgres' ? createDbBlobStore(db, clock) : createFileBlobStore(path.join(dataDir, 'blobs'));
