@@ -1,0 +1,39 @@
+// Minimal typing for the parts of autocannon 8's programmatic API the benchmark uses (the package ships none).
+declare module 'autocannon' {
+  type Histogram = {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    total: number;
+    p50: number;
+    p90: number;
+    p97_5: number;
+    p99: number;
+  };
+  export type Result = {
+    url: string;
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '2xx': number;
+    statusCodeStats: Record<string, { count: number }>;
+    warmup?: Result;
+  };
+  export type Options = {
+    url: string;
+    method?: string;
+    headers?: Record<string, string>;
+    connections?: number;
+    duration?: number;
+    pipelining?: number;
+    warmup?: { connections?: number; duration?: number };
+  };
+  function autocannon(opts: Options): Promise<Result>;
+  export default autocannon;
+}
