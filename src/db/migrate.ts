@@ -2,11 +2,13 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './db.js';
 import * as m001 from './migrations/001-platform-core.js';
 import * as m002 from './migrations/002-job-runs.js';
+import * as m003 from './migrations/003-mail-outbox.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
   '001-platform-core': m001,
   '002-job-runs': m002,
+  '003-mail-outbox': m003,
 };
 
 export async function migrateToLatest(db: Db): Promise<void> {

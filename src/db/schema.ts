@@ -106,6 +106,32 @@ export type JobRunsTable = {
   result: string | null;
 };
 
+export type MailOutboxTable = {
+  id: string;
+  workspace_id: string;
+  document_id: string | null;
+  signing_request_id: string | null;
+  template: string;
+  locale: string;
+  to_email: string;
+  to_name: string;
+  from_name: string;
+  reply_to: string | null;
+  subject: string;
+  text: string;
+  html: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  claimed_by: string | null;
+  claim_expires_at: number | null;
+  last_error: string | null;
+  message_id: string | null;
+  created_at: number;
+  updated_at: number;
+  sent_at: number | null;
+};
+
 export type Database = {
   job_runs: JobRunsTable;
   workspaces: WorkspacesTable;
@@ -116,4 +142,5 @@ export type Database = {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
+  mail_outbox: MailOutboxTable;
 };

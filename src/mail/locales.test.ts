@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { catalogues, fill, formatDateTime, isKnownLocale, KNOWN_LOCALES, pageStrings, t, type MessageKey } from './locales.js';
+
+const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+// Words that are the same in English and the other language; everything else must really be translated.
+const SAME_AS_ENGLISH = new Set(['fr:page.date', 'fr:page.signature', 'de:page.text']);
+
+describe('locales', () => {
+  test('known locales are exact tags', () => {
+    assert.deepEqual([...KNOWN_LOCALES], ['en', 'de', 'fr', 'es']);
+    for (const l of KNOWN_LOCALES) assert.equal(isKnownLocale(l), true);
+    for (const bad of ['de-DE', 'DE', 'de_DE', 'en-US', 'it', '', ' en', 'en ', null, undefined, 1, {}]) {
+      assert.equal(isKnownLocale(bad), false, String(bad));
+    }
+  });
+
+  test('every catalogue has the same keys and placeholders as English, and is really translated', () => {
+    const keys = Object.keys(catalogues.en) as MessageKey[];
+    for (const l of KNOWN_LOCALES) {
+      assert.deepEqual(Object.keys(catalogues[l]).sort(), [...keys].sort(), l);
+      for (const k of keys) {
+        const v = catalogues[l][k];
+        assert.ok(v.trim().length > 0, `${l}:${k} empty`);
+        assert.deepEqual(placeholders(v), placeholders(catalogues.en[k]), `${l}:${k} placeholders`);
+        if (l !== 'en' && !SAME_AS_ENGLISH.has(`${l}:${k}`)) assert.notEqual(v, catalogues.en[k], `${l}:${k} untranslated`);
+      }
+    }
+  });
+
+  test('pageStrings covers the signer page in every locale', () => {
+    const needed = [
+      'title', 'reviewAndSign', 'typeSignature', 'drawSignature', 'clear', 'sign', 'decline', 'declineReason',
+      'confirmDecline', 'signedThanks', 'declinedDone', 'expired', 'withdrawn', 'notOpen', 'loading', 'pageOf',
+      'signHere', 'initials', 'date', 'text', 'errorGeneric', 'errorNetwork',
+    ];
+    for (const l of KNOWN_LOCALES) {
+      const s = pageStrings(l) as Record<string, string>;
+      for (const k of needed) assert.ok(s[k], `${l}:${k}`);
+      assert.ok(!Object.keys(s).some((k) => k.startsWith('page.') || k.startsWith('mail.')));
+    }
+    assert.equal(pageStrings('en').reviewAndSign, 'Review and sign');
+    assert.equal(pageStrings('de').decline, 'Ablehnen');
+    assert.equal(fill(pageStrings('fr').pageOf, { page: 2, pages: 5 }), 'Page 2 sur 5');
+    assert.equal(t('es', 'page.pageOf', { page: 1, pages: 3 }), 'Página 1 de 3');
+  });
+
+  test('t fills placeholders literally and refuses a missing value', () => {
+    assert.equal(t('en', 'page.sentBy', { workspace: '{title} $& $1' }), 'Sent by {title} $& $1');
+    assert.throws(() => t('en', 'page.sentBy'), /missing value for \{workspace\}/);
+    assert.throws(() => t('it' as never, 'page.sign'), /unknown locale/);
+  });
+
+  test('dates are written in the locale, in UTC', () => {
+    const at = Date.parse('2026-12-06T10:00:00Z');
+    assert.match(formatDateTime('en', at), /December 6, 2026.*10:00.*UTC/);
+    assert.match(formatDateTime('de', at), /6\. Dezember 2026.*10:00.*UTC/);
+    assert.match(formatDateTime('fr', at), /6 décembre 2026.*10:00.*UTC/);
+    assert.match(formatDateTime('es', at), /6 de diciembre de 2026.*10:00.*UTC/);
+  });
+});

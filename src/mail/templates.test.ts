@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { KNOWN_LOCALES } from './locales.js';
+import { escapeHtml, renderMail, signerLink, TEMPLATE_NAMES, type TemplateVars } from './templates.js';
+
+const BASE = 'https://sign.example.com';
+const TOKEN = 'tok_Ab-9_xYz';
+const LINK = `${BASE}/sign/${TOKEN}`;
+const AT = Date.parse('2026-12-06T10:00:00Z');
+
+const base = { workspaceName: 'Acme GmbH', signerName: 'Ada Lovelace', documentTitle: 'NDA 2026' };
+const varsFor: { [N in keyof TemplateVars]: TemplateVars[N] } = {
+  invitation: { ...base, baseUrl: BASE, token: TOKEN, expiresAt: AT, message: 'Please sign by Friday.\nThanks!' },
+  reminder: { ...base, baseUrl: `${BASE}/`, token: TOKEN, expiresAt: AT },
+  completed: base,
+  declined: { ...base, declinedByName: 'Bob Builder' },
+  expired: { ...base, expiredAt: AT },
+  withdrawn: base,
+};
+
+describe('mail templates', () => {
+  test('every template renders in every locale with no placeholder left', () => {
+    for (const name of TEMPLATE_NAMES) {
+      for (const locale of KNOWN_LOCALES) {
+        const m = renderMail(name, locale, varsFor[name] as never);
+        for (const part of [m.subject, m.text, m.html]) {
+          assert.ok(!/\{\w+\}/.test(part), `${name}/${locale}: ${part}`);
+          assert.ok(part.includes('NDA 2026'), `${name}/${locale} names the document`);
+        }
+        assert.ok(!/[\r\n]/.test(m.subject));
+        assert.ok(m.html.includes(`<html lang="${locale}">`));
+      }
+    }
+  });
+
+  test('the signer link appears verbatim in both parts of invitations and reminders only', () => {
+    for (const locale of KNOWN_LOCALES) {
+      for (const name of ['invitation', 'reminder'] as const) {
+        const m = renderMail(name, locale, varsFor[name]);
+        assert.ok(m.text.includes(LINK), `${name}/${locale} text`);
+        assert.ok(m.html.includes(`href="${LINK}"`), `${name}/${locale} html`);
+      }
+      for (const name of ['completed', 'declined', 'expired', 'withdrawn'] as const) {
+        const m = renderMail(name, locale, varsFor[name] as never);
+        assert.ok(!m.text.includes('/sign/') && !m.html.includes('/sign/'), `${name}/${locale} has no link`);
+      }
+    }
+  });
+
+  test('subjects and wording are in the chosen language', () => {
+    const subj = (l: (typeof KNOWN_LOCALES)[number]) => renderMail('invitation', l, varsFor.invitation).subject;
+    assert.equal(subj('en'), 'Acme GmbH asks you to sign “NDA 2026”');
+    assert.equal(subj('de'), 'Acme GmbH bittet Sie, „NDA 2026“ zu unterschreiben');
+    assert.equal(subj('fr'), 'Acme GmbH vous invite à signer «\u00a0NDA 2026\u00a0»');
+    assert.equal(subj('es'), 'Acme GmbH le solicita que firme «NDA 2026»');
+    assert.match(renderMail('reminder', 'de', varsFor.reminder).subject, /^Erinnerung:/);
+    assert.match(renderMail('invitation', 'de', varsFor.invitation).text, /läuft am 6\. Dezember 2026 um 10:00 UTC ab/);
+    assert.match(renderMail('declined', 'es', varsFor.declined).text, /Bob Builder ha rechazado firmar «NDA 2026»/);
+    assert.match(renderMail('expired', 'fr', varsFor.expired).text, /a expiré le 6 décembre 2026/);
+  });
+
+  test('the sender message is kept, quoted in text and escaped with line breaks in HTML', () => {
+    const m = renderMail('invitation', 'en', { ...varsFor.invitation, message: 'Hi <b>you</b> & co\r\nline 2' });
+    assert.ok(m.text.includes('Message from Acme GmbH:\n> Hi <b>you</b> & co\n> line 2'));
+    assert.ok(m.html.includes('Hi &lt;b&gt;you&lt;/b&gt; &amp; co<br>line 2'));
+    const none = renderMail('invitation', 'en', { ...varsFor.invitation, message: '   ' });
+    assert.ok(!none.text.includes('Message from'));
+  });
+
+  test('hostile values are escaped in HTML and kept as written in text', () => {
+    const hostile = {
+      ...varsFor.invitation,
+      workspaceName: 'Zoë & "Co" <img src=x onerror=alert(1)>',
+      signerName: '<script>alert(1)</script>',
+      documentTitle: "O'Brien's </title><script>x</script>",
+      message: '"><a href="javascript:alert(1)">click</a>',
+    };
+    const m = renderMail('invitation', 'en', hostile);
+    assert.ok(!m.html.includes('<script'));
+    assert.ok(!m.html.includes('<img'));
+    assert.ok(!m.html.includes('javascript:alert(1)">'));
+    assert.ok(m.html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+    assert.ok(m.html.includes('Zoë &amp; &quot;Co&quot; &lt;img src=x onerror=alert(1)&gt;'));
+    assert.ok(m.html.includes('O&#39;Brien&#39;s &lt;/title&gt;'));
+    assert.ok(m.text.includes('Hello <script>alert(1)</script>,'));
+    assert.ok(m.text.includes('Zoë & "Co" <img src=x onerror=alert(1)>'));
+  });
+
+  test('line breaks in names cannot reshape the subject', () => {
+    const m = renderMail('invitation', 'en', { ...varsFor.invitation, documentTitle: 'A\r\nBcc: x@evil.example' });
+    assert.equal(m.subject, 'Acme GmbH asks you to sign “A Bcc: x@evil.example”');
+  });
+
+  test('greeting without a name', () => {
+    assert.ok(renderMail('completed', 'de', { ...base, signerName: ' ' }).text.startsWith('Guten Tag,\n'));
+  });
+
+  test('links: only http(s) bases, token encoded', () => {
+    assert.equal(signerLink('http://localhost:3000/', 'abc'), 'http://localhost:3000/sign/abc');
+    assert.equal(signerLink('https://x.example', 'a/b?c'), 'https://x.example/sign/a%2Fb%3Fc');
+    assert.throws(() => signerLink('javascript:alert(1)//', 'abc'), /http\(s\)/);
+    assert.throws(() => signerLink('https://x.example', ''), /empty/);
+    assert.throws(() => renderMail('nope' as never, 'en', base as never), /unknown mail template/);
+  });
+
+  test('escapeHtml', () => {
+    assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  });
+});

@@ -1,0 +1,162 @@
+// Pure e-mail builders: (template, locale, vars) → subject, plain text and HTML. Every interpolated value is
+// HTML-escaped in the HTML part; the signer link appears verbatim in both parts.
+import { formatDateTime, t, type Locale, type MessageKey } from './locales.js';
+
+export type InvitationVars = {
+  workspaceName: string;
+  signerName: string;
+  documentTitle: string;
+  /** BASE_URL of the service; the link is `{baseUrl}/sign/{token}`. */
+  baseUrl: string;
+  token: string;
+  expiresAt: number;
+  /** Optional note from the sender, shown as written (line breaks kept). */
+  message?: string | null;
+};
+
+export type CompletedVars = { workspaceName: string; signerName: string; documentTitle: string };
+/** Sent to the other signers of a document one signer declined; the reason stays with the sender. */
+export type DeclinedVars = { workspaceName: string; signerName: string; documentTitle: string; declinedByName: string };
+export type ExpiredVars = { workspaceName: string; signerName: string; documentTitle: string; expiredAt: number };
+export type WithdrawnVars = { workspaceName: string; signerName: string; documentTitle: string };
+
+export type TemplateVars = {
+  invitation: InvitationVars;
+  reminder: InvitationVars;
+  completed: CompletedVars;
+  declined: DeclinedVars;
+  expired: ExpiredVars;
+  withdrawn: WithdrawnVars;
+};
+export type TemplateName = keyof TemplateVars;
+export const TEMPLATE_NAMES = ['invitation', 'reminder', 'completed', 'declined', 'expired', 'withdrawn'] as const;
+
+export type RenderedMail = { subject: string; text: string; html: string };
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+
+// Names and titles are one-line values; a stray line break must not reshape a subject or a paragraph.
+export const oneLine = (s: string): string => s.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/ {2,}/g, ' ').trim();
+
+/** The signer's link. Only http(s) bases are accepted, so the HTML href can never carry another scheme. */
+export function signerLink(baseUrl: string, token: string): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s]+$/i.test(base)) throw new Error(`baseUrl must be an http(s) URL, got "${baseUrl}"`);
+  if (!token) throw new Error('token is empty');
+  return `${base}/sign/${encodeURIComponent(token)}`;
+}
+
+type Layout = {
+  locale: Locale;
+  subject: string;
+  signerName: string;
+  paragraphs: string[];
+  message?: { label: string; body: string };
+  action?: { label: string; url: string; after?: string[] };
+  footer: string[];
+};
+
+function render(l: Layout): RenderedMail {
+  const name = oneLine(l.signerName);
+  const greeting = name ? t(l.locale, 'mail.greeting', { name }) : t(l.locale, 'mail.greetingNoName');
+  const body = l.message?.body.replace(/\r\n?/g, '\n').trim();
+
+  const text: string[] = [greeting, '', ...l.paragraphs.flatMap((p) => [p, ''])];
+  if (l.message && body) text.push(l.message.label, ...body.split('\n').map((line) => `> ${line}`), '');
+  if (l.action) {
+    text.push(t(l.locale, 'mail.openLink'), l.action.url, '');
+    for (const p of l.action.after ?? []) text.push(p, '');
+  }
+  text.push('--', ...l.footer);
+
+  const p = (s: string) => `<p style="margin:0 0 16px">${escapeHtml(s)}</p>`;
+  const html: string[] = [
+    '<!DOCTYPE html>',
+    `<html lang="${l.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<title>${escapeHtml(l.subject)}</title></head>`,
+    '<body style="margin:0;padding:24px;background:#f4f5f7;font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#1f2328">',
+    '<div style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px">',
+    p(greeting),
+    ...l.paragraphs.map(p),
+  ];
+  if (l.message && body) {
+    html.push(
+      p(l.message.label),
+      `<blockquote style="margin:0 0 16px;padding:8px 16px;border-left:3px solid #d0d7de;color:#424a53">${body
+        .split('\n')
+        .map(escapeHtml)
+        .join('<br>')}</blockquote>`,
+    );
+  }
+  if (l.action) {
+    const href = escapeHtml(l.action.url);
+    html.push(
+      `<p style="margin:24px 0"><a href="${href}" style="display:inline-block;padding:12px 24px;background:#1f4fd1;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:bold">${escapeHtml(l.action.label)}</a></p>`,
+      ...(l.action.after ?? []).map(p),
+      `<p style="margin:0 0 16px;font-size:13px;color:#57606a">${escapeHtml(t(l.locale, 'mail.linkFallback'))}<br><a href="${href}" style="color:#1f4fd1;word-break:break-all">${href}</a></p>`,
+    );
+  }
+  html.push(
+    '<hr style="border:none;border-top:1px solid #d0d7de;margin:24px 0">',
+    ...l.footer.map((f) => `<p style="margin:0 0 8px;font-size:12px;color:#57606a">${escapeHtml(f)}</p>`),
+    '</div></body></html>',
+  );
+  return { subject: oneLine(l.subject), text: text.join('\n') + '\n', html: html.join('\n') + '\n' };
+}
+
+function request(kind: 'invitation' | 'reminder', locale: Locale, v: InvitationVars): RenderedMail {
+  const workspace = oneLine(v.workspaceName);
+  const title = oneLine(v.documentTitle);
+  const url = signerLink(v.baseUrl, v.token);
+  const message = v.message?.trim();
+  return render({
+    locale,
+    subject: t(locale, `mail.${kind}.subject`, { workspace, title }),
+    signerName: v.signerName,
+    paragraphs: [t(locale, `mail.${kind}.intro`, { workspace, title })],
+    ...(message ? { message: { label: t(locale, 'mail.messageFrom', { workspace }), body: message } } : {}),
+    action: {
+      label: t(locale, 'mail.invitation.button'),
+      url,
+      after: [t(locale, 'mail.invitation.expires', { date: formatDateTime(locale, v.expiresAt) })],
+    },
+    footer: [t(locale, 'mail.footer.why', { workspace }), t(locale, 'mail.footer.doNotForward')],
+  });
+}
+
+function notice(
+  kind: 'completed' | 'declined' | 'expired' | 'withdrawn',
+  locale: Locale,
+  v: { workspaceName: string; signerName: string; documentTitle: string },
+  extra: Record<string, string>,
+  more: MessageKey[] = [],
+): RenderedMail {
+  const vars = { workspace: oneLine(v.workspaceName), title: oneLine(v.documentTitle), ...extra };
+  return render({
+    locale,
+    subject: t(locale, `mail.${kind}.subject`, vars),
+    signerName: v.signerName,
+    paragraphs: [t(locale, `mail.${kind}.intro`, vars), ...more.map((k) => t(locale, k, vars))],
+    footer: [t(locale, 'mail.footer.why', vars)],
+  });
+}
+
+const builders: { [N in TemplateName]: (locale: Locale, vars: TemplateVars[N]) => RenderedMail } = {
+  invitation: (locale, v) => request('invitation', locale, v),
+  reminder: (locale, v) => request('reminder', locale, v),
+  completed: (locale, v) => notice('completed', locale, v, {}, ['mail.completed.body']),
+  declined: (locale, v) => notice('declined', locale, v, { decliner: oneLine(v.declinedByName) }),
+  expired: (locale, v) => notice('expired', locale, v, { date: formatDateTime(locale, v.expiredAt) }),
+  withdrawn: (locale, v) => notice('withdrawn', locale, v, {}),
+};
+
+export const isTemplateName = (name: unknown): name is TemplateName =>
+  typeof name === 'string' && (TEMPLATE_NAMES as readonly string[]).includes(name);
+
+/** Builds one e-mail. Throws on an unknown template or a non-http(s) base URL (programming errors). */
+export function renderMail<N extends TemplateName>(template: N, locale: Locale, vars: TemplateVars[N]): RenderedMail {
+  const build = builders[template] as ((l: Locale, v: TemplateVars[N]) => RenderedMail) | undefined;
+  if (!build) throw new Error(`unknown mail template "${String(template)}"`);
+  return build(locale, vars);
+}
