@@ -13,6 +13,16 @@ export type Config = {
   logLevel: string;
   /** Monthly document cap per tier; a tier absent here has no cap. `free` has no API access at all. */
   tierCaps: Record<string, number>;
+  /** Outgoing mail through SMTP; without it mail goes to the database outbox and the log. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  /** External RFC 3161 TSA; without it the embedded TSA under DATA_DIR/pki stamps seals. */
+  tsaUrl: string | null;
+  /** PEM file(s) of the CA(s) the external TSA chains to; without it the token's own chain must be self-consistent. */
+  tsaCaFile: string | null;
+  /** PKCS#12 seal identity; without it a seal certificate is generated under DATA_DIR/pki on first start. */
+  sealP12: string | null;
+  sealP12Password: string;
 };
 
 export class ConfigError extends Error {}
@@ -73,6 +83,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal,error,warn,info,debug,trace,silent, got "${logLevel}"`);
   }
+  const smtpUrl = env.SMTP_URL ? parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']) : null;
+  const mailFrom = env.MAIL_FROM || 'no-reply@localhost';
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(mailFrom)) throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
+  const tsaUrl = env.TSA_URL ? parseUrl('TSA_URL', env.TSA_URL, ['http:', 'https:']) : null;
+  const sealP12 = env.SEAL_P12 ? path.resolve(env.SEAL_P12) : null;
   return {
     port,
     host,
@@ -84,6 +99,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateNetwork: parseBool('SIGNET_ALLOW_PRIVATE_NETWORK', env.SIGNET_ALLOW_PRIVATE_NETWORK),
     logLevel,
     tierCaps: parseTierCaps(env.SIGNET_TIER_CAPS),
+    smtpUrl,
+    mailFrom,
+    tsaUrl,
+    tsaCaFile: env.TSA_CA_FILE ? path.resolve(env.TSA_CA_FILE) : null,
+    sealP12,
+    sealP12Password: env.SEAL_P12_PASSWORD ?? '',
   };
 }
 

@@ -132,8 +132,102 @@ export type MailOutboxTable = {
   sent_at: number | null;
 };
 
+export type DocumentsTable = {
+  id: string;
+  workspace_id: string;
+  title: string;
+  message: string | null;
+  locale: string;
+  status: string;
+  signing_order: string;
+  placement: string;
+  file_name: string;
+  page_count: number;
+  fields: string;
+  original_sha256: string;
+  original_blob: string;
+  prepared_sha256: string;
+  prepared_blob: string;
+  signed_blob: string | null;
+  signed_sha256: string | null;
+  cert_serial: string | null;
+  tsa_provider: string | null;
+  tsa_signed_at: string | null;
+  callback_hook_id: string | null;
+  created_by_key_id: string | null;
+  seal_state: string;
+  seal_claimed_by: string | null;
+  seal_claim_expires_at: number | null;
+  seal_attempts: number;
+  seal_last_error: string | null;
+  final_request_id: string | null;
+  expires_at: number;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+  closed_at: number | null;
+};
+
+export type SigningRequestsTable = {
+  id: string;
+  document_id: string;
+  workspace_id: string;
+  slot: number;
+  role: string;
+  email: string;
+  name: string;
+  status: string;
+  token_hash: string;
+  expires_at: number;
+  sent_at: number | null;
+  released_at: number | null;
+  viewed_at: number | null;
+  signed_at: number | null;
+  declined_at: number | null;
+  decline_reason: string | null;
+  closed_at: number | null;
+  signature_kind: string | null;
+  signature_text: string | null;
+  signature_blob: string | null;
+  field_values: string | null;
+  view_ip: string | null;
+  view_ua: string | null;
+  sign_ip: string | null;
+  sign_ua: string | null;
+  reminded_at: number | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type AuditEventsTable = {
+  id: Generated<number>;
+  document_id: string;
+  workspace_id: string;
+  seq: number;
+  action: string;
+  actor: string;
+  signing_request_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  detail: string | null;
+  at: number;
+  prev_hash: string;
+  hash: string;
+};
+
+export type BlobsTable = {
+  key: string;
+  data: Uint8Array;
+  size: number;
+  created_at: number;
+};
+
 export type Database = {
   job_runs: JobRunsTable;
+  documents: DocumentsTable;
+  signing_requests: SigningRequestsTable;
+  audit_events: AuditEventsTable;
+  blobs: BlobsTable;
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;

@@ -100,7 +100,7 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
         .type('application/pdf')
         .header('content-disposition', `attachment; filename="${d.id}-signed.pdf"`)
         .header('x-content-sha256', d.signed_sha256 ?? '')
-        .send(Buffer.from(pdf));
+        .send(Buffer.from(pdf) as never);
     },
   );
 
@@ -132,7 +132,7 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
       if (/application\/pdf/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '')) {
         const requests = await listRequests(deps.db.kysely, d.id);
         const pdf = await deps.pdf.auditCertificate(auditPageInput(d, requests, d.completed_at ?? deps.clock.now()), entries as unknown as Record<string, unknown>[]);
-        return reply.type('application/pdf').header('content-disposition', `inline; filename="${d.id}-audit.pdf"`).send(Buffer.from(pdf));
+        return reply.type('application/pdf').header('content-disposition', `inline; filename="${d.id}-audit.pdf"`).send(Buffer.from(pdf) as never);
       }
       return {
         document_id: d.id,

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+export const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
 
 export const hmacSha256Hex = (key: string, message: string | Buffer): string =>
   createHmac('sha256', key).update(message).digest('hex');

@@ -1,7 +1,6 @@
 // The signing module's view of its collaborators (PDF engine, mail queue, sealer): small interfaces, so the state
 // machine does not depend on how PDFs are processed or mail is sent, and app.ts wires the real ones.
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Mailer } from '../mail/mailer.js';
 
 export type PlacementField = { id: string; role: string; type: 'signature' | 'initials' | 'date' | 'text'; page: number; x: number; y: number; width: number; height: number };
 
@@ -33,22 +32,8 @@ export type PdfEngine = {
   auditCertificate(audit: AuditPageInput, entries: Array<Record<string, unknown>>): Promise<Uint8Array>;
 };
 
-export type MailMessage = {
-  workspaceId: string;
-  documentId: string;
-  signingRequestId: string;
-  to: { email: string; name: string };
-  locale: string;
-  template: 'invitation' | 'reminder' | 'completed' | 'declined';
-  vars: Record<string, unknown>;
-};
-
-export type MailQueue = {
-  /** Writes the message to the mail outbox inside the caller's transaction; sent after commit. */
-  enqueue(trx: Kysely<Database>, msg: MailMessage): Promise<void>;
-  /** Asks the sender to look at the outbox now. */
-  wake(): void;
-};
+/** The mail outbox as the state machine uses it: queue inside a transaction, then nudge the sender. */
+export type MailQueue = Pick<Mailer, 'enqueue' | 'wake'>;
 
 export type SealResult = { pdf: Uint8Array; certSerial: string; tsaProvider: string; tsaSignedAt: string };
 export type Sealer = { seal(pdf: Uint8Array, meta: { name?: string; reason?: string; location?: string }): Promise<SealResult> };

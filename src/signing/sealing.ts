@@ -9,6 +9,7 @@ import type { BlobStore } from '../documents/blob-store.js';
 import { appendAudit } from '../documents/audit.repo.js';
 import { claimSealJobs, findDocumentById, listRequests, type DocumentRow, type RequestRow } from '../documents/documents.repo.js';
 import type { Emit } from '../webhooks/outbox.repo.js';
+import type { Locale } from '../mail/locales.js';
 import { documentUrls } from './presenters.js';
 import type { AuditPageInput, MailQueue, PdfEngine, PlacementField, Sealer, StampValue } from './ports.js';
 
@@ -132,7 +133,7 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
         documentId: id,
         signingRequestId: s.id,
         to: { email: s.email, name: s.name },
-        locale: doc.locale,
+        locale: doc.locale as Locale,
         template: 'completed',
         vars: { documentTitle: doc.title, signerName: s.name },
       });

@@ -36,7 +36,9 @@ import type { FileFetcher } from '../documents/fetch-file.js';
 import { createHook } from '../webhooks/hooks.repo.js';
 import type { Emit } from '../webhooks/outbox.repo.js';
 import { validateTargetUrl } from '../webhooks/hooks.routes.js';
-import { newSignerToken, signerLink, signerTokenHash } from './tokens.js';
+import { newSignerToken, signerTokenHash } from './tokens.js';
+import type { Locale } from '../mail/locales.js';
+import type { OutgoingMail } from '../mail/mailer.js';
 import { presentRequestBrief } from './presenters.js';
 import type { MailQueue, PdfEngine, PlacementField } from './ports.js';
 
@@ -119,22 +121,16 @@ const actorOfKey = (auth: AuthContext) => `api_key:${auth.keyId}`;
 const signerActor = (r: RequestRow) => `signer:${r.email}`;
 const signerOf = (r: RequestRow) => ({ email: r.email, name: r.name });
 
-function invitationMessage(doc: DocumentRow, r: RequestRow, token: string | null, template: 'invitation' | 'reminder', baseUrl: string) {
+function invitationMessage(doc: DocumentRow, r: RequestRow, token: string, template: 'invitation' | 'reminder', baseUrl: string): OutgoingMail {
   return {
     workspaceId: doc.workspace_id,
     documentId: doc.id,
     signingRequestId: r.id,
     to: { email: r.email, name: r.name },
-    locale: doc.locale,
+    locale: doc.locale as Locale,
     template,
-    vars: {
-      documentTitle: doc.title,
-      signerName: r.name,
-      message: doc.message,
-      link: token ? signerLink(baseUrl, token) : null,
-      expiresAt: iso(r.expires_at),
-    },
-  } as const;
+    vars: { documentTitle: doc.title, signerName: r.name, message: doc.message, baseUrl, token, expiresAt: r.expires_at },
+  };
 }
 
 export async function createSigningRequest(deps: SigningDeps, auth: AuthContext, body: CreateBody, meta: ClientMeta) {
@@ -469,9 +465,9 @@ export async function declineRequest(deps: SigningDeps, token: string, reason: s
         documentId: doc.id,
         signingRequestId: o.id,
         to: { email: o.email, name: o.name },
-        locale: doc.locale,
+        locale: doc.locale as Locale,
         template: 'declined',
-        vars: { documentTitle: doc.title, signerName: o.name, declinedBy: r.name, reason: text },
+        vars: { documentTitle: doc.title, signerName: o.name, declinedByName: r.name },
       });
     }
   });
