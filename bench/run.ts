@@ -13,7 +13,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
-import { buildApp } from '../src/app.js';
+import { createRuntime } from '../src/runtime.js';
 import { loadConfig } from '../src/config.js';
 import { openDb, type Db } from '../src/db/db.js';
 import { systemClock } from '../src/lib/clock.js';
@@ -138,7 +138,8 @@ async function startSignet(db: Db, limiter: RateLimiter, label: string): Promise
     );
   }
   const config = loadConfig({ DATA_DIR: tmp, SIGNET_ALLOW_PRIVATE_NETWORK: '1', LOG_LEVEL: 'silent' });
-  const app = await buildApp({ config, db, clock: systemClock, limiter, logger: false });
+  const rt = await createRuntime(config, { api: true, worker: false, db, limiter, clock: systemClock, logger: false });
+  const app = rt.app!;
   await app.listen({ port: 0, host: HOST });
   const base = `http://${HOST}:${(app.server.address() as AddressInfo).port}`;
 
@@ -158,8 +159,7 @@ async function startSignet(db: Db, limiter: RateLimiter, label: string): Promise
     token: plaintext,
     hooksBody,
     async close() {
-      await app.close();
-      await limiter.close();
+      await rt.close();
     },
   };
 }
