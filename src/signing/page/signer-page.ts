@@ -1,16 +1,136 @@
-// Server-rendered signer pages. Every interpolated value is escaped; the token only appears in same-origin URLs.
+// Server-rendered signer pages. Every interpolated value is escaped; the token only appears in same-origin URLs
+// (the `data-base` attribute), and the page loads nothing but its own /assets, as its CSP demands.
 import type { signerView } from '../signing.service.js';
+import { DEFAULT_LOCALE, fill, isKnownLocale, pageStrings, type Locale, type PageStrings } from '../../mail/locales.js';
+import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from './assets.routes.js';
 
 type View = Awaited<ReturnType<typeof signerView>>;
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+type Strings = PageStrings;
+const localeOf = (tag: string): Locale => (isKnownLocale(tag) ? tag : DEFAULT_LOCALE);
 
-export function renderSignerPage(v: View, token: string): string {
-  const base = `/sign/${encodeURIComponent(token)}`;
-  return `<!doctype html><html lang="${esc(v.document.locale)}"><head><meta charset="utf-8"><title>${esc(v.document.title)}</title></head>
-<body data-base="${esc(base)}"><h1>${esc(v.document.title)}</h1><p>${esc(v.request.name)}</p></body></html>`;
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+// JSON inside a data block: nothing in it may close the element or start a comment.
+const jsonForHtml = (v: unknown) =>
+  JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+function head(locale: string, title: string, withScript: boolean): string {
+  return `<!doctype html>
+<html lang="${esc(locale)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<link rel="icon" href="data:,">
+<title>${esc(title)}</title>
+<link rel="stylesheet" href="${esc(assetUrl('signer.css'))}">
+${withScript ? `<link rel="modulepreload" href="${esc(assetUrl('pdf.min.mjs'))}">\n<script type="module" src="${esc(assetUrl('signer.js'))}"></script>\n` : ''}</head>`;
 }
 
+export function renderSignerPage(v: View, token: string): string {
+  const locale = localeOf(v.document.locale);
+  const s = pageStrings(locale);
+  const base = `/sign/${encodeURIComponent(token)}`;
+  const title = v.document.title;
+  const data = {
+    locale,
+    strings: s,
+    pageCount: v.document.page_count,
+    signerName: v.request.name,
+    fields: v.fields.map((f) => ({ id: f.id, type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height })),
+    pdfjs: { lib: assetUrl('pdf.min.mjs'), worker: assetUrl('pdf.worker.min.mjs'), fonts: PDFJS_FONTS_URL, cmaps: PDFJS_CMAPS_URL },
+  };
+  return `${head(locale, `${title} · ${s.title}`, true)}
+<body data-base="${esc(base)}" data-state="open">
+<a class="skip-link" href="#panel">${esc(s.reviewAndSign)}</a>
+<header class="topbar">
+  <div class="topbar-inner">
+    <div class="doc-meta">
+      <p class="sent-by">${esc(fill(s.sentBy, { workspace: v.workspaceName }))}</p>
+      <h1 class="doc-title">${esc(title)}</h1>
+    </div>
+    <button type="button" id="next-field" class="button primary next-field" hidden>${esc(s.nextField)}</button>
+  </div>
+</header>
+<main class="layout" id="main">
+  <div id="status" class="status" role="status" aria-live="polite" data-state="ready"></div>
+  <section class="viewer" id="viewer" aria-label="${esc(title)}" aria-busy="true">
+    <p class="viewer-message" id="viewer-message">${esc(s.loading)}</p>
+  </section>
+  <aside class="panel" id="panel" aria-labelledby="panel-title" tabindex="-1">
+    <h2 id="panel-title">${esc(s.reviewAndSign)}</h2>
+    <p class="signer"><span class="signer-name">${esc(v.request.name)}</span> <span class="signer-email">${esc(v.request.email)}</span></p>
+    <form id="sign-form" class="sign-form" novalidate>
+      <fieldset class="signature-box">
+        <legend>${esc(s.signature)}</legend>
+        <div class="modes">
+          <button type="button" id="mode-typed" class="mode" aria-pressed="true" aria-controls="typed-pane">${esc(s.typeSignature)}</button>
+          <button type="button" id="mode-drawn" class="mode" aria-pressed="false" aria-controls="drawn-pane">${esc(s.drawSignature)}</button>
+        </div>
+        <div id="typed-pane" class="pane">
+          <label for="signature-typed">${esc(s.fullName)}</label>
+          <input id="signature-typed" name="signature" type="text" autocomplete="name" maxlength="200" spellcheck="false" placeholder="${esc(v.request.name)}">
+          <div class="typed-preview script" id="typed-preview" aria-hidden="true"></div>
+        </div>
+        <div id="drawn-pane" class="pane" hidden>
+          <div class="pad-wrap">
+            <canvas id="signature-pad" class="pad" role="img" aria-label="${esc(s.drawSignature)}"></canvas>
+            <span class="pad-line" aria-hidden="true"></span>
+          </div>
+          <button type="button" id="pad-clear" class="link-button">${esc(s.clear)}</button>
+        </div>
+      </fieldset>
+      <p class="consent">${esc(s.consent)}</p>
+      <p class="form-error" id="sign-error" role="alert"></p>
+      <button type="submit" id="sign-button" class="button primary" disabled>${esc(s.sign)}</button>
+    </form>
+    <div class="decline">
+      <button type="button" id="decline-button" class="button secondary" aria-expanded="false" aria-controls="decline-form">${esc(s.decline)}</button>
+      <form id="decline-form" class="decline-form" novalidate hidden>
+        <label for="decline-reason">${esc(s.declineReason)}</label>
+        <textarea id="decline-reason" name="reason" rows="3" maxlength="2000" required></textarea>
+        <p class="form-error" id="decline-error" role="alert"></p>
+        <div class="row">
+          <button type="button" id="decline-cancel" class="button secondary">${esc(s.cancel)}</button>
+          <button type="submit" id="decline-confirm" class="button danger">${esc(s.confirmDecline)}</button>
+        </div>
+      </form>
+    </div>
+  </aside>
+</main>
+<script type="application/json" id="signer-data">${jsonForHtml(data)}</script>
+</body>
+</html>
+`;
+}
+
+/** States whose page is final; anything unexpected gets the generic "no longer open". */
+const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings> }> = {
+  signed: { icon: '✓', lines: ['signedThanks', 'signedNext'] },
+  declined: { icon: '✕', lines: ['declinedDone'] },
+  withdrawn: { icon: '–', lines: ['withdrawn'] },
+  expired: { icon: '⌛', lines: ['expired'] },
+  closed: { icon: '–', lines: ['notOpen'] },
+  not_found: { icon: '?', lines: ['errorNotFound'] },
+  queued: { icon: '–', lines: ['notOpen'] },
+};
+
 export function renderClosedPage(locale: string, state: string): string {
-  return `<!doctype html><html lang="${esc(locale)}"><head><meta charset="utf-8"><title>Signet</title></head><body><p data-state="${esc(state)}">This request is no longer open (${esc(state)}).</p></body></html>`;
+  const l = localeOf(locale);
+  const s = pageStrings(l);
+  const c = CLOSED[state] ?? CLOSED.closed!;
+  const [first, ...rest] = c.lines.map((k) => s[k]);
+  return `${head(l, s.title, false)}
+<body data-state="${esc(state)}">
+<main class="closed">
+  <div id="status" class="status result" role="status" data-state="${esc(state)}">
+    <span class="result-icon" aria-hidden="true">${c.icon}</span>
+    <h1>${esc(first!)}</h1>
+    ${rest.map((line) => `<p>${esc(line)}</p>`).join('\n    ')}
+  </div>
+</main>
+</body>
+</html>
+`;
 }

@@ -1,0 +1,82 @@
+// Static files of the signer page: its script and stylesheet, and pdf.js's browser build from the installed package
+// (no CDN, so the page makes no third-party request). Each file is read once when this module loads; pages link them
+// with a content-hash query, so they can be cached for a year without a stale script surviving a deploy.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+
+type Asset = { body: Buffer; type: string; etag: string; version: string };
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const pdfjsRoot = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.pfb': 'application/octet-stream',
+  '.ttf': 'font/ttf',
+  '.bcmap': 'application/octet-stream',
+};
+
+function load(file: string): Asset {
+  const body = fs.readFileSync(file);
+  const hash = createHash('sha256').update(body).digest('base64url');
+  return { body, type: TYPES[path.extname(file)] ?? 'application/octet-stream', etag: `"${hash.slice(0, 27)}"`, version: hash.slice(0, 12) };
+}
+
+/** Every file of a pdfjs-dist folder whose extension we serve (fonts for non-embedded standard fonts, CJK cmaps). */
+function loadDir(sub: string): Map<string, Asset> {
+  const dir = path.join(pdfjsRoot, sub);
+  const out = new Map<string, Asset>();
+  for (const name of fs.readdirSync(dir)) if (TYPES[path.extname(name)]) out.set(name, load(path.join(dir, name)));
+  return out;
+}
+
+const files = new Map<string, Asset>([
+  ['signer.js', load(path.join(here, 'signer.js'))],
+  ['signer.css', load(path.join(here, 'signer.css'))],
+  ['pdf.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.min.mjs'))],
+  ['pdf.worker.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.worker.min.mjs'))],
+]);
+const fonts = loadDir('standard_fonts');
+const cmaps = loadDir('cmaps');
+
+export type AssetName = 'signer.js' | 'signer.css' | 'pdf.min.mjs' | 'pdf.worker.min.mjs';
+
+/** Same-origin URL of an asset, versioned by content so a long cache never serves an old file. */
+export const assetUrl = (name: AssetName): string => `/assets/${name}?v=${files.get(name)!.version}`;
+
+/** Folder URLs pdf.js fetches from on demand (its own files carry no version; they change only with the package). */
+export const PDFJS_FONTS_URL = '/assets/pdfjs/standard_fonts/';
+export const PDFJS_CMAPS_URL = '/assets/pdfjs/cmaps/';
+
+export async function signerAssetRoutes(app: FastifyInstance): Promise<void> {
+  const send = (asset: Asset | undefined, ifNoneMatch: string | undefined, reply: import('fastify').FastifyReply) => {
+    if (!asset) return reply.callNotFound();
+    reply.headers({
+      'content-type': asset.type,
+      'cache-control': 'public, max-age=31536000, immutable',
+      etag: asset.etag,
+      'x-content-type-options': 'nosniff',
+      // pdf.js fetches fonts and cmaps from its worker; same origin, but say so for strict embedders.
+      'cross-origin-resource-policy': 'same-origin',
+    });
+    if (ifNoneMatch === asset.etag) return reply.code(304).send();
+    return reply.send(asset.body);
+  };
+
+  const opts = { schema: { hide: true } };
+  app.get<{ Params: { name: string } }>('/assets/:name', opts, async (req, reply) =>
+    send(files.get(req.params.name), req.headers['if-none-match'], reply),
+  );
+  app.get<{ Params: { name: string } }>('/assets/pdfjs/standard_fonts/:name', opts, async (req, reply) =>
+    send(fonts.get(req.params.name), req.headers['if-none-match'], reply),
+  );
+  app.get<{ Params: { name: string } }>('/assets/pdfjs/cmaps/:name', opts, async (req, reply) =>
+    send(cmaps.get(req.params.name), req.headers['if-none-match'], reply),
+  );
+}

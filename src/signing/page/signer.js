@@ -1,0 +1,580 @@
+// Signer page behaviour: renders the PDF with pdf.js (served from our own /assets), places this signer's fields over
+// it, collects a typed or drawn signature and posts sign / decline. Plain ES module, no build step; all texts come
+// from the server in the page's locale. Requests go only to the relative base in body[data-base].
+const $ = (id) => document.getElementById(id);
+const body = document.body;
+const base = body.dataset.base;
+const data = JSON.parse($('signer-data').textContent);
+const S = data.strings;
+const fill = (s, vars) => s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+
+const els = {
+  status: $('status'),
+  viewer: $('viewer'),
+  viewerMessage: $('viewer-message'),
+  panel: $('panel'),
+  signForm: $('sign-form'),
+  typed: $('signature-typed'),
+  typedPreview: $('typed-preview'),
+  modeTyped: $('mode-typed'),
+  modeDrawn: $('mode-drawn'),
+  typedPane: $('typed-pane'),
+  drawnPane: $('drawn-pane'),
+  pad: $('signature-pad'),
+  padClear: $('pad-clear'),
+  signButton: $('sign-button'),
+  signError: $('sign-error'),
+  declineButton: $('decline-button'),
+  declineForm: $('decline-form'),
+  declineReason: $('decline-reason'),
+  declineCancel: $('decline-cancel'),
+  declineConfirm: $('decline-confirm'),
+  nextField: $('next-field'),
+  declineError: $('decline-error'),
+};
+
+const st = { mode: 'typed', hasInk: false, busy: false, done: false, docReady: false, viewSent: false };
+
+// ---------------------------------------------------------------- server calls
+
+async function post(path, payload) {
+  let res;
+  try {
+    res = await fetch(base + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(payload),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch {
+    return { ok: false, status: 0, code: 'network' };
+  }
+  let json = null;
+  try {
+    json = await res.json();
+  } catch {
+    // a body that is not JSON still has a status worth acting on
+  }
+  return { ok: res.ok, status: res.status, code: json && json.code };
+}
+
+/** A refused action either ends the page (request closed or link invalid) or leaves it usable with a message. */
+function handleFailure(res, errorEl) {
+  if (res.status === 409 || res.status === 404) {
+    finish('error', [res.status === 404 ? S.errorNotFound : S.notOpen], res.code || String(res.status));
+    return;
+  }
+  const msg = res.status === 0 ? S.errorNetwork : res.status === 429 ? S.errorRateLimited : S.errorGeneric;
+  showError(errorEl, msg);
+  els.status.dataset.state = 'error';
+  els.status.dataset.code = res.code || String(res.status);
+}
+
+function showError(el, msg) {
+  el.textContent = msg;
+}
+
+const ICONS = { signed: '✓', declined: '✕', error: '!' };
+
+/** Final state of the page: the document and the forms give way to one message. */
+function finish(kind, lines, code) {
+  st.done = true;
+  body.dataset.state = kind;
+  const s = els.status;
+  s.dataset.state = kind;
+  if (code) s.dataset.code = code;
+  s.classList.add('result');
+  s.replaceChildren();
+  const icon = document.createElement('span');
+  icon.className = 'result-icon';
+  icon.setAttribute('aria-hidden', 'true');
+  icon.textContent = ICONS[kind] || '';
+  const h = document.createElement('h2');
+  h.textContent = lines[0];
+  s.append(icon, h);
+  for (const line of lines.slice(1)) {
+    const p = document.createElement('p');
+    p.textContent = line;
+    s.append(p);
+  }
+  els.viewer.hidden = true;
+  els.panel.hidden = true;
+  els.nextField.hidden = true;
+  s.tabIndex = -1;
+  window.scrollTo(0, 0);
+  s.focus({ preventScroll: true });
+}
+
+// ---------------------------------------------------------------- fields over the pages
+
+const pct = (n) => `${(n * 100).toFixed(4)}%`;
+const todayIso = () => new Date().toISOString().slice(0, 10);
+// Same rule as the stamp the server draws for an initials field from a typed signature.
+const initialsOf = (name) =>
+  name
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((p) => [...p][0].toUpperCase())
+    .join('');
+
+const fieldEls = []; // { field, el, value, input? }
+
+function makeField(f, pageWidth, pageHeight) {
+  const el = document.createElement('div');
+  el.className = `field field-${f.type}`;
+  el.dataset.fieldId = f.id;
+  el.style.left = pct(f.x / pageWidth);
+  el.style.top = pct(f.y / pageHeight);
+  el.style.width = pct(f.width / pageWidth);
+  el.style.height = pct(f.height / pageHeight);
+  const entry = { field: f, el, value: null, input: null };
+
+  if (f.type === 'signature' || f.type === 'initials') {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'field-box';
+    const label = document.createElement('span');
+    label.className = 'field-label';
+    label.textContent = f.type === 'signature' ? S.signHere : S.initials;
+    const value = document.createElement('span');
+    value.className = 'field-value script';
+    b.append(label, value);
+    b.setAttribute('aria-label', f.type === 'signature' ? S.signHere : S.initials);
+    b.addEventListener('click', focusSignature);
+    el.append(b);
+    entry.value = value;
+  } else if (f.type === 'date') {
+    const box = document.createElement('div');
+    box.className = 'field-box';
+    box.setAttribute('role', 'note');
+    box.setAttribute('aria-label', `${S.date}: ${todayIso()}`);
+    const value = document.createElement('span');
+    value.className = 'field-value';
+    value.textContent = todayIso();
+    value.title = S.date;
+    box.append(value);
+    el.append(box);
+    el.classList.add('filled');
+  } else {
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.className = 'field-input';
+    input.maxLength = 1000;
+    input.required = true;
+    input.placeholder = S.text;
+    input.setAttribute('aria-label', `${S.text} (${S.required})`);
+    input.addEventListener('input', () => {
+      el.classList.toggle('filled', input.value.trim() !== '');
+      input.removeAttribute('aria-invalid');
+      if (els.signError.textContent === S.errorFieldsRequired) showError(els.signError, '');
+    });
+    el.append(input);
+    entry.input = input;
+  }
+  fieldEls.push(entry);
+  return el;
+}
+
+function focusSignature() {
+  if (st.done) return;
+  const target = st.mode === 'typed' ? els.typed : els.modeDrawn;
+  els.panel.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  target.focus({ preventScroll: true });
+}
+
+/** Signature and initials boxes preview what will be stamped. */
+function updateFieldPreviews() {
+  const typed = els.typed.value.trim();
+  const png = st.mode === 'drawn' && st.hasInk ? exportPad() : null;
+  for (const e of fieldEls) {
+    if (!e.value) continue;
+    e.value.replaceChildren();
+    let filled = false;
+    if (png) {
+      const img = document.createElement('img');
+      img.alt = '';
+      img.src = png.dataUrl;
+      e.value.append(img);
+      filled = true;
+    } else if (st.mode === 'typed' && typed) {
+      e.value.textContent = e.field.type === 'initials' ? initialsOf(typed) : typed;
+      filled = true;
+    }
+    e.el.classList.toggle('filled', filled);
+  }
+}
+
+/** Jumps to the first field still needing input, in reading order. */
+function nextField() {
+  const pending = fieldEls
+    .filter((e) => !e.el.classList.contains('filled'))
+    .sort((a, b) => a.field.page - b.field.page || a.field.y - b.field.y || a.field.x - b.field.x);
+  const target = pending[0];
+  if (!target) return focusSignature();
+  target.el.scrollIntoView({ behavior: 'smooth', block: 'center' });
+  (target.input || target.el.querySelector('button') || target.el).focus({ preventScroll: true });
+}
+
+// ---------------------------------------------------------------- PDF
+
+const pages = []; // { num, page, width, height, el, canvas, renderedWidth, task, stale }
+let renderChain = Promise.resolve();
+
+function makePage(num, total, page) {
+  const vp = page.getViewport({ scale: 1 });
+  const wrap = document.createElement('div');
+  wrap.className = 'page-wrap';
+  const el = document.createElement('section');
+  el.className = 'page';
+  el.dataset.page = String(num);
+  el.setAttribute('aria-label', fill(S.pageOf, { page: num, pages: total }));
+  el.style.aspectRatio = `${vp.width} / ${vp.height}`;
+  const canvas = document.createElement('canvas');
+  canvas.setAttribute('aria-hidden', 'true');
+  // The canvas is a picture; screen readers get the page's text from this hidden copy instead.
+  const text = document.createElement('div');
+  text.className = 'sr-only';
+  page
+    .getTextContent()
+    .then((tc) => {
+      text.textContent = tc.items.map((i) => ('str' in i ? i.str + (i.hasEOL ? '\n' : ' ') : '')).join('');
+    })
+    .catch(() => undefined);
+  const layer = document.createElement('div');
+  layer.className = 'fields';
+  for (const f of data.fields) if (f.page === num) layer.append(makeField(f, vp.width, vp.height));
+  el.append(canvas, text, layer);
+  const caption = document.createElement('p');
+  caption.className = 'page-number';
+  caption.setAttribute('aria-hidden', 'true');
+  caption.textContent = fill(S.pageOf, { page: num, pages: total });
+  wrap.append(el, caption);
+  const p = { num, page, width: vp.width, height: vp.height, el, canvas, renderedWidth: 0, task: null, stale: true };
+  pages.push(p);
+  return wrap;
+}
+
+async function renderPage(p) {
+  const cssWidth = p.el.clientWidth;
+  if (cssWidth === 0) return;
+  const dpr = Math.min(window.devicePixelRatio || 1, 3);
+  let scale = (cssWidth / p.width) * dpr;
+  // Keep the backing store within what mobile browsers allow for one canvas.
+  const maxPixels = 8_000_000;
+  if (p.width * p.height * scale * scale > maxPixels) scale = Math.sqrt(maxPixels / (p.width * p.height));
+  const viewport = p.page.getViewport({ scale });
+  if (p.task) p.task.cancel();
+  const canvas = document.createElement('canvas');
+  canvas.setAttribute('aria-hidden', 'true');
+  canvas.width = Math.floor(viewport.width);
+  canvas.height = Math.floor(viewport.height);
+  const task = p.page.render({ canvas, viewport });
+  p.task = task;
+  try {
+    await task.promise;
+  } catch (err) {
+    if (err && err.name === 'RenderingCancelledException') return;
+    throw err;
+  } finally {
+    if (p.task === task) p.task = null;
+  }
+  // Swap only when done, so a re-render never flashes an empty page.
+  p.canvas.replaceWith(canvas);
+  p.canvas = canvas;
+  p.renderedWidth = cssWidth;
+  p.stale = false;
+  p.el.classList.add('rendered');
+}
+
+/** One page at a time, so a long document does not hold dozens of canvases mid-render. */
+const queueRender = (p) => {
+  renderChain = renderChain.then(() => (p.stale ? renderPage(p) : undefined)).catch(() => undefined);
+  return renderChain;
+};
+
+async function loadDocument() {
+  const pdfjs = await import(data.pdfjs.lib);
+  pdfjs.GlobalWorkerOptions.workerSrc = data.pdfjs.worker;
+  const doc = await pdfjs.getDocument({
+    url: `${base}/document.pdf`,
+    isEvalSupported: false, // the CSP forbids eval; pdf.js then draws glyphs without compiled paths
+    enableXfa: false,
+    standardFontDataUrl: data.pdfjs.fonts,
+    cMapUrl: data.pdfjs.cmaps,
+    cMapPacked: true,
+  }).promise;
+
+  const total = doc.numPages;
+  const first = await doc.getPage(1);
+  els.viewer.append(makePage(1, total, first));
+  await renderPage(pages[0]);
+  els.viewerMessage.remove();
+  els.viewer.setAttribute('aria-busy', 'false');
+  st.docReady = true;
+  updateSignButton();
+  markViewed();
+
+  const observer = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        const p = pages.find((x) => x.el === entry.target);
+        if (p && p.stale) queueRender(p);
+      }
+    },
+    { rootMargin: '800px 0px' },
+  );
+  for (let n = 2; n <= total; n++) els.viewer.append(makePage(n, total, await doc.getPage(n)));
+  for (const p of pages.slice(1)) observer.observe(p.el);
+  if (data.fields.length > 0) els.nextField.hidden = false;
+
+  let resizeTimer;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => {
+      for (const p of pages) {
+        if (Math.abs(p.el.clientWidth - p.renderedWidth) < 2) continue;
+        p.stale = true;
+        const r = p.el.getBoundingClientRect();
+        if (r.bottom > -800 && r.top < window.innerHeight + 800) queueRender(p);
+      }
+    }, 200);
+  });
+}
+
+async function markViewed() {
+  if (st.viewSent) return;
+  st.viewSent = true;
+  const res = await post('/view', {});
+  if (!res.ok && (res.status === 409 || res.status === 404)) handleFailure(res, els.signError);
+}
+
+// ---------------------------------------------------------------- signature pad
+
+const pad = { ctx: null, drawing: false, last: null, box: null, dpr: 1 };
+
+function sizePad() {
+  const c = els.pad;
+  const r = c.getBoundingClientRect();
+  if (r.width === 0) return;
+  const dpr = Math.min(window.devicePixelRatio || 1, 3);
+  const w = Math.round(r.width * dpr);
+  const h = Math.round(r.height * dpr);
+  if (c.width === w && c.height === h) return;
+  // Resizing a canvas clears it; carry the ink over, scaled.
+  let old = null;
+  if (st.hasInk) {
+    old = document.createElement('canvas');
+    old.width = c.width;
+    old.height = c.height;
+    old.getContext('2d').drawImage(c, 0, 0);
+  }
+  c.width = w;
+  c.height = h;
+  pad.dpr = dpr;
+  pad.ctx = c.getContext('2d');
+  if (old) {
+    pad.ctx.drawImage(old, 0, 0, w, h);
+    const sx = w / old.width;
+    const sy = h / old.height;
+    if (pad.box) pad.box = { x0: pad.box.x0 * sx, y0: pad.box.y0 * sy, x1: pad.box.x1 * sx, y1: pad.box.y1 * sy };
+  }
+}
+
+function padPoint(e) {
+  const r = els.pad.getBoundingClientRect();
+  return { x: (e.clientX - r.left) * (els.pad.width / r.width), y: (e.clientY - r.top) * (els.pad.height / r.height) };
+}
+
+function grow(pt) {
+  const m = 4 * pad.dpr;
+  const b = pad.box;
+  pad.box = b
+    ? { x0: Math.min(b.x0, pt.x - m), y0: Math.min(b.y0, pt.y - m), x1: Math.max(b.x1, pt.x + m), y1: Math.max(b.y1, pt.y + m) }
+    : { x0: pt.x - m, y0: pt.y - m, x1: pt.x + m, y1: pt.y + m };
+}
+
+function strokeTo(pt) {
+  const ctx = pad.ctx;
+  ctx.lineWidth = 2.4 * pad.dpr;
+  ctx.lineCap = 'round';
+  ctx.lineJoin = 'round';
+  ctx.strokeStyle = '#1b2a6b';
+  ctx.beginPath();
+  ctx.moveTo(pad.last.x, pad.last.y);
+  ctx.lineTo(pt.x, pt.y);
+  ctx.stroke();
+  pad.last = pt;
+  grow(pt);
+}
+
+function setupPad() {
+  const c = els.pad;
+  c.addEventListener('pointerdown', (e) => {
+    if (e.pointerType === 'mouse' && e.button !== 0) return;
+    if (!pad.ctx) sizePad();
+    if (!pad.ctx) return;
+    e.preventDefault();
+    c.setPointerCapture(e.pointerId);
+    pad.drawing = true;
+    pad.last = padPoint(e);
+    // A tap leaves a dot.
+    strokeTo({ x: pad.last.x + 0.01, y: pad.last.y });
+  });
+  c.addEventListener('pointermove', (e) => {
+    if (!pad.drawing) return;
+    const events = typeof e.getCoalescedEvents === 'function' ? e.getCoalescedEvents() : [];
+    for (const ev of events.length ? events : [e]) strokeTo(padPoint(ev));
+  });
+  const end = () => {
+    if (!pad.drawing) return;
+    pad.drawing = false;
+    st.hasInk = true;
+    showError(els.signError, '');
+    updateSignButton();
+    updateFieldPreviews();
+  };
+  c.addEventListener('pointerup', end);
+  c.addEventListener('pointercancel', end);
+  els.padClear.addEventListener('click', () => {
+    if (pad.ctx) pad.ctx.clearRect(0, 0, c.width, c.height);
+    pad.box = null;
+    st.hasInk = false;
+    updateSignButton();
+    updateFieldPreviews();
+  });
+  window.addEventListener('resize', () => {
+    if (st.mode === 'drawn') sizePad();
+  });
+}
+
+/** The ink, cropped to what was drawn, as a PNG with a transparent background. */
+function exportPad() {
+  const c = els.pad;
+  const b = pad.box;
+  if (!b) return null;
+  const x0 = Math.max(0, Math.floor(b.x0));
+  const y0 = Math.max(0, Math.floor(b.y0));
+  const x1 = Math.min(c.width, Math.ceil(b.x1));
+  const y1 = Math.min(c.height, Math.ceil(b.y1));
+  const out = document.createElement('canvas');
+  out.width = Math.max(1, x1 - x0);
+  out.height = Math.max(1, y1 - y0);
+  out.getContext('2d').drawImage(c, x0, y0, out.width, out.height, 0, 0, out.width, out.height);
+  const dataUrl = out.toDataURL('image/png');
+  return { dataUrl, base64: dataUrl.slice(dataUrl.indexOf(',') + 1) };
+}
+
+// ---------------------------------------------------------------- signing and declining
+
+function setMode(mode) {
+  st.mode = mode;
+  els.modeTyped.setAttribute('aria-pressed', String(mode === 'typed'));
+  els.modeDrawn.setAttribute('aria-pressed', String(mode === 'drawn'));
+  els.typedPane.hidden = mode !== 'typed';
+  els.drawnPane.hidden = mode !== 'drawn';
+  if (mode === 'drawn') sizePad();
+  showError(els.signError, '');
+  updateSignButton();
+  updateFieldPreviews();
+}
+
+const hasSignature = () => (st.mode === 'typed' ? els.typed.value.trim() !== '' : st.hasInk);
+
+function updateSignButton() {
+  els.signButton.disabled = st.busy || st.done || !st.docReady || !hasSignature();
+}
+
+function setBusy(busy) {
+  st.busy = busy;
+  els.panel.setAttribute('aria-busy', String(busy));
+  els.declineConfirm.disabled = busy;
+  updateSignButton();
+}
+
+async function submitSign(e) {
+  e.preventDefault();
+  if (st.busy || st.done) return;
+  showError(els.signError, '');
+  if (!hasSignature()) return showError(els.signError, S.errorSignatureRequired);
+  const fields = {};
+  let firstEmpty = null;
+  for (const f of fieldEls) {
+    if (!f.input) continue;
+    const v = f.input.value.trim();
+    if (v === '') {
+      f.input.setAttribute('aria-invalid', 'true');
+      firstEmpty = firstEmpty || f.input;
+    }
+    fields[f.field.id] = v;
+  }
+  if (firstEmpty) {
+    showError(els.signError, S.errorFieldsRequired);
+    firstEmpty.scrollIntoView({ behavior: 'smooth', block: 'center' });
+    firstEmpty.focus({ preventScroll: true });
+    return;
+  }
+  const signature =
+    st.mode === 'typed' ? { type: 'typed', text: els.typed.value.trim() } : { type: 'drawn', png_base64: exportPad().base64 };
+  setBusy(true);
+  const res = await post('/sign', Object.keys(fields).length ? { signature, fields } : { signature });
+  setBusy(false);
+  if (res.ok) finish('signed', [S.signedThanks, S.signedNext]);
+  else handleFailure(res, els.signError);
+}
+
+function toggleDecline(open) {
+  els.declineForm.hidden = !open;
+  els.declineButton.setAttribute('aria-expanded', String(open));
+  els.declineButton.hidden = open;
+  if (open) els.declineReason.focus();
+  else els.declineButton.focus();
+}
+
+async function submitDecline(e) {
+  e.preventDefault();
+  if (st.busy || st.done) return;
+  showError(els.declineError, '');
+  const reason = els.declineReason.value.trim();
+  if (!reason) {
+    els.declineReason.setAttribute('aria-invalid', 'true');
+    showError(els.declineError, S.errorReasonRequired);
+    els.declineReason.focus();
+    return;
+  }
+  setBusy(true);
+  const res = await post('/decline', { reason });
+  setBusy(false);
+  if (res.ok) finish('declined', [S.declinedDone]);
+  else handleFailure(res, els.declineError);
+}
+
+function init() {
+  els.modeTyped.addEventListener('click', () => setMode('typed'));
+  els.modeDrawn.addEventListener('click', () => setMode('drawn'));
+  els.typed.addEventListener('input', () => {
+    els.typedPreview.textContent = els.typed.value;
+    showError(els.signError, '');
+    updateSignButton();
+    updateFieldPreviews();
+  });
+  els.signForm.addEventListener('submit', submitSign);
+  els.declineButton.addEventListener('click', () => toggleDecline(true));
+  els.declineCancel.addEventListener('click', () => toggleDecline(false));
+  els.declineForm.addEventListener('submit', submitDecline);
+  els.declineReason.addEventListener('input', () => {
+    els.declineReason.removeAttribute('aria-invalid');
+    showError(els.declineError, '');
+  });
+  els.nextField.addEventListener('click', nextField);
+  setupPad();
+  updateSignButton();
+  loadDocument().catch(() => {
+    els.viewerMessage.textContent = S.errorDocumentLoad;
+    els.viewerMessage.classList.add('error');
+    els.viewer.setAttribute('aria-busy', 'false');
+  });
+}
+
+init();
