@@ -16,6 +16,15 @@ import { hooksRoutes } from './webhooks/hooks.routes.js';
 import { createEmitter, type Emit } from './webhooks/outbox.repo.js';
 import { meRoutes } from './workspaces/me.routes.js';
 import { retiredRoutes } from './documents/retired.routes.js';
+import { documentsRoutes } from './documents/documents.routes.js';
+import type { BlobStore } from './documents/blob-store.js';
+import type { FileFetcher } from './documents/fetch-file.js';
+import { isKnownLocale } from './mail/locales.js';
+import { signingRoutes } from './signing/signing.routes.js';
+import { signerRoutes } from './signing/signer.routes.js';
+import { signerAssetRoutes } from './signing/page/assets.routes.js';
+import type { SigningDeps } from './signing/signing.service.js';
+import type { MailQueue, PdfEngine } from './signing/ports.js';
 
 export type AppDeps = {
   config: Config;
@@ -23,8 +32,12 @@ export type AppDeps = {
   clock: Clock;
   limiter: RateLimiter;
   logger?: Logger | false;
-  /** Pokes the in-process delivery worker after an event is written; a no-op when the worker runs elsewhere. */
-  wakeDispatcher?: () => void;
+  mailer: MailQueue;
+  blobs: BlobStore;
+  files: FileFetcher;
+  pdf: PdfEngine;
+  /** Pokes in-process workers after work was committed; no-ops when the worker runs in another process. */
+  wake?: { dispatcher(): void; sealer(): void };
 };
 
 export type App = FastifyInstance & {
@@ -49,7 +62,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const emit = createEmitter(deps.clock);
   const lastUsed = createLastUsedRecorder(deps.db);
-  const wakeDispatcher = deps.wakeDispatcher ?? (() => undefined);
+  const wake = deps.wake ?? { dispatcher: () => undefined, sealer: () => undefined };
+  const wakeDispatcher = () => wake.dispatcher();
+  const signing: SigningDeps = {
+    db: deps.db,
+    clock: deps.clock,
+    blobs: deps.blobs,
+    emit,
+    mail: deps.mailer,
+    pdf: deps.pdf,
+    files: deps.files,
+    config: deps.config,
+    isKnownLocale,
+    wake,
+  };
   app.addHook('onClose', async () => lastUsed.close());
 
   await app.register(swagger, {
@@ -82,6 +108,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     wakeDispatcher,
   });
   await app.register(retiredRoutes);
+  await app.register(signingRoutes, signing);
+  await app.register(documentsRoutes, signing);
+  await app.register(signerRoutes, signing);
+  await app.register(signerAssetRoutes);
 
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));

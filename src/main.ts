@@ -1,48 +1,33 @@
-// The service process: open the database, build the app, listen, run the worker. SIGTERM stops accepting,
-// drains in-flight requests and deliveries, closes the database and exits 0.
-import os from 'node:os';
-import { randomBytes } from 'node:crypto';
+// The service process: build the runtime, listen, run the worker. SIGTERM stops accepting, drains in-flight
+// requests, deliveries, mail and sealing, closes the database and exits 0.
 import pino from 'pino';
 import type { Config } from './config.js';
 import { redactUrl } from './config.js';
-import { openDb } from './db/db.js';
-import { systemClock, type Clock } from './lib/clock.js';
-import { buildApp } from './app.js';
-import { createRateLimiter } from './ratelimit/ratelimit.js';
-import { createDispatcher } from './webhooks/dispatcher.js';
-import { createScheduler } from './jobs/jobs.js';
-
-export const workerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+import type { Clock } from './lib/clock.js';
+import { createRuntime } from './runtime.js';
 
 export function createLogger(config: Config) {
   return pino({
     level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', '*.secret', '*.plaintext', 'secret', 'plaintext'], censor: '[redacted]' },
+    redact: { paths: ['req.headers.authorization', '*.secret', '*.plaintext', 'secret', 'plaintext', '*.token', 'token'], censor: '[redacted]' },
+    serializers: {
+      // Signer links carry their credential in the path.
+      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.replace(/^\/sign\/[^/?]+/, '/sign/[token]') }),
+    },
   });
 }
 
 export async function runServer(config: Config, opts: { worker: boolean; api: boolean; clock?: Clock }): Promise<void> {
-  const clock = opts.clock ?? systemClock;
   const logger = createLogger(config);
-  const db = await openDb(config.databaseUrl);
-  const dispatcher = opts.worker
-    ? createDispatcher({ db, clock, workerId: workerId(), allowPrivateNetwork: config.allowPrivateNetwork, logger })
-    : null;
-  const scheduler = opts.worker ? createScheduler({ db, clock, workerId: workerId(), logger }) : null;
-  const limiter = createRateLimiter({ redisUrl: config.redisUrl, clock, logger });
-  const app = opts.api
-    ? await buildApp({ config, db, clock, limiter, logger, wakeDispatcher: () => dispatcher?.wake() })
-    : null;
-
-  if (app) {
-    await app.listen({ port: config.port, host: config.host });
+  const rt = await createRuntime(config, { api: opts.api, worker: opts.worker, clock: opts.clock, logger });
+  if (rt.app) {
+    await rt.app.listen({ port: config.port, host: config.host });
     logger.info(
-      { baseUrl: config.baseUrl, database: redactUrl(config.databaseUrl).replace(/^sqlite:.*/, 'sqlite'), redis: Boolean(config.redisUrl) },
+      { baseUrl: config.baseUrl, database: redactUrl(config.databaseUrl).replace(/^sqlite:.*/, 'sqlite'), redis: Boolean(config.redisUrl), smtp: Boolean(config.smtpUrl) },
       'signet listening',
     );
   }
-  dispatcher?.start();
-  scheduler?.start();
+  rt.start();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -50,9 +35,7 @@ export async function runServer(config: Config, opts: { worker: boolean; api: bo
     stopping = true;
     logger.info({ signal }, 'draining');
     try {
-      await Promise.all([app?.close(), dispatcher?.stop(), scheduler?.stop()]);
-      await limiter.close();
-      await db.close();
+      await rt.close();
       logger.info('stopped');
       process.exit(0);
     } catch (err) {

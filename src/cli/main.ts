@@ -22,8 +22,11 @@ import { findHookAnyWorkspace } from '../webhooks/hooks.repo.js';
 import { sendTestEvent } from '../webhooks/hooks.routes.js';
 import { createEmitter } from '../webhooks/outbox.repo.js';
 import { getDelivery, listDeliveries, replayDelivery } from '../webhooks/deliveries.repo.js';
+import { listOutbox } from '../mail/mailer.js';
 import { createDispatcher } from '../webhooks/dispatcher.js';
-import { runServer, workerId, createLogger } from '../main.js';
+import { runServer, createLogger } from '../main.js';
+import { newWorkerId as workerId } from '../runtime.js';
+import { loadOrCreatePki } from '../pki/pki.js';
 import { runJob, jobNames } from '../jobs/jobs.js';
 
 class CliError extends Error {}
@@ -232,6 +235,28 @@ program
       return r;
     });
     print(!!o.json, { event_id: out.eventId, hook_id: hookId }, `queued ${out.eventId} for ${hookId}`);
+  });
+
+program
+  .command('pki')
+  .description('seal certificate authority')
+  .command('export-ca')
+  .description('print the CA certificate (PEM) that issues the seal and timestamp certificates; add it to your trust store')
+  .action(async () => {
+    const pki = await loadOrCreatePki({ dataDir: config.dataDir, clock: systemClock, sealP12: config.sealP12 ?? undefined, sealP12Password: config.sealP12Password });
+    process.stdout.write(pki.caCertPem.endsWith('\n') ? pki.caCertPem : `${pki.caCertPem}\n`);
+  });
+
+program
+  .command('mail')
+  .description('outgoing mail')
+  .command('list')
+  .option('--document <id>', 'only mail about this document')
+  .option('--to <email>', 'only mail to this address')
+  .option('--json', 'print JSON')
+  .action(async (o: { document?: string; to?: string; json?: boolean }) => {
+    const rows = await withDb((db) => listOutbox(db, { documentId: o.document, to: o.to }));
+    print(!!o.json, { mail: rows }, rows.map((m) => `${m.id}\t${m.status}\t${m.to_email}\t${m.subject}`).join('\n') || '(none)');
   });
 
 program

@@ -176,9 +176,10 @@ describe('caller address unknown', () => {
     const { Agent, request } = await import('undici');
     const h = await startHarness();
     const sock = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'signet-sock-')), 'api.sock');
-    const { buildApp } = await import('../app.js');
+    const { createRuntime } = await import('../runtime.js');
     const { createMemoryLimiter } = await import('../ratelimit/ratelimit.js');
-    const app = await buildApp({ config: h.config, db: h.db, clock: h.clock, limiter: createMemoryLimiter({ clock: h.clock }), logger: false });
+    const rt = await createRuntime(h.config, { api: true, worker: false, db: h.db, clock: h.clock, limiter: createMemoryLimiter({ clock: h.clock }), logger: false });
+    const app = rt.app!;
     await app.listen({ path: sock });
     const agent = new Agent({ connect: { socketPath: sock } });
     try {
@@ -197,7 +198,7 @@ describe('caller address unknown', () => {
       assert.equal((await call(open.token)).status, 200, 'an empty list is unaffected');
     } finally {
       await agent.close();
-      await app.close();
+      await rt.close();
       await h.close();
     }
   });

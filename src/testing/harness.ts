@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request as undiciRequest } from 'undici';
-import { buildApp, type App } from '../app.js';
+import type { App } from '../app.js';
+import { createRuntime, type Runtime } from '../runtime.js';
 import { loadConfig, type Config } from '../config.js';
 import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
@@ -15,6 +16,9 @@ import { freshPostgres } from './services.js';
 
 export type Harness = {
   app: App;
+  runtime: Runtime;
+  /** Runs due background work (sealing, mail, webhook deliveries) until none is left. */
+  work(): Promise<void>;
   db: Db;
   clock: ManualClock;
   config: Config;
@@ -48,6 +52,8 @@ export type HarnessOptions = {
   listenHost?: string;
   env?: Record<string, string>;
   start?: number;
+  /** Webhook response timeout for the in-process dispatcher (the spec's 15 s by default). */
+  deliveryTimeoutMs?: number;
 };
 
 const agents = new Map<string, Agent>();
@@ -75,13 +81,16 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   }
   const config = loadConfig({ DATA_DIR: dir, SIGNET_ALLOW_PRIVATE_NETWORK: '1', LOG_LEVEL: 'silent', ...opts.env });
   const limiter = opts.limiter ? opts.limiter(clock) : createMemoryLimiter({ clock });
-  const app = await buildApp({ config, db, clock, limiter, logger: false });
+  const runtime = await createRuntime(config, { api: true, worker: true, clock, db, limiter, logger: false, deliveryTimeoutMs: opts.deliveryTimeoutMs });
+  const app = runtime.app!;
   const listenHost = opts.listenHost ?? '127.0.0.1';
   await app.listen({ port: 0, host: listenHost });
   const port = (app.server.address() as { port: number }).port;
 
   const h: Harness = {
     app,
+    runtime,
+    work: () => runtime.work(),
     db,
     clock,
     config,
@@ -124,8 +133,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       return { status: res.statusCode, headers: hs, text, json };
     },
     async close() {
-      await app.close();
-      await limiter.close();
+      await runtime.close();
       if (opts.database && opts.database !== 'sqlite') await dropDb();
       else await db.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,145 @@
+// The composition root: every long-lived collaborator (database, limiter, mail, blobs, PDF engine, sealer,
+// dispatcher, jobs) is built here once, for `signet serve`, `signet worker` and the test harness alike. Tests get
+// the same graph and drive the background work with `work()` under an injected clock instead of timers.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { openDb, type Db } from './db/db.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { buildApp, type App } from './app.js';
+import { createRateLimiter, type RateLimiter } from './ratelimit/ratelimit.js';
+import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
+import { createEmitter } from './webhooks/outbox.repo.js';
+import { createScheduler, type Scheduler } from './jobs/jobs.js';
+import { createPoller, type Poller } from './jobs/poller.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import { createBlobStore, type BlobStore } from './documents/blob-store.js';
+import { createFileFetcher, type FileFetcher } from './documents/fetch-file.js';
+import { closePdfWorkers } from './documents/pdf/pool.js';
+import { createSealer } from './documents/pdf/seal.js';
+import { loadOrCreatePki, type Pki } from './pki/pki.js';
+import { createTsaClient } from './pki/tsa-client.js';
+import { pdfEngine } from './signing/pdf-engine.js';
+import { runSealJobs } from './signing/sealing.js';
+import type { Sealer } from './signing/ports.js';
+
+export const newWorkerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+
+export type RuntimeOptions = {
+  api: boolean;
+  worker: boolean;
+  clock?: Clock;
+  logger?: Logger | false;
+  limiter?: RateLimiter;
+  db?: Db;
+  /** Webhook response timeout; tests shorten it, production keeps the spec's 15 s. */
+  deliveryTimeoutMs?: number;
+};
+
+export type Runtime = {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  app: App | null;
+  mailer: Mailer;
+  blobs: BlobStore;
+  dispatcher: Dispatcher | null;
+  scheduler: Scheduler | null;
+  /** Runs every kind of due background work once, repeating until nothing is left (tests and `jobs run`). */
+  work(): Promise<void>;
+  /** Starts the background loops (worker processes). */
+  start(): void;
+  /** Drains in-flight work and closes everything, the database last. */
+  close(): Promise<void>;
+};
+
+async function createPki(config: Config, clock: Clock): Promise<{ pki: Pki; sealer: Sealer & { close(): Promise<void> } }> {
+  const pki = await loadOrCreatePki({ dataDir: config.dataDir, clock, sealP12: config.sealP12 ?? undefined, sealP12Password: config.sealP12Password });
+  let tsa;
+  if (config.tsaUrl) {
+    const trustedCaDer = config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : undefined;
+    tsa = createTsaClient({ url: config.tsaUrl, clock, trustedCaDer });
+  }
+  return { pki, sealer: createSealer({ pki, tsa, clock }) };
+}
+
+const pemToDer = (pem: string): Uint8Array[] =>
+  [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')));
+
+export async function createRuntime(config: Config, opts: RuntimeOptions): Promise<Runtime> {
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger || undefined;
+  const workerId = newWorkerId();
+  const db = opts.db ?? (await openDb(config.databaseUrl));
+  const limiter = opts.limiter ?? createRateLimiter({ redisUrl: config.redisUrl, clock, logger });
+  const mailer = createMailer({ db, clock, smtpUrl: config.smtpUrl, from: `Signet <${config.mailFrom}>`, logger, workerId });
+  const blobs = createBlobStore(db, clock, config.dataDir);
+  const files: FileFetcher = createFileFetcher({ allowPrivateNetwork: config.allowPrivateNetwork });
+  const emit = createEmitter(clock);
+
+  const dispatcher = opts.worker
+    ? createDispatcher({ db, clock, workerId, allowPrivateNetwork: config.allowPrivateNetwork, logger, timeoutMs: opts.deliveryTimeoutMs })
+    : null;
+  const scheduler = opts.worker ? createScheduler({ db, clock, workerId, logger }) : null;
+  // The PKI (and its worker pool) is loaded on first use, so API-only processes never touch the seal key.
+  let pkiPromise: ReturnType<typeof createPki> | null = null;
+  const sealer: Sealer = { seal: async (pdf, meta) => (await (pkiPromise ??= createPki(config, clock))).sealer.seal(pdf, meta) };
+  const sealing: Poller | null = opts.worker
+    ? createPoller(
+        () => runSealJobs({ db, clock, blobs, emit, pdf: pdfEngine, sealer, mail: mailer, baseUrl: config.baseUrl, workerId, logger, wakeDispatcher: () => dispatcher?.wake() }),
+        { intervalMs: 1000, onError: (err) => logger?.error({ err }, 'sealing loop failed') },
+      )
+    : null;
+
+  const app = opts.api
+    ? await buildApp({
+        config,
+        db,
+        clock,
+        limiter,
+        logger: opts.logger ?? false,
+        mailer,
+        blobs,
+        files,
+        pdf: pdfEngine,
+        wake: { dispatcher: () => dispatcher?.wake(), sealer: () => sealing?.wake() },
+      })
+    : null;
+
+  return {
+    config,
+    db,
+    clock,
+    app,
+    mailer,
+    blobs,
+    dispatcher,
+    scheduler,
+    async work() {
+      for (let round = 0; round < 20; round++) {
+        const sealed = sealing ? await sealing.runOnce() : 0;
+        const mailed = await mailer.flush();
+        const delivered = dispatcher ? await dispatcher.runOnce() : 0;
+        if (sealed + mailed + delivered === 0) return;
+      }
+    },
+    start() {
+      dispatcher?.start();
+      scheduler?.start();
+      sealing?.start();
+      if (opts.worker) mailer.start();
+    },
+    async close() {
+      await app?.close();
+      await Promise.all([dispatcher?.stop(), scheduler?.stop(), sealing?.stop()]);
+      await mailer.close();
+      await files.close();
+      if (pkiPromise) await (await pkiPromise).sealer.close();
+      await closePdfWorkers();
+      await limiter.close();
+      if (!opts.db) await db.close();
+    },
+  };
+}
