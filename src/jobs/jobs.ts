@@ -6,6 +6,8 @@ import type { Clock } from '../lib/clock.js';
 import { IDEMPOTENCY_TTL_MS } from '../idempotency/idempotency.js';
 import { pruneIdempotencyKeys } from '../idempotency/idempotency.repo.js';
 import { claimSlot, finishSlot } from './jobs.repo.js';
+import { expireDue } from '../signing/signing.service.js';
+import { createEmitter } from '../webhooks/outbox.repo.js';
 
 export type JobLogger = { info(o: object, m?: string): void; error(o: object, m?: string): void };
 export type JobDeps = { db: Db; clock: Clock; logger?: JobLogger };
@@ -17,6 +19,11 @@ const registry: Record<string, Job> = {
   'prune-idempotency': {
     everyMs: HOUR,
     run: async ({ db, clock }) => ({ deleted: await pruneIdempotencyKeys(db.kysely, clock.now() - IDEMPOTENCY_TTL_MS) }),
+  },
+  // The spec's hourly expiry: pending/viewed requests past expires_at become expired, each emitting once.
+  'expire-requests': {
+    everyMs: HOUR,
+    run: ({ db, clock }) => expireDue({ db, clock, emit: createEmitter(clock) }),
   },
 };
 
