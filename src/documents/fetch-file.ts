@@ -30,25 +30,29 @@ export function createFileFetcher(opts: { allowPrivateNetwork: boolean; maxBytes
             dispatcher: agent,
             headersTimeout: TIMEOUT_MS,
             bodyTimeout: TIMEOUT_MS,
-            signal: AbortSignal.timeout(TIMEOUT_MS),
             headers: { accept: 'application/pdf, */*;q=0.5', 'user-agent': 'Signet/1.0 (file_url fetch)' },
           });
         } catch (err) {
           const msg = (err as Error).message ?? '';
           throw unreachable(/refused address/.test(msg) ? 'refused address' : 'connection failed');
         }
-        if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
+        // A body we abandon must not surface later as an unhandled stream error.
+        const discard = () => {
+          res.body.on('error', () => undefined);
           res.body.destroy();
+        };
+        if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
+          discard();
           current = new URL(String(res.headers.location), check.url).toString();
           continue;
         }
         if (res.statusCode < 200 || res.statusCode >= 300) {
-          res.body.destroy();
+          discard();
           throw unreachable(`HTTP ${res.statusCode}`);
         }
         const declared = Number(res.headers['content-length'] ?? NaN);
         if (declared > maxBytes) {
-          res.body.destroy();
+          discard();
           throw apiError('file_too_large', { meta: { max_bytes: maxBytes } });
         }
         const chunks: Buffer[] = [];
@@ -57,7 +61,7 @@ export function createFileFetcher(opts: { allowPrivateNetwork: boolean; maxBytes
           for await (const chunk of res.body) {
             size += (chunk as Buffer).length;
             if (size > maxBytes) {
-              res.body.destroy();
+              discard();
               throw apiError('file_too_large', { meta: { max_bytes: maxBytes } });
             }
             chunks.push(chunk as Buffer);
