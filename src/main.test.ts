@@ -1,0 +1,237 @@
+// `signet serve` shutdown: SIGTERM stops accepting connections, lets an in-flight API request and an in-flight
+// webhook delivery finish (and records the delivery), closes the database and exits 0. The service runs as a real
+// child process on a loopback port; the webhook receiver and the slow client are this test's own sockets.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { Agent, request } from 'undici';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.join(ROOT, 'bin', 'signet.js');
+/** How long the receiver holds each delivery before answering 200. */
+const HOLD_MS = 500;
+
+const baseEnv = (dataDir: string): Record<string, string> => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: process.env.HOME ?? os.tmpdir(),
+  TMPDIR: os.tmpdir(),
+  DATA_DIR: dataDir,
+  SIGNET_ALLOW_PRIVATE_NETWORK: '1',
+  LOG_LEVEL: 'silent',
+});
+
+/** Runs `signet …` and returns its one JSON object (exit 0, nothing on stderr). */
+function signetJson(dataDir: string, args: string[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [BIN, ...args, '--json'], { cwd: ROOT, env: baseEnv(dataDir), timeout: 120_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`signet ${args.join(' ')} failed: ${stderr || err.message}`));
+      try {
+        assert.equal(stderr, '');
+        const lines = stdout.trim().split('\n');
+        assert.equal(lines.length, 1, `one line of JSON: ${stdout}`);
+        resolve(JSON.parse(lines[0]!));
+      } catch (e) {
+        reject(e);
+      }
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+type Exit = { code: number | null; signal: NodeJS.Signals | null; at: number };
+
+/** `signet serve` (API + worker) as a child; resolves once it logs that it is listening. */
+async function startServer(dataDir: string) {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: ROOT,
+    env: { ...baseEnv(dataDir), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  await new Promise<void>((resolve, reject) => {
+    const onData = () => {
+      if (log.includes('"msg":"signet listening"')) {
+        child.stdout!.off('data', onData);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    void exited.then((e) => reject(new Error(`signet serve exited early (${e.code ?? e.signal}): ${log}`)));
+  });
+  return { port, child, exited, log: () => log };
+}
+
+/** Resolves true once a new TCP connection to the port is refused, false if the deadline passes first. */
+async function connectionRefused(port: number, deadline: number): Promise<boolean> {
+  while (Date.now() < deadline) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(false);
+      });
+      s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+    });
+    if (refused) return true;
+    // The listener closes within moments of the signal; poll briefly rather than guess a fixed delay.
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return false;
+}
+
+describe('SIGTERM drains', () => {
+  let dir: string;
+  let receiver: http.Server;
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  const agent = new Agent({ keepAliveTimeout: 200 });
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-main-'));
+  });
+  after(async () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    await agent.close();
+    if (receiver) await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('an in-flight delivery and an in-flight API request finish, new connections are refused, exit code is 0', async () => {
+    const ws = (await signetJson(dir, ['workspace', 'create', '--name', 'Drain', '--tier', 'business'])).workspace;
+    const key = await signetJson(dir, ['key', 'create', '--workspace', ws.id]);
+    const token: string = key.plaintext;
+
+    // The receiver holds each delivery HOLD_MS before answering 200, and notes when its response completed.
+    let seen!: () => void;
+    const deliverySeen = new Promise<void>((resolve) => (seen = resolve));
+    const deliveries: Array<{ eventId: string; receivedAt: number; finishedAt?: number; aborted?: boolean }> = [];
+    receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const d: (typeof deliveries)[number] = { eventId: String(req.headers['x-service-event-id']), receivedAt: Date.now() };
+        deliveries.push(d);
+        res.on('finish', () => (d.finishedAt = Date.now()));
+        res.on('close', () => {
+          if (!res.writableFinished) d.aborted = true;
+        });
+        seen();
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'), HOLD_MS);
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}/hook`;
+
+    server = await startServer(dir);
+    const { port } = server;
+    const api = async (method: string, p: string, body?: unknown) => {
+      const res = await request(`http://127.0.0.1:${port}${p}`, {
+        method: method as never,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher: agent,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
+    };
+
+    const hook = await api('POST', '/v1/hooks', { target_url: receiverUrl, events: [] });
+    assert.equal(hook.status, 201);
+
+    // A slow client: the request head and half the body now, the rest only after SIGTERM.
+    const slowBody = Buffer.from(JSON.stringify({ target_url: `${receiverUrl}?slow=1`, events: ['document.completed'] }));
+    const slow = net.connect(port, '127.0.0.1');
+    const slowResponse = new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      slow.on('data', (d: Buffer) => chunks.push(d));
+      slow.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      slow.on('error', reject);
+    });
+    await new Promise<void>((resolve) => slow.once('connect', resolve));
+    slow.write(
+      `POST /v1/hooks HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${slowBody.length}\r\nConnection: close\r\n\r\n`,
+    );
+    slow.write(slowBody.subarray(0, 10));
+
+    // The test event goes to the receiver through the server's own worker.
+    const queued = await api('POST', `/v1/hooks/${hook.json.id}/test`);
+    assert.equal(queued.status, 202);
+    await deliverySeen;
+
+    // The delivery is on the wire: stop the service now.
+    server.child.kill('SIGTERM');
+
+    // New connections are refused while the drain is still running (the slow request is holding it open).
+    assert.ok(await connectionRefused(port, Date.now() + 10_000), 'the listener closed after SIGTERM');
+    assert.equal(server.child.exitCode, null, 'still draining while a request is in flight');
+    const probe = new Agent({ connect: { timeout: 2_000 } });
+    try {
+      await assert.rejects(request(`http://127.0.0.1:${port}/v1/me`, { dispatcher: probe, headers: { authorization: `Bearer ${token}` } }), {
+        code: 'ECONNREFUSED',
+      });
+    } finally {
+      await probe.close();
+    }
+
+    // The in-flight request completes normally.
+    slow.write(slowBody.subarray(10));
+    const raw = await slowResponse;
+    assert.match(raw, /^HTTP\/1\.1 201 /, raw);
+    const created = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+    assert.match(created.id, /^hook_/);
+    assert.deepEqual(created.events, ['document.completed']);
+
+    const exit = await server.exited;
+    assert.equal(exit.signal, null, server.log());
+    assert.equal(exit.code, 0, server.log());
+
+    // The receiver's response completed before the process went away, and it was the test event.
+    assert.equal(deliveries.length, 1);
+    const d = deliveries[0]!;
+    assert.equal(d.eventId, queued.json.event_id);
+    assert.equal(d.aborted, undefined, 'the delivery connection was not cut');
+    assert.ok(d.finishedAt !== undefined, 'the receiver answered');
+    assert.ok(d.finishedAt - d.receivedAt >= HOLD_MS - 20);
+    assert.ok(d.finishedAt <= exit.at, 'the service waited for the delivery');
+
+    // The outcome was recorded before the database closed.
+    const listed = await signetJson(dir, ['deliveries', 'list', '--hook', hook.json.id]);
+    assert.equal(listed.deliveries.length, 1);
+    const row = listed.deliveries[0];
+    assert.equal(row.event_id, queued.json.event_id);
+    assert.equal(row.status, 'succeeded');
+    assert.equal(row.attempts, 1);
+    assert.equal(row.last_status_code, 200);
+    assert.equal(row.next_attempt_at, null);
+    assert.equal(row.attempts_log.length, 1);
+    assert.ok(row.attempts_log[0].duration_ms >= HOLD_MS - 20, `duration ${row.attempts_log[0].duration_ms} ms`);
+
+    // And the slow request's hook was committed.
+    const sqlite = new Database(path.join(dir, 'signet.db'), { readonly: true });
+    try {
+      const stored = sqlite.prepare('select id, workspace_id, events from hooks where id = ?').get(created.id) as
+        | { id: string; workspace_id: string; events: string }
+        | undefined;
+      assert.deepEqual(stored, { id: created.id, workspace_id: ws.id, events: '["document.completed"]' });
+    } finally {
+      sqlite.close();
+    }
+  });
+});
