@@ -109,7 +109,10 @@ describe('SIGTERM drains', () => {
   after(async () => {
     if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     await agent.close();
-    if (receiver) await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    if (receiver) {
+      receiver.closeAllConnections();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -118,7 +121,10 @@ describe('SIGTERM drains', () => {
     const key = await signetJson(dir, ['key', 'create', '--workspace', ws.id]);
     const token: string = key.plaintext;
 
-    // The receiver holds each delivery HOLD_MS before answering 200, and notes when its response completed.
+    // The receiver holds each delivery until the test has sent SIGTERM and at least HOLD_MS, then answers 200;
+    // it notes when its response completed.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     let seen!: () => void;
     const deliverySeen = new Promise<void>((resolve) => (seen = resolve));
     const deliveries: Array<{ eventId: string; receivedAt: number; finishedAt?: number; aborted?: boolean }> = [];
@@ -132,7 +138,8 @@ describe('SIGTERM drains', () => {
           if (!res.writableFinished) d.aborted = true;
         });
         seen();
-        setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'), HOLD_MS);
+        const held = new Promise((r) => setTimeout(r, HOLD_MS));
+        void Promise.all([held, released]).then(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -180,7 +187,8 @@ describe('SIGTERM drains', () => {
 
     // New connections are refused while the drain is still running (the slow request is holding it open).
     assert.ok(await connectionRefused(port, Date.now() + 10_000), 'the listener closed after SIGTERM');
-    assert.equal(server.child.exitCode, null, 'still draining while a request is in flight');
+    assert.equal(server.child.exitCode, null, 'still draining while a request and a delivery are in flight');
+    release();
     const probe = new Agent({ connect: { timeout: 2_000 } });
     try {
       await assert.rejects(request(`http://127.0.0.1:${port}/v1/me`, { dispatcher: probe, headers: { authorization: `Bearer ${token}` } }), {
