@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SelectQueryBuilder } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SelectQueryBuilder, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Database as Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
@@ -28,8 +28,9 @@ export async function openDb(url: string, opts: { migrate?: boolean } = {}): Pro
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database: cachingPrepare(sqlite) }) });
     db = { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+    changeProbes.set(db, sqliteChangeProbe(sqlite));
   } else {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
@@ -38,6 +39,74 @@ export async function openDb(url: string, opts: { migrate?: boolean } = {}): Pro
   if (opts.migrate !== false) await migrateToLatest(db);
   return db;
 }
+
+export const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The database Kysely sees, with `prepare` memoised by SQL text (LRU, `max` entries): Kysely's SqliteDriver prepares
+ * every query afresh, which cost more than running it. Safe because Kysely serialises the single connection with
+ * a mutex and runs `all`/`run` to completion synchronously; only `streamQuery` leaves a statement mid-`iterate`, and
+ * a statement found busy that way is never handed out again until it is done.
+ */
+export function cachingPrepare(sqlite: Database.Database, max = STATEMENT_CACHE_SIZE): SqliteDatabase {
+  const cache = new Map<string, Database.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      const hit = cache.get(sql);
+      if (hit !== undefined) {
+        if (hit.busy) return sqlite.prepare(sql);
+        cache.delete(sql);
+        cache.set(sql, hit);
+        return hit;
+      }
+      const stmt = sqlite.prepare(sql);
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      cache.set(sql, stmt);
+      return stmt;
+    },
+  };
+}
+
+/**
+ * Tells whether anything may have changed in a SQLite file, for exact in-process caches. `version()` moves whenever
+ * `PRAGMA data_version` does (a commit by another connection, any process) or this connection's `total_changes()`
+ * does (its own rows written, committed or not; data_version ignores those). Local DDL is not seen. Inside a
+ * transaction on this connection both would describe that transaction, so `version()` is null: read the database.
+ */
+export type ChangeProbe = { version(): number | null };
+
+const changeProbes = new WeakMap<Db, ChangeProbe>();
+
+function sqliteChangeProbe(sqlite: Database.Database): ChangeProbe {
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  const totalChanges = sqlite.prepare('select total_changes()').pluck();
+  let dv = -1;
+  let tc = -1;
+  let gen = 0;
+  return {
+    version() {
+      if (sqlite.inTransaction || !sqlite.open) return null;
+      try {
+        const d = dataVersion.get() as number;
+        const t = totalChanges.get() as number;
+        // Both only ever grow, so any difference from the last reading is a change.
+        if (d !== dv || t !== tc) {
+          dv = d;
+          tc = t;
+          gen++;
+        }
+        return gen;
+      } catch {
+        // e.g. the connection is busy mid-iterate: unknown, so not cacheable.
+        return null;
+      }
+    },
+  };
+}
+
+/** The change probe of a SQLite `Db`; undefined for PostgreSQL, which has no equivalent this cheap. */
+export const changeProbe = (db: Db): ChangeProbe | undefined => changeProbes.get(db);
 
 /** `FOR UPDATE SKIP LOCKED` where the database has it; SQLite serialises writers, so it needs none. */
 export function skipLocked<QB extends SelectQueryBuilder<any, any, any>>(db: Db, qb: QB): QB {
