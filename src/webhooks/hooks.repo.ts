@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database, HooksTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import { iso } from '../lib/clock.js';
@@ -27,15 +27,26 @@ export async function createHook(
   return hook;
 }
 
-export const listHooks = (db: Kysely<Database>, workspaceId: string) =>
-  db
-    .selectFrom('hooks')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('deleted_at', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+// Compiled once per Kysely instance (dialect-correct placeholders): GET /v1/hooks is hot and its SQL never varies.
+const listQueries = new WeakMap<Kysely<Database>, CompiledQuery<Hook>>();
+
+export async function listHooks(db: Kysely<Database>, workspaceId: string): Promise<Hook[]> {
+  let q = listQueries.get(db);
+  if (q === undefined) {
+    q = db
+      .selectFrom('hooks')
+      .selectAll()
+      .where('workspace_id', '=', '')
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('id')
+      .compile();
+    if (q.parameters.length !== 1) throw new Error('listHooks: expected exactly one parameter');
+    listQueries.set(db, q);
+  }
+  const r = await db.executeQuery<Hook>({ query: q.query, queryId: q.queryId, sql: q.sql, parameters: [workspaceId] });
+  return r.rows;
+}
 
 export const findHook = (db: Kysely<Database>, workspaceId: string, id: string) =>
   db
