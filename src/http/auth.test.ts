@@ -1,7 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { startHarness, type Harness } from '../testing/harness.js';
-import { revokeKey, setAllowedIps, findKey } from '../keys/keys.repo.js';
+import { postgresForTests } from '../testing/services.js';
+import { revokeKey, setAllowedIps, setRateLimit, findKey } from '../keys/keys.repo.js';
 
 const RL_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];
 const noRateHeaders = (h: Record<string, string>) => RL_HEADERS.every((n) => !(n in h));
@@ -199,6 +204,118 @@ describe('caller address unknown', () => {
     } finally {
       await agent.close();
       await rt.close();
+      await h.close();
+    }
+  });
+});
+
+// Auth rows are cached in-process on SQLite (keys/auth-cache.ts). These check that the cache never outlives a change,
+// whoever makes it: a second connection, another process, or a write on the app's own connection outside keys.repo.
+describe('auth cache: changes from elsewhere apply on the next request', () => {
+  let h: Harness;
+  let file: string;
+  before(async () => {
+    h = await startHarness();
+    file = h.config.databaseUrl.slice('sqlite:'.length);
+  });
+  after(() => h.close());
+
+  /** Runs SQL on a second better-sqlite3 connection to the app's database file. */
+  const onSecondConnection = (sql: string, ...params: unknown[]) => {
+    const other = new Database(file);
+    try {
+      other.pragma('busy_timeout = 5000');
+      other.prepare(sql).run(...params);
+    } finally {
+      other.close();
+    }
+  };
+
+  /** Runs SQL in a separate Node process, as the CLI or another instance would. */
+  const inChildProcess = (sql: string, ...params: unknown[]) =>
+    new Promise<void>((resolve, reject) => {
+      const script =
+        "const D = require('better-sqlite3'); const [file, sql, params] = process.argv.slice(1);" +
+        "const d = new D(file); d.pragma('busy_timeout = 5000'); d.prepare(sql).run(...JSON.parse(params)); d.close();";
+      const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+      execFile(process.execPath, ['-e', script, file, sql, JSON.stringify(params)], { cwd: root }, (err, _out, stderr) =>
+        err ? reject(new Error(`${err.message}: ${stderr}`)) : resolve(),
+      );
+    });
+
+  const get = (token: string, p = '/v1/hooks') => h.request('GET', p, { token });
+
+  test('a revoke by a second connection', async () => {
+    const t = await h.tenant();
+    for (let i = 0; i < 3; i++) assert.equal((await get(t.token)).status, 200);
+    onSecondConnection('update api_keys set revoked_at = ?, revoked_by = ? where id = ?', h.clock.now(), 'other', t.keyId);
+    assert.equal((await get(t.token)).status, 401);
+    assert.equal((await get(t.token, '/v1/me')).status, 401);
+  });
+
+  test('a revoke by another process', async () => {
+    const t = await h.tenant();
+    for (let i = 0; i < 3; i++) assert.equal((await get(t.token, '/v1/me')).status, 200);
+    await inChildProcess('update api_keys set revoked_at = ?, revoked_by = ? where id = ?', h.clock.now(), 'cli:bob', t.keyId);
+    const r = await get(t.token, '/v1/me');
+    assert.equal(r.status, 401);
+    assert.equal(r.json.code, 'invalid_key');
+  });
+
+  test('set-ips by a second connection, and clearing it again', async () => {
+    const t = await h.tenant();
+    assert.equal((await get(t.token)).status, 200);
+    onSecondConnection('update api_keys set allowed_ips = ? where id = ?', '["10.0.0.0/8"]', t.keyId);
+    const refused = await get(t.token);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.json.code, 'ip_not_allowed');
+    onSecondConnection("update api_keys set allowed_ips = '[]' where id = ?", t.keyId);
+    assert.equal((await get(t.token)).status, 200);
+  });
+
+  test('a tier change and a rate limit by another process', async () => {
+    const t = await h.tenant('business');
+    assert.equal((await get(t.token)).headers['ratelimit-limit'], '60');
+    await inChildProcess('update api_keys set rate_limit = 7 where id = ?', t.keyId);
+    assert.equal((await get(t.token)).headers['ratelimit-limit'], '7');
+    await inChildProcess("update workspaces set tier = 'free' where id = ?", t.workspaceId);
+    assert.equal((await get(t.token)).status, 402);
+    await inChildProcess("update workspaces set tier = 'business' where id = ?", t.workspaceId);
+    assert.equal((await get(t.token, '/v1/me')).json.tier, 'business');
+  });
+
+  test("writes on the app's own connection: through keys.repo and around it", async () => {
+    const t = await h.tenant();
+    assert.equal((await get(t.token)).status, 200);
+    await setRateLimit(h.db.kysely, t.keyId, 9);
+    assert.equal((await get(t.token)).headers['ratelimit-limit'], '9');
+    await h.db.kysely.updateTable('workspaces').set({ name: 'Renamed' }).where('id', '=', t.workspaceId).execute();
+    assert.equal((await get(t.token, '/v1/me')).json.name, 'Renamed');
+    await h.db.kysely.updateTable('api_keys').set({ revoked_at: 1, revoked_by: 'raw' }).where('id', '=', t.keyId).execute();
+    assert.equal((await get(t.token)).status, 401);
+  });
+
+  test('last-used writes do not disturb authentication', async () => {
+    const t = await h.tenant();
+    assert.equal((await get(t.token)).status, 200);
+    await h.app.flushLastUsed();
+    assert.equal((await get(t.token)).status, 200);
+    assert.notEqual((await findKey(h.db.kysely, t.keyId))!.last_used_at, null);
+  });
+});
+
+const pg = await postgresForTests();
+describe('revocation on PostgreSQL (no auth cache there)', { skip: 'skip' in pg ? pg.skip : false }, () => {
+  test('a revoke written around keys.repo applies on the next request', async () => {
+    const h = await startHarness({ database: { postgresAdminUrl: 'url' in pg ? pg.url : '' } });
+    try {
+      const t = await h.tenant();
+      assert.equal((await h.request('GET', '/v1/hooks', { token: t.token })).status, 200);
+      assert.equal((await h.request('GET', '/v1/hooks', { token: t.token })).status, 200);
+      // Any pooled connection, and no local invalidation: only a per-request lookup sees this.
+      await h.db.kysely.updateTable('api_keys').set({ revoked_at: h.clock.now(), revoked_by: 'other' }).where('id', '=', t.keyId).execute();
+      assert.equal((await h.request('GET', '/v1/hooks', { token: t.token })).status, 401);
+    } finally {
       await h.close();
     }
   });

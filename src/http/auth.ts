@@ -2,10 +2,10 @@
 // the socket's peer address (never a header) → tier → rate limit. Idempotency and the handler come after.
 // `GET /v1/me` is authenticated but never touches the rate limiter.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/db.js';
+import { changeProbe, type Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
-import { safeEqual } from '../lib/crypto.js';
 import { isAllowed, maskIp, normaliseAddress } from '../lib/ip.js';
+import { createAuthLookup } from '../keys/auth-cache.js';
 import { findKeyForAuth, hashKey, looksLikeKey } from '../keys/keys.repo.js';
 import type { LastUsedRecorder } from '../keys/last-used.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/ratelimit.js';
@@ -32,6 +32,7 @@ export function registerAuth(
 ): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('rate', null);
+  const keys = createAuthLookup({ load: (hash) => findKeyForAuth(deps.db.kysely, hash), probe: changeProbe(deps.db) });
 
   app.addHook('onRequest', async (req: FastifyRequest) => {
     if (!isApiPath(req.url)) return;
@@ -43,33 +44,26 @@ export function registerAuth(
     const token = m?.[1];
     if (!token || !looksLikeKey(token)) throw apiError('invalid_key');
 
-    const hash = hashKey(token);
-    const key = await findKeyForAuth(deps.db.kysely, hash);
-    if (!key || !safeEqual(key.key_hash, hash) || key.revoked_at !== null) throw apiError('invalid_key');
+    const key = await keys.find(hashKey(token));
+    if (!key || key.revoked) throw apiError('invalid_key');
 
     const peer = req.socket.remoteAddress;
-    const ips = key.allowed_ips === '[]' ? null : (JSON.parse(key.allowed_ips) as string[]);
-    if (ips && !isAllowed(ips, peer)) {
+    if (key.allowedIps && !isAllowed(key.allowedIps, peer)) {
       throw apiError('ip_not_allowed', { ip: normaliseAddress(peer) });
     }
 
-    if (API_TIERS_WITHOUT_ACCESS.has(key.ws_tier)) {
-      throw apiError('tier_required', {
-        message: `The ${key.ws_tier} plan has no API access.`,
-        meta: { tier: key.ws_tier },
-      });
+    const tier = key.workspace.tier;
+    if (API_TIERS_WITHOUT_ACCESS.has(tier)) {
+      throw apiError('tier_required', { message: `The ${tier} plan has no API access.`, meta: { tier } });
     }
 
-    req.auth = {
-      keyId: key.id,
-      workspace: { id: key.workspace_id, name: key.ws_name, slug: key.ws_slug, tier: key.ws_tier },
-      allowedOrigins: JSON.parse(key.allowed_origins) as string[],
-    };
+    // Shared, frozen objects from the cache: handlers only read them.
+    req.auth = { keyId: key.id, workspace: key.workspace, allowedOrigins: key.allowedOrigins as string[] };
     const now = deps.clock.now();
     deps.lastUsed.note(key.id, now, maskIp(peer));
 
     if (req.method === 'GET' && path === '/v1/me') return;
-    const decision = await deps.limiter.hit(key.id, key.rate_limit ?? DEFAULT_LIMIT);
+    const decision = await deps.limiter.hit(key.id, key.rateLimit ?? DEFAULT_LIMIT);
     req.rate = decision;
     if (!decision.allowed) {
       throw apiError('rate_limited', {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, WorkspacesTable } from '../db/schema.js';
 import { isUniqueViolation } from '../db/db.js';
+import { invalidatingAuth } from '../keys/auth-cache.js';
 import { newId } from '../lib/ids.js';
 import { randomHex } from '../lib/crypto.js';
 
@@ -32,7 +33,8 @@ export async function createWorkspace(
       created_at: now,
     };
     try {
-      await db.insertInto('workspaces').values(row).execute();
+      // The auth cache holds workspace columns; any write here must invalidate it (auth-cache.ts).
+      await invalidatingAuth(db.insertInto('workspaces').values(row).execute());
       return row;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;

@@ -1,0 +1,151 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { authDataChanged, createAuthLookup, invalidatingAuth } from './auth-cache.js';
+import { hashKey, type AuthRow } from './keys.repo.js';
+
+const PLAINTEXT = `svk_live_${'ab'.repeat(16)}`;
+
+function row(hash: string, over: Partial<AuthRow> = {}): AuthRow {
+  return {
+    id: `key_${hash.slice(0, 8)}`,
+    key_hash: hash,
+    workspace_id: 'ws_1',
+    revoked_at: null,
+    rate_limit: null,
+    allowed_ips: '[]',
+    allowed_origins: '["https://app.example.com"]',
+    ws_name: 'Acme',
+    ws_slug: 'acme',
+    ws_tier: 'business',
+    ...over,
+  };
+}
+
+/** A database stand-in: rows by hash, a probe version the test moves, and a count of reads. */
+function fake() {
+  const rows = new Map<string, AuthRow>();
+  const state = { version: 1 as number | null, reads: 0 };
+  const lookup = (max?: number) =>
+    createAuthLookup({
+      load: async (h) => {
+        state.reads++;
+        return rows.get(h);
+      },
+      probe: { version: () => state.version },
+      max,
+    });
+  return { rows, state, lookup };
+}
+
+describe('auth lookup cache', () => {
+  test('a second lookup with nothing changed is served from memory, parsed once', async () => {
+    const f = fake();
+    const h = hashKey(PLAINTEXT);
+    f.rows.set(h, row(h, { allowed_ips: '["10.0.0.0/8"]' }));
+    const keys = f.lookup();
+    const a = await keys.find(h);
+    const b = await keys.find(h);
+    assert.equal(f.state.reads, 1);
+    assert.equal(a, b);
+    assert.deepEqual(a!.allowedIps, ['10.0.0.0/8']);
+    assert.deepEqual(a!.allowedOrigins, ['https://app.example.com']);
+    assert.deepEqual(a!.workspace, { id: 'ws_1', name: 'Acme', slug: 'acme', tier: 'business' });
+    assert.ok(Object.isFrozen(a) && Object.isFrozen(a!.workspace) && Object.isFrozen(a!.allowedOrigins));
+  });
+
+  test('an empty allow-list is null (unrestricted)', async () => {
+    const f = fake();
+    const h = hashKey(PLAINTEXT);
+    f.rows.set(h, row(h));
+    assert.equal((await f.lookup().find(h))!.allowedIps, null);
+  });
+
+  test('a change seen by the probe (another connection, or our own rows) forces a read', async () => {
+    const f = fake();
+    const h = hashKey(PLAINTEXT);
+    f.rows.set(h, row(h));
+    const keys = f.lookup();
+    assert.equal((await keys.find(h))!.revoked, false);
+    f.rows.set(h, row(h, { revoked_at: 123 }));
+    f.state.version = 2;
+    assert.equal((await keys.find(h))!.revoked, true);
+    assert.equal(f.state.reads, 2);
+  });
+
+  test('a local write to api_keys/workspaces invalidates, even when it fails', async () => {
+    const f = fake();
+    const h = hashKey(PLAINTEXT);
+    f.rows.set(h, row(h));
+    const keys = f.lookup();
+    await keys.find(h);
+    f.rows.set(h, row(h, { ws_tier: 'free' }));
+    authDataChanged();
+    assert.equal((await keys.find(h))!.workspace.tier, 'free');
+    await assert.rejects(invalidatingAuth(Promise.reject(new Error('disk full'))), /disk full/);
+    await keys.find(h);
+    assert.equal(f.state.reads, 3);
+  });
+
+  test('a change that races with the read leaves the entry stale, not wrongly fresh', async () => {
+    const f = fake();
+    const h = hashKey(PLAINTEXT);
+    f.rows.set(h, row(h));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const keys = createAuthLookup({
+      load: async (x) => {
+        f.state.reads++;
+        const r = f.rows.get(x);
+        await gate;
+        return r;
+      },
+      probe: { version: () => f.state.version },
+    });
+    const first = keys.find(h); // reads the old row
+    f.rows.set(h, row(h, { revoked_at: 1 }));
+    f.state.version = 2; // …and the revoke commits before that read is stored
+    release();
+    assert.equal((await first)!.revoked, false, 'the request already under way may see the old row');
+    assert.equal((await keys.find(h))!.revoked, true, 'the next one may not');
+  });
+
+  test('no caching when the probe cannot tell (inside a transaction) or is absent (PostgreSQL)', async () => {
+    const f = fake();
+    const h = hashKey(PLAINTEXT);
+    f.rows.set(h, row(h));
+    f.state.version = null;
+    const keys = f.lookup();
+    await keys.find(h);
+    await keys.find(h);
+    assert.equal(f.state.reads, 2);
+    assert.equal(keys.size, 0);
+    let reads = 0;
+    const pg = createAuthLookup({ load: async (x) => (reads++, f.rows.get(x)) });
+    await pg.find(h);
+    await pg.find(h);
+    assert.equal(reads, 2);
+  });
+
+  test('unknown keys are not cached, and the cache is bounded', async () => {
+    const f = fake();
+    const keys = f.lookup(3);
+    assert.equal(await keys.find(hashKey('svk_live_unknown')), undefined);
+    assert.equal(keys.size, 0);
+    const hashes = Array.from({ length: 5 }, (_, i) => hashKey(`svk_live_${i}`));
+    for (const h of hashes) f.rows.set(h, row(h));
+    for (const h of hashes) await keys.find(h);
+    assert.equal(keys.size, 3);
+    const reads = f.state.reads;
+    await keys.find(hashes[4]!);
+    assert.equal(f.state.reads, reads, 'the newest entries are kept');
+    await keys.find(hashes[0]!);
+    assert.equal(f.state.reads, reads + 1, 'the oldest was dropped');
+  });
+
+  test('a row whose hash does not match (constant-time check) is no key', async () => {
+    const f = fake();
+    const h = hashKey(PLAINTEXT);
+    f.rows.set(h, row(hashKey('something else')));
+    assert.equal(await f.lookup().find(h), undefined);
+  });
+});
