@@ -30,7 +30,9 @@ export async function openDb(url: string, opts: { migrate?: boolean } = {}): Pro
     sqlite.pragma('foreign_keys = ON');
     const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database: cachingPrepare(sqlite) }) });
     db = { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
-    changeProbes.set(db, sqliteChangeProbe(sqlite));
+    const probe = sqliteChangeProbe(sqlite);
+    changeProbes.set(db, probe);
+    changeProbes.set(kysely, probe);
   } else {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
@@ -76,7 +78,7 @@ export function cachingPrepare(sqlite: Database.Database, max = STATEMENT_CACHE_
  */
 export type ChangeProbe = { version(): number | null };
 
-const changeProbes = new WeakMap<Db, ChangeProbe>();
+const changeProbes = new WeakMap<object, ChangeProbe>();
 
 function sqliteChangeProbe(sqlite: Database.Database): ChangeProbe {
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
@@ -105,8 +107,11 @@ function sqliteChangeProbe(sqlite: Database.Database): ChangeProbe {
   };
 }
 
-/** The change probe of a SQLite `Db`; undefined for PostgreSQL, which has no equivalent this cheap. */
-export const changeProbe = (db: Db): ChangeProbe | undefined => changeProbes.get(db);
+/**
+ * The change probe of a SQLite `Db` or of its root Kysely instance; undefined for PostgreSQL (nothing this cheap and
+ * exact) and for transactions (whose reads must go to the database).
+ */
+export const changeProbe = (db: Db | Kysely<any>): ChangeProbe | undefined => changeProbes.get(db);
 
 /** `FOR UPDATE SKIP LOCKED` where the database has it; SQLite serialises writers, so it needs none. */
 export function skipLocked<QB extends SelectQueryBuilder<any, any, any>>(db: Db, qb: QB): QB {

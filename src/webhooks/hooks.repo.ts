@@ -1,4 +1,5 @@
 import type { CompiledQuery, Kysely } from 'kysely';
+import { changeProbe } from '../db/db.js';
 import type { Database, HooksTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import { iso } from '../lib/clock.js';
@@ -30,7 +31,16 @@ export async function createHook(
 // Compiled once per Kysely instance (dialect-correct placeholders): GET /v1/hooks is hot and its SQL never varies.
 const listQueries = new WeakMap<Kysely<Database>, CompiledQuery<Hook>>();
 
-export async function listHooks(db: Kysely<Database>, workspaceId: string): Promise<Hook[]> {
+export const HOOK_LIST_CACHE_SIZE = 1000;
+
+// On SQLite the lists are also kept per workspace, and used only while the change probe shows that nothing at all
+// was written to the database since just before they were read (by any connection or process, this one included).
+type CachedList = { rows: readonly Hook[]; version: number };
+// Cached rows are frozen and shared, so their wire views can be built once too (null: not built yet).
+const sharedViews = new WeakMap<Hook, Readonly<Record<string, unknown>> | null>();
+const listCaches = new WeakMap<Kysely<Database>, Map<string, CachedList>>();
+
+async function readHooks(db: Kysely<Database>, workspaceId: string): Promise<Hook[]> {
   let q = listQueries.get(db);
   if (q === undefined) {
     q = db
@@ -46,6 +56,22 @@ export async function listHooks(db: Kysely<Database>, workspaceId: string): Prom
   }
   const r = await db.executeQuery<Hook>({ query: q.query, queryId: q.queryId, sql: q.sql, parameters: [workspaceId] });
   return r.rows;
+}
+
+/** The workspace's live hooks, oldest first. The rows may be shared with other callers: do not modify them. */
+export async function listHooks(db: Kysely<Database>, workspaceId: string): Promise<Hook[]> {
+  const version = changeProbe(db)?.version() ?? null;
+  if (version === null) return readHooks(db, workspaceId);
+  let cache = listCaches.get(db);
+  if (cache === undefined) listCaches.set(db, (cache = new Map()));
+  const hit = cache.get(workspaceId);
+  if (hit !== undefined && hit.version === version) return [...hit.rows];
+  const rows = await readHooks(db, workspaceId);
+  for (const r of rows) sharedViews.set(Object.freeze(r), null);
+  cache.delete(workspaceId);
+  if (cache.size >= HOOK_LIST_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(workspaceId, { rows, version });
+  return [...rows];
 }
 
 export const findHook = (db: Kysely<Database>, workspaceId: string, id: string) =>
@@ -72,15 +98,29 @@ export async function deleteHook(db: Kysely<Database>, workspaceId: string, id: 
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** The wire view of a hook; `secret` only when `withSecret` (creation). */
+/** The wire view of a hook; `secret` only when `withSecret` (creation). Views of listHooks' shared rows are shared. */
 export function presentHook(h: Hook, withSecret = false) {
-  const out: Record<string, unknown> = {
+  if (!withSecret) {
+    const shared = sharedViews.get(h);
+    if (shared) return shared;
+    if (shared === null) {
+      const view = buildView(h);
+      Object.freeze(view.events);
+      sharedViews.set(h, Object.freeze(view));
+      return view;
+    }
+  }
+  const out = buildView(h);
+  if (withSecret) out.secret = h.secret;
+  return out;
+}
+
+function buildView(h: Hook): Record<string, unknown> {
+  return {
     id: h.id,
     target_url: h.target_url,
     events: JSON.parse(h.events) as string[],
     created_at: iso(h.created_at),
     document_id: h.document_id,
   };
-  if (withSecret) out.secret = h.secret;
-  return out;
 }

@@ -1,0 +1,120 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { openDb, type Db } from '../db/db.js';
+import { startHarness, type Harness } from '../testing/harness.js';
+import { createWorkspace } from '../workspaces/workspaces.repo.js';
+import { createHook, deleteHook, listHooks, presentHook } from './hooks.repo.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+describe('listHooks cache (SQLite)', () => {
+  let dir: string;
+  let file: string;
+  let db: Db;
+  let ws: string;
+  const hook = (n: number) =>
+    createHook(db.kysely, { workspaceId: ws, targetUrl: `https://h.example.com/${n}`, events: ['document.completed'], source: 'api' }, 1000 + n);
+  const urls = async () => (await listHooks(db.kysely, ws)).map((h) => h.target_url);
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-hooks-'));
+    file = path.join(dir, 'signet.db');
+    db = await openDb(`sqlite:${file}`);
+    ws = (await createWorkspace(db.kysely, { name: 'Hooks', tier: 'business' }, 1)).id;
+  });
+  after(async () => {
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('unchanged database: the same frozen rows, in a fresh array the caller may keep', async () => {
+    await hook(1);
+    const a = await listHooks(db.kysely, ws);
+    const b = await listHooks(db.kysely, ws);
+    assert.notEqual(a, b);
+    assert.equal(a[0], b[0], 'served from the cache');
+    assert.ok(Object.isFrozen(a[0]));
+    a.pop();
+    assert.equal((await listHooks(db.kysely, ws)).length, 1, "the caller's array is its own");
+  });
+
+  test('writes on the same connection show at once: createHook, deleteHook, and a raw update', async () => {
+    await urls();
+    const two = await hook(2);
+    assert.deepEqual(await urls(), ['https://h.example.com/1', 'https://h.example.com/2']);
+    assert.equal(await deleteHook(db.kysely, ws, two.id, 5000), true);
+    assert.deepEqual(await urls(), ['https://h.example.com/1']);
+    await db.kysely.updateTable('hooks').set({ target_url: 'https://h.example.com/raw' }).where('workspace_id', '=', ws).execute();
+    assert.deepEqual(await urls(), ['https://h.example.com/raw']);
+  });
+
+  test('a write by a second connection shows at once', async () => {
+    await urls();
+    const other = new Database(file);
+    try {
+      other.prepare("update hooks set target_url = 'https://h.example.com/other' where workspace_id = ?").run(ws);
+    } finally {
+      other.close();
+    }
+    assert.deepEqual(await urls(), ['https://h.example.com/other']);
+  });
+
+  test('a write by another process shows at once', async () => {
+    await urls();
+    const script =
+      "const D = require('better-sqlite3'); const d = new D(process.argv[1]); d.pragma('busy_timeout = 5000');" +
+      "d.prepare(\"update hooks set deleted_at = 1 where workspace_id = ?\").run(process.argv[2]); d.close();";
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, ['-e', script, file, ws], { cwd: ROOT }, (err, _o, stderr) => (err ? reject(new Error(stderr)) : resolve())),
+    );
+    assert.deepEqual(await urls(), []);
+  });
+
+  test('inside a transaction the database is read, including its own uncommitted rows', async () => {
+    await urls();
+    await db.kysely.transaction().execute(async (trx) => {
+      await createHook(trx, { workspaceId: ws, targetUrl: 'https://h.example.com/trx', events: [], source: 'api' }, 9000);
+      assert.deepEqual((await listHooks(trx, ws)).map((h) => h.target_url), ['https://h.example.com/trx']);
+    });
+    assert.deepEqual(await urls(), ['https://h.example.com/trx']);
+  });
+
+  test('shared views equal freshly built ones, and creation still returns the secret', async () => {
+    const [row] = await listHooks(db.kysely, ws);
+    const shared = presentHook(row!);
+    assert.equal(presentHook(row!), shared);
+    assert.deepEqual(shared, presentHook({ ...row! }));
+    assert.equal('secret' in shared, false);
+    assert.equal(presentHook(row!, true).secret, row!.secret);
+  });
+});
+
+describe('GET /v1/hooks sees hooks written elsewhere on the next request', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  test('a hook deleted by a second connection disappears, one created through the API appears', async () => {
+    const t = await h.tenant();
+    const created = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: 'https://example.com/a', events: [] } });
+    assert.equal(created.status, 201);
+    assert.deepEqual((await h.request('GET', '/v1/hooks', { token: t.token })).json.map((x: { id: string }) => x.id), [created.json.id]);
+    const other = new Database(h.config.databaseUrl.slice('sqlite:'.length));
+    try {
+      other.prepare('update hooks set deleted_at = 1 where id = ?').run(created.json.id);
+    } finally {
+      other.close();
+    }
+    assert.deepEqual((await h.request('GET', '/v1/hooks', { token: t.token })).json, []);
+    const again = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: 'https://example.com/b', events: [] } });
+    assert.deepEqual((await h.request('GET', '/v1/hooks', { token: t.token })).json.map((x: { id: string }) => x.id), [again.json.id]);
+  });
+});
