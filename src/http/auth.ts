@@ -72,12 +72,15 @@ export function registerAuth(
     }
   });
 
-  // RateLimit headers go on every 2xx and every 429, and on no other status.
-  app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload) => {
+  // RateLimit headers go on every 2xx and every 429, and on no other status. Callback-style: runs on every request.
+  app.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void) => {
     const d = req.rate;
     if (d && ((reply.statusCode >= 200 && reply.statusCode < 300) || reply.statusCode === 429)) {
-      reply.headers(rateLimitHeaders(d));
+      reply.header('RateLimit-Limit', String(d.limit));
+      reply.header('RateLimit-Remaining', String(d.remaining));
+      reply.header('RateLimit-Reset', String(d.resetSeconds));
+      reply.header('RateLimit-Policy', `${d.limit};w=60`);
     }
-    return payload;
+    done(null, payload);
   });
 }
