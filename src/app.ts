@@ -53,7 +53,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     loggerInstance: deps.logger || undefined,
     logger: deps.logger ? undefined : false,
     bodyLimit: DEFAULT_BODY_LIMIT,
-    return503OnClosing: true,
+    // Requests already on an open connection are served while draining (the database closes only afterwards),
+    // rather than answered with a body outside the error catalogue.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
