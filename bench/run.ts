@@ -39,6 +39,9 @@ const DISPATCH_DEADLINE_MS = 60_000;
 const HTTP_TARGET_RATIO = 0.6;
 const DISPATCH_TARGET = 500;
 
+/** `BENCH_QUICK=1`: only SQLite /v1/hooks, /v1/me and bare (for iterating on the hot path; not for BENCHMARKS.md). */
+const QUICK = process.env.BENCH_QUICK === '1';
+
 const HOST = '127.0.0.1';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-'));
@@ -193,7 +196,7 @@ async function httpOnSqlite(): Promise<unknown> {
     await bare.close();
   }
 
-  const redis = await redisForTests().catch((e: Error) => ({ skip: e.message }));
+  const redis = QUICK ? { skip: 'BENCH_QUICK' } : await redisForTests().catch((e: Error) => ({ skip: e.message }));
   if ('skip' in redis) {
     skip('sqlite  GET /v1/hooks (redis limiter)', redis.skip);
   } else {
@@ -213,7 +216,7 @@ async function httpOnSqlite(): Promise<unknown> {
 
 async function httpOnPostgres(): Promise<void> {
   const names = ['pg      GET /v1/hooks (memory limiter)', 'pg      GET /v1/me'];
-  const check = await postgresForTests().catch((e: Error) => ({ skip: e.message }));
+  const check = QUICK ? { skip: 'BENCH_QUICK' } : await postgresForTests().catch((e: Error) => ({ skip: e.message }));
   if ('skip' in check) {
     for (const n of names) skip(n, check.skip);
     return;
@@ -331,10 +334,14 @@ async function main(): Promise<void> {
   await httpOnSqlite();
   await httpOnPostgres();
 
-  process.stdout.write(`  dispatch ${fmt(DISPATCH_EVENTS)} events → loopback receiver … `);
-  const d = await dispatch();
-  const perSec = d.delivered / (d.ms / 1000);
-  console.log(`${fmt(perSec)} deliveries/s`);
+  let d: DispatchResult | undefined;
+  let perSec = NaN;
+  if (!QUICK) {
+    process.stdout.write(`  dispatch ${fmt(DISPATCH_EVENTS)} events → loopback receiver … `);
+    d = await dispatch();
+    perSec = d.delivered / (d.ms / 1000);
+    console.log(`${fmt(perSec)} deliveries/s`);
+  }
 
   child?.disconnect();
 
@@ -370,13 +377,15 @@ async function main(): Promise<void> {
     ),
   );
 
-  console.log('\nWebhook dispatch (SQLite, one hook, loopback receiver answering 200 with keep-alive)\n');
-  console.log(
-    table(
-      ['events', 'emit ms', 'dispatch ms', 'deliveries/s', 'succeeded', 'received', 'runOnce passes', 'statuses'],
-      [[fmt(DISPATCH_EVENTS), fmt(d.emitMs), fmt(d.ms), fmt(perSec), fmt(d.delivered), fmt(d.received), String(d.passes), JSON.stringify(d.statuses)]],
-    ),
-  );
+  if (d) {
+    console.log('\nWebhook dispatch (SQLite, one hook, loopback receiver answering 200 with keep-alive)\n');
+    console.log(
+      table(
+        ['events', 'emit ms', 'dispatch ms', 'deliveries/s', 'succeeded', 'received', 'runOnce passes', 'statuses'],
+        [[fmt(DISPATCH_EVENTS), fmt(d.emitMs), fmt(d.ms), fmt(perSec), fmt(d.delivered), fmt(d.received), String(d.passes), JSON.stringify(d.statuses)]],
+      ),
+    );
+  }
 
   const sq = byName('sqlite  GET /v1/hooks (memory');
   const httpRatio = rpsRatio(sq?.r);
@@ -385,7 +394,7 @@ async function main(): Promise<void> {
     `  authenticated GET /v1/hooks on SQLite ≥ ${HTTP_TARGET_RATIO * 100}% of bare: ${fmt(100 * httpRatio, 1)}% by req/s → ${httpRatio >= HTTP_TARGET_RATIO ? 'MET' : 'MISSED'}` +
       ` (${fmt(100 * cpuRatio(sq?.cost), 1)}% by server CPU per request)`,
   );
-  console.log(`  webhook dispatch ≥ ${DISPATCH_TARGET}/s: ${fmt(perSec)}/s → ${perSec >= DISPATCH_TARGET ? 'MET' : 'MISSED'}`);
+  if (d) console.log(`  webhook dispatch ≥ ${DISPATCH_TARGET}/s: ${fmt(perSec)}/s → ${perSec >= DISPATCH_TARGET ? 'MET' : 'MISSED'}`);
   const totalNon2xx = rows.reduce((n, r) => n + (r.r ? r.r.non2xx + r.r.warmupNon2xx : 0), 0);
   console.log(`  non-2xx responses across all HTTP scenarios (incl. warm-up): ${totalNon2xx}`);
   for (const n of notes) console.log(`  NOTE ${n}`);
