@@ -1,0 +1,244 @@
+// Placement: turns an ingested PDF and a placement choice into the PDF signers see plus its fields.
+// Guarantees:
+// - fields are boxes in points from the top-left of the page as shown (the API's system), ids f1, f2, … in order;
+// - anchors mode: markers are masked by an opaque white rectangle drawn over each marker box. The marker text
+//   stays in the content stream (rewriting text inside arbitrary fonts and encodings is not cheap or safe), so
+//   it is invisible but still extractable (copy-paste, pdftotext);
+// - every role must be claimed by a signer (unknown_role) and every signer needs a signature field
+//   (signer_has_no_anchor, meta.role, also for coordinates mode);
+// - user mistakes are ApiErrors; any other failure while changing the PDF is 422 placement_failed;
+// - the output is saved by pdf-lib WITHOUT object streams (classic xref table): the seal adds an incremental
+//   update that needs it. Keep useObjectStreams: false on every save here.
+import { apiError, ApiError } from '../../http/errors.js';
+import { concatTransformationMatrix, PDFDocument, type PDFPage, popGraphicsState, pushGraphicsState, rgb } from './pdf-lib.js';
+import { anchorProblems, problemError, scanAnchorsInWorker } from './anchors.js';
+import { Fonts } from './fonts.js';
+import { type PageGeometry, pageGeometry, round2, shownToUser, toShown } from './geometry.js';
+import { runPdfTaskOr } from './pool.js';
+import { type Anchor, type Box, type Field, FIELD_TYPES, type FieldType } from './types.js';
+
+export const PREPARE_TIMEOUT_MS = 30_000;
+export const MAX_FIELDS = 500;
+/** Smallest box, in points, that still holds a legible stamp. */
+export const MIN_FIELD_SIZE = 5;
+
+export type Signer = { role: string; name: string; email: string };
+export type CoordinateField = { role: string; type: FieldType; page: number; x: number; y: number; width: number; height: number };
+
+export type PlacementInput =
+  | { mode: 'anchors'; roles: string[] }
+  | { mode: 'auto_append'; signers: Signer[] }
+  | { mode: 'coordinates'; fields: CoordinateField[]; roles: string[] };
+
+export type PreparedPdf = { pdf: Uint8Array; fields: Field[]; pageCount: number };
+
+/** Minimum field size per type in anchors mode; the marker box grows to this, its bottom-left corner fixed. */
+export const ANCHOR_FIELD_MIN: Record<FieldType, { width: number; height: number }> = {
+  signature: { width: 150, height: 40 },
+  initials: { width: 60, height: 30 },
+  date: { width: 100, height: 20 },
+  text: { width: 150, height: 20 },
+};
+
+const placementFailed = (why: string) => apiError('placement_failed', { message: `PDF processing failed: ${why}.` });
+
+export async function preparePdf(bytes: Uint8Array, input: PlacementInput, opts: { timeoutMs?: number } = {}): Promise<PreparedPdf> {
+  return runPdfTaskOr<PreparedPdf>({ op: 'prepare', bytes, input }, opts.timeoutMs ?? PREPARE_TIMEOUT_MS, (kind) =>
+    placementFailed(kind === 'timeout' ? 'it took too long' : 'the PDF could not be processed'),
+  );
+}
+
+/** Worker side of preparePdf. */
+export async function prepareInWorker(bytes: Uint8Array, input: PlacementInput): Promise<PreparedPdf> {
+  const mode = input?.mode;
+  if (mode !== 'anchors' && mode !== 'auto_append' && mode !== 'coordinates') {
+    throw apiError('invalid_request', { message: 'placement must be anchors, auto_append or coordinates.', meta: { field: 'placement' } });
+  }
+  // Checks that need no PDF come first, so a bad request never costs a parse.
+  if (input.mode === 'anchors') checkRoles(input.roles);
+  if (input.mode === 'auto_append') checkSigners(input.signers);
+  if (input.mode === 'coordinates') checkCoordinateFieldsShape(input.fields, input.roles);
+
+  let anchors: Anchor[] = [];
+  if (input.mode === 'anchors') {
+    const scan = await scanAnchorsInWorker(bytes);
+    const [first] = anchorProblems(scan.anchors, input.roles, { hasText: scan.hasText });
+    if (first) throw problemError(first);
+    anchors = scan.anchors;
+  }
+
+  try {
+    const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+    const pages = doc.getPages();
+    const geoms = pages.map(pageGeometry);
+    let fields: Omit<Field, 'id'>[];
+    if (input.mode === 'anchors') {
+      fields = anchors.map((a) => anchorField(a, geoms[a.page - 1]));
+      await maskAnchors(pages, geoms, anchors);
+    } else if (input.mode === 'coordinates') {
+      fields = checkCoordinateFieldsOnPages(input.fields, geoms);
+    } else {
+      fields = await appendSignaturePages(doc, geoms[geoms.length - 1], input.signers);
+    }
+    const pdf = await doc.save({ useObjectStreams: false });
+    return { pdf, fields: fields.map((f, i) => ({ id: `f${i + 1}`, ...f })), pageCount: doc.getPageCount() };
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw placementFailed(err instanceof Error ? err.message : 'unknown error');
+  }
+}
+
+// ---- anchors ----
+
+export function anchorField(a: Anchor, g: PageGeometry): Omit<Field, 'id'> {
+  const min = ANCHOR_FIELD_MIN[a.type];
+  const width = Math.min(Math.max(a.box.width, min.width), g.width);
+  const height = Math.min(Math.max(a.box.height, min.height), g.height);
+  // The box grows up and to the right from the marker's bottom-left: markers sit on the signature line.
+  const x = clamp(a.box.x, 0, g.width - width);
+  const y = clamp(a.box.y + a.box.height - height, 0, g.height - height);
+  return { role: a.role, type: a.type, page: a.page, x: round2(x), y: round2(y), width: round2(width), height: round2(height) };
+}
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), Math.max(lo, hi));
+
+/** Runs `draw` with the page's coordinates switched to "shown" space (bottom-left of the page as displayed). */
+export async function inShownSpace(page: PDFPage, g: PageGeometry, draw: () => void | Promise<void>): Promise<void> {
+  page.pushOperators(pushGraphicsState(), concatTransformationMatrix(...shownToUser(g)));
+  await draw();
+  page.pushOperators(popGraphicsState());
+}
+
+const MASK_PAD = 1;
+
+async function maskAnchors(pages: PDFPage[], geoms: PageGeometry[], anchors: Anchor[]): Promise<void> {
+  for (let i = 0; i < pages.length; i++) {
+    const mine = anchors.filter((a) => a.page === i + 1);
+    if (mine.length === 0) continue;
+    await inShownSpace(pages[i], geoms[i], () => {
+      for (const a of mine) {
+        const r = toShown(geoms[i], a.box);
+        pages[i].drawRectangle({
+          x: r.x - MASK_PAD,
+          y: r.y - MASK_PAD,
+          width: r.width + 2 * MASK_PAD,
+          height: r.height + 2 * MASK_PAD,
+          color: rgb(1, 1, 1),
+          borderWidth: 0,
+        });
+      }
+    });
+  }
+}
+
+// ---- coordinates ----
+
+const bad = (field: string, message: string, extra: Record<string, unknown> = {}) =>
+  apiError('invalid_request', { message, meta: { field, ...extra } });
+
+function checkCoordinateFieldsShape(fields: unknown, roles: unknown): asserts fields is CoordinateField[] {
+  if (!Array.isArray(fields) || fields.length === 0) throw bad('placement.fields', 'placement.fields must list at least one field.');
+  if (fields.length > MAX_FIELDS) throw bad('placement.fields', `placement.fields may list at most ${MAX_FIELDS} fields.`);
+  checkRoles(roles);
+  fields.forEach((f: Partial<Record<keyof CoordinateField, unknown>>, i) => {
+    const at = `placement.fields[${i}]`;
+    if (typeof f !== 'object' || f === null) throw bad(at, `${at} must be an object.`);
+    if (typeof f.role !== 'string' || f.role === '') throw bad(`${at}.role`, `${at}.role must be a non-empty string.`);
+    if (!FIELD_TYPES.includes(f.type as FieldType)) throw bad(`${at}.type`, `${at}.type must be one of ${FIELD_TYPES.join(', ')}.`);
+    if (!Number.isInteger(f.page) || (f.page as number) < 1) throw bad(`${at}.page`, `${at}.page must be an integer from 1.`);
+    for (const k of ['x', 'y', 'width', 'height'] as const) {
+      if (typeof f[k] !== 'number' || !Number.isFinite(f[k])) throw bad(`${at}.${k}`, `${at}.${k} must be a finite number of points.`);
+    }
+    for (const k of ['x', 'y'] as const) if ((f[k] as number) < 0) throw bad(`${at}.${k}`, `${at}.${k} must not be negative.`);
+    for (const k of ['width', 'height'] as const) {
+      if ((f[k] as number) < MIN_FIELD_SIZE) throw bad(`${at}.${k}`, `${at}.${k} must be at least ${MIN_FIELD_SIZE} points.`);
+    }
+  });
+  const known = new Set(roles as string[]);
+  fields.forEach((f: CoordinateField) => {
+    if (!known.has(f.role)) throw apiError('unknown_role', { message: `A field names role "${f.role}", which no signer has.`, meta: { role: f.role } });
+  });
+  for (const role of new Set(roles as string[])) {
+    if (!fields.some((f: CoordinateField) => f.role === role && f.type === 'signature')) {
+      throw apiError('signer_has_no_anchor', { message: `No signature field for signer role "${role}".`, meta: { role } });
+    }
+  }
+}
+
+const EPS = 0.01;
+
+function checkCoordinateFieldsOnPages(fields: CoordinateField[], geoms: PageGeometry[]): Omit<Field, 'id'>[] {
+  return fields.map((f, i) => {
+    const at = `placement.fields[${i}]`;
+    const g = geoms[f.page - 1];
+    if (!g) throw bad(`${at}.page`, `${at}.page is ${f.page}; the PDF has ${geoms.length} pages.`, { page_count: geoms.length });
+    const size = { page_width: round2(g.width), page_height: round2(g.height) };
+    if (f.x >= g.width) throw bad(`${at}.x`, `${at}.x is outside the page (${size.page_width} points wide).`, size);
+    if (f.y >= g.height) throw bad(`${at}.y`, `${at}.y is outside the page (${size.page_height} points high).`, size);
+    if (f.x + f.width > g.width + EPS) throw bad(`${at}.width`, `${at} runs past the right edge of the page.`, size);
+    if (f.y + f.height > g.height + EPS) throw bad(`${at}.height`, `${at} runs past the bottom of the page.`, size);
+    return { role: f.role, type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height };
+  });
+}
+
+// ---- auto_append ----
+
+function checkRoles(roles: unknown): asserts roles is string[] {
+  if (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string' || r === '')) {
+    throw bad('signers', 'Every signer needs a non-empty role.');
+  }
+}
+
+function checkSigners(signers: unknown): asserts signers is Signer[] {
+  if (!Array.isArray(signers) || signers.length === 0) throw bad('signers', 'At least one signer is needed.');
+  signers.forEach((s: Partial<Record<keyof Signer, unknown>>, i) => {
+    for (const k of ['role', 'name', 'email'] as const) {
+      if (typeof s?.[k] !== 'string' || (k !== 'name' && s[k] === '')) throw bad(`signers[${i}].${k}`, `signers[${i}].${k} must be a string.`);
+    }
+  });
+}
+
+const MARGIN = 54;
+const BLOCK = { label: 16, gap: 8, sig: { width: 240, height: 56 }, date: { width: 140, height: 22 }, after: 34 };
+const GREY = rgb(0.55, 0.55, 0.6);
+
+/** Appends signature pages (the last page's shown size, or Letter if that is too small); one block per signer. */
+async function appendSignaturePages(doc: PDFDocument, last: PageGeometry, signers: Signer[]): Promise<Omit<Field, 'id'>[]> {
+  const [w, h] = last.width >= 300 && last.height >= 300 ? [last.width, last.height] : [612, 792];
+  const fonts = new Fonts(doc);
+  const fields: Omit<Field, 'id'>[] = [];
+  const sigW = Math.min(BLOCK.sig.width, w - 2 * MARGIN);
+  const dateBeside = MARGIN + sigW + 24 + BLOCK.date.width <= w - MARGIN;
+  const blockH = BLOCK.label + BLOCK.gap + BLOCK.sig.height + (dateBeside ? 0 : 14 + BLOCK.date.height) + BLOCK.after;
+
+  let page: PDFPage | null = null;
+  let top = 0;
+  const newPage = async (first: boolean) => {
+    page = doc.addPage([w, h]);
+    top = MARGIN;
+    const title = first ? 'Signatures' : 'Signatures (continued)';
+    await fonts.draw(page, title, { x: MARGIN, y: h - top - 16, size: 16, style: 'bold' });
+    top += 40;
+  };
+  await newPage(true);
+
+  for (const s of signers) {
+    if (top + blockH > h - MARGIN) await newPage(false);
+    const p = page as unknown as PDFPage;
+    const pageNo = doc.getPageCount();
+    const label = await fonts.truncate(`Signature — ${s.name} (${s.role})`, 'regular', 11, w - 2 * MARGIN);
+    await fonts.draw(p, label, { x: MARGIN, y: h - top - 11, size: 11 });
+    const sig: Box = { x: MARGIN, y: top + BLOCK.label + BLOCK.gap, width: sigW, height: BLOCK.sig.height };
+    const date: Box = dateBeside
+      ? { x: MARGIN + sigW + 24, y: sig.y + sig.height - BLOCK.date.height, width: BLOCK.date.width, height: BLOCK.date.height }
+      : { x: MARGIN, y: sig.y + sig.height + 14, width: BLOCK.date.width, height: BLOCK.date.height };
+    for (const b of [sig, date]) {
+      p.drawRectangle({ x: b.x, y: h - b.y - b.height, width: b.width, height: b.height, borderColor: GREY, borderWidth: 0.75 });
+    }
+    await fonts.draw(p, 'Date', { x: date.x, y: h - date.y + 3, size: 8, color: GREY });
+    fields.push({ role: s.role, type: 'signature', page: pageNo, ...sig });
+    fields.push({ role: s.role, type: 'date', page: pageNo, ...date });
+    top += blockH;
+  }
+  return fields;
+}
