@@ -172,8 +172,13 @@ export function joinLines(items: Item[]): Line[] {
         }
       }
       cur ??= { text: '', segs: [] };
-      cur.segs.push({ item, start: cur.text.length, end: cur.text.length + item.str.length });
-      cur.text += item.str;
+      if (g.width > 3 * g.size && item.str.trim() === '') {
+        // pdf.js fills a wide gap on a line with one space item spanning it: that is still a column gap.
+        cur.text += GAP_BREAK;
+      } else {
+        cur.segs.push({ item, start: cur.text.length, end: cur.text.length + item.str.length });
+        cur.text += item.str;
+      }
       last = g;
     }
     if (item.hasEOL && cur) {
