@@ -5,7 +5,7 @@ import type { Db } from '../db/db.js';
 import { skipLocked } from '../db/db.js';
 import type { DeliveryAttemptsTable } from '../db/schema.js';
 import { iso, type Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
+import { pendingDelivery } from './outbox.repo.js';
 
 export type ClaimedDelivery = {
   id: string;
@@ -299,24 +299,7 @@ export async function replayDelivery(db: Db, id: string, clock: Clock): Promise<
     .executeTakeFirst();
   if (!src) return undefined;
   const now = clock.now();
-  const newDeliveryId = newId('del');
-  await db.kysely
-    .insertInto('deliveries')
-    .values({
-      id: newDeliveryId,
-      event_id: src.event_id,
-      hook_id: src.hook_id,
-      workspace_id: src.workspace_id,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      claimed_by: null,
-      claim_expires_at: null,
-      last_status_code: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  return getDelivery(db, newDeliveryId);
+  const row = pendingDelivery(src.event_id, src.hook_id, src.workspace_id, now);
+  await db.kysely.insertInto('deliveries').values(row).execute();
+  return getDelivery(db, row.id);
 }

@@ -21,6 +21,23 @@ export type Emit = (
   opts?: EmitOptions,
 ) => Promise<{ eventId: string; deliveries: number }>;
 
+/** A delivery row due now, attempt 1; the one shape both emitting and replaying write. */
+export const pendingDelivery = (eventId: string, hookId: string, workspaceId: string, now: number) => ({
+  id: newId('del'),
+  event_id: eventId,
+  hook_id: hookId,
+  workspace_id: workspaceId,
+  status: 'pending',
+  attempts: 0,
+  next_attempt_at: now,
+  claimed_by: null,
+  claim_expires_at: null,
+  last_status_code: null,
+  last_error: null,
+  created_at: now,
+  updated_at: now,
+});
+
 export function createEmitter(clock: Clock): Emit {
   return async (trx, name, workspaceId, fields, opts = {}) => {
     const now = clock.now();
@@ -44,21 +61,7 @@ export function createEmitter(clock: Clock): Emit {
         const names = JSON.parse(h.events) as string[];
         return opts.onlyHookId || names.length === 0 || names.includes(name);
       })
-      .map((h) => ({
-        id: newId('del'),
-        event_id: env.id,
-        hook_id: h.id,
-        workspace_id: workspaceId,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        claimed_by: null,
-        claim_expires_at: null,
-        last_status_code: null,
-        last_error: null,
-        created_at: now,
-        updated_at: now,
-      }));
+      .map((h) => pendingDelivery(env.id, h.id, workspaceId, now));
     if (rows.length > 0) await trx.insertInto('deliveries').values(rows).execute();
     return { eventId: env.id, deliveries: rows.length };
   };
