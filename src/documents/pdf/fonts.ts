@@ -85,6 +85,9 @@ export class Fonts {
       let key = chain.find((k) => face(k).has(cp));
       let out = ch;
       if (/\p{M}/u.test(ch) && runs.length > 0) key = runs[runs.length - 1].key; // a mark stays with its base
+      // A space stays in the current run when its face has one: splitting "محمد علي" around a space from another
+      // face drew the words as separate runs left to right, i.e. in reverse reading order for right-to-left text.
+      else if (ch === ' ' && runs.length > 0 && face(runs[runs.length - 1].key).has(cp)) key = runs[runs.length - 1].key;
       else if (!key) {
         key = chain[0];
         out = '?';

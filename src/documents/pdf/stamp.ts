@@ -7,6 +7,7 @@
 //   meta.field "signature.png_base64"; an empty typed signature is invalid_request "signature.text";
 // - the output is saved WITHOUT object streams (classic xref table), because the seal appends an incremental
 //   update to it. Keep useObjectStreams: false.
+import { inflateSync } from 'node:zlib';
 import { apiError, ApiError } from '../../http/errors.js';
 import { PDFDocument, type PDFImage, rgb } from './pdf-lib.js';
 import { cleanText, Fonts } from './fonts.js';
@@ -49,6 +50,45 @@ export function checkSignaturePng(png: Uint8Array): { width: number; height: num
   return { width, height };
 }
 
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]];
+
+/**
+ * Worker side: the image data must be as long as IHDR's size needs. pdf-lib's decoder does not check, so a PNG
+ * whose header lies (a few pixels of data declaring thousands) would otherwise be embedded as a huge, mostly
+ * garbage image. Inflation is capped at the declared length.
+ */
+export function checkPngData(png: Uint8Array): void {
+  const { width, height } = checkSignaturePng(png);
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const depth = png[24];
+  const channels = CHANNELS[png[25]];
+  if (!channels || ![1, 2, 4, 8, 16].includes(depth)) throw badPng('The drawn signature is not a valid PNG image.');
+  const rowBytes = (w: number) => 1 + Math.ceil((w * channels * depth) / 8);
+  let expected = 0;
+  if (png[28] === 1) {
+    for (const [x0, y0, dx, dy] of ADAM7) {
+      const pw = Math.ceil((width - x0) / dx);
+      const ph = Math.ceil((height - y0) / dy);
+      if (pw > 0 && ph > 0) expected += ph * rowBytes(pw);
+    }
+  } else expected = height * rowBytes(width);
+  const idat: Uint8Array[] = [];
+  for (let at = 8; at + 8 <= png.byteLength; ) {
+    const len = view.getUint32(at);
+    if (String.fromCharCode(...png.subarray(at + 4, at + 8)) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + len));
+    at += 12 + len;
+  }
+  let got: number;
+  try {
+    got = inflateSync(Buffer.concat(idat), { maxOutputLength: expected }).byteLength;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return; // more data than needed: harmless
+    throw badPng('The drawn signature PNG could not be decoded.');
+  }
+  if (got < expected) throw badPng('The drawn signature PNG has less image data than its header declares.');
+}
+
 function checkStamps(stamps: Stamp[]): void {
   for (const s of stamps) {
     if (s.value.kind === 'drawn') checkSignaturePng(s.value.png);
@@ -71,6 +111,7 @@ export async function stampInWorker(bytes: Uint8Array, stamps: Stamp[]): Promise
   for (const s of stamps) {
     if (s.value.kind !== 'drawn') continue;
     try {
+      checkPngData(s.value.png);
       images.set(s, await doc.embedPng(s.value.png));
     } catch (err) {
       if (err instanceof ApiError) throw err;
