@@ -8,7 +8,16 @@ import { openDb, type Db } from '../db/db.js';
 const PG_DEFAULT = 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_DEFAULT = 'redis://127.0.0.1:6379';
 
+/** A TCP connect, retried: on a loaded 2-core machine a single short attempt can miss a healthy server. */
 async function reachable(url: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (await connectOnce(url)) return true;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
+
+function connectOnce(url: string): Promise<boolean> {
   const u = new URL(url);
   return new Promise((resolve) => {
     const s = net.connect({ host: u.hostname, port: Number(u.port) || (u.protocol.startsWith('redis') ? 6379 : 5432) });
@@ -16,7 +25,7 @@ async function reachable(url: string): Promise<boolean> {
       s.destroy();
       resolve(ok);
     };
-    s.setTimeout(1000, () => done(false));
+    s.setTimeout(3000, () => done(false));
     s.once('connect', () => done(true));
     s.once('error', () => done(false));
   });
