@@ -17,15 +17,6 @@ const UNAUTHENTICATED = new Set(['/v1/openapi.json']);
 
 export const isApiPath = (url: string): boolean => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
 
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
-  return {
-    'RateLimit-Limit': String(d.limit),
-    'RateLimit-Remaining': String(d.remaining),
-    'RateLimit-Reset': String(d.resetSeconds),
-    'RateLimit-Policy': `${d.limit};w=60`,
-  };
-}
-
 export function registerAuth(
   app: FastifyInstance,
   deps: { db: Db; clock: Clock; limiter: RateLimiter; lastUsed: LastUsedRecorder },
