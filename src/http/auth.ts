@@ -8,7 +8,7 @@ import { isAllowed, maskIp, normaliseAddress } from '../lib/ip.js';
 import { createAuthLookup } from '../keys/auth-cache.js';
 import { findKeyForAuth, hashKey, looksLikeKey } from '../keys/keys.repo.js';
 import type { LastUsedRecorder } from '../keys/last-used.js';
-import type { RateDecision, RateLimiter } from '../ratelimit/ratelimit.js';
+import type { RateLimiter } from '../ratelimit/ratelimit.js';
 import { DEFAULT_LIMIT } from '../ratelimit/ratelimit.js';
 import { apiError } from './errors.js';
 
