@@ -48,7 +48,8 @@ function arm(gen: Generation): void {
   for (const job of gen.jobs.slice(0, gen.size)) {
     if (job.timer) continue;
     job.timer = setTimeout(() => expire(gen, job), job.timeoutMs);
-    job.timer.unref();
+    // A real task's timer keeps the process alive (the workers are unref'd), so an awaited task always settles.
+    if (job.input.op === 'warmup') job.timer.unref();
   }
 }
 
