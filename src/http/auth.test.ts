@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -111,6 +112,43 @@ describe('authentication', () => {
     await setAllowedIps(h.db.kysely, t.keyId, ['127.0.0.2']);
     // /v1/me is gated too.
     assert.equal((await h.request('GET', '/v1/me', { token: t.token, localAddress: '127.0.0.3' })).status, 403);
+  });
+
+  test('one keep-alive connection switching keys: each request is judged by its own Authorization header', async () => {
+    const a = await h.tenant();
+    const b = await h.tenant('business');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const get = (p: string, authorization?: string) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = http.get(h.url(p), { agent, headers: authorization === undefined ? {} : { authorization } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        });
+        req.on('socket', (s) => sockets.add(s));
+        req.on('error', reject);
+      });
+    try {
+      const me = async (authorization?: string) => get('/v1/me', authorization);
+      assert.equal((await me(`Bearer ${a.token}`)).body.id, a.workspaceId);
+      assert.equal((await me(`Bearer ${b.token}`)).body.id, b.workspaceId);
+      assert.equal((await me(`Bearer ${a.token}`)).body.id, a.workspaceId);
+      assert.equal((await me(`bearer  ${a.token} `)).body.id, a.workspaceId, 'another spelling of the same key');
+      for (const bad of [undefined, '', `Bearer ${a.token}0`, `Basic ${a.token}`]) {
+        const r = await me(bad);
+        assert.equal(r.status, 401, String(bad));
+        assert.equal(r.body.code, 'invalid_key');
+      }
+      assert.equal((await me(`Bearer ${a.token}`)).status, 200);
+      await revokeKey(h.db.kysely, a.keyId, 'test', h.clock.now());
+      assert.equal((await get('/v1/hooks', `Bearer ${a.token}`)).status, 401);
+      assert.equal((await get('/v1/hooks', `Bearer ${b.token}`)).status, 200);
+      assert.equal(sockets.size, 1, 'every request went over the same connection');
+    } finally {
+      agent.destroy();
+    }
   });
 
   test('last-used time and the masked caller address are recorded per key', async () => {

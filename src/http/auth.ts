@@ -1,21 +1,54 @@
 // The /v1 gate, in the spec's order: key shape (before any lookup) → lookup by hash → revoked → IP allowlist on
 // the socket's peer address (never a header) → tier → rate limit. Idempotency and the handler come after.
 // `GET /v1/me` is authenticated but never touches the rate limiter.
+// Callback-style, and synchronous end to end when the key is cached and the limiter is in-process: this hook runs
+// on every API request, and each promise it awaited cost measurable time there.
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { changeProbe, type Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { isAllowed, maskIp, normaliseAddress } from '../lib/ip.js';
-import { createAuthLookup } from '../keys/auth-cache.js';
+import { createAuthLookup, type AuthEntry } from '../keys/auth-cache.js';
 import { findKeyForAuth, hashKey, looksLikeKey } from '../keys/keys.repo.js';
 import type { LastUsedRecorder } from '../keys/last-used.js';
-import type { RateLimiter } from '../ratelimit/ratelimit.js';
+import type { RateDecision, RateLimiter } from '../ratelimit/ratelimit.js';
 import { DEFAULT_LIMIT } from '../ratelimit/ratelimit.js';
 import { apiError } from './errors.js';
 
 export const API_TIERS_WITHOUT_ACCESS = new Set(['free']);
 const UNAUTHENTICATED = new Set(['/v1/openapi.json']);
+const BEARER = /^Bearer +(\S+) *$/i;
 
 export const isApiPath = (url: string): boolean => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
+
+/**
+ * Per connection: the last Authorization value that passed the shape check, with its key hash, and the peer's
+ * masked address, so a keep-alive client sending one key is not parsed and hashed again on every request. Any other
+ * value is checked and hashed afresh. The value lives no longer than the socket and is never logged.
+ */
+type Connection = { header: string | undefined; keyHash: string; masked: string | null };
+const connections = new WeakMap<Socket, Connection>();
+
+function connectionOf(socket: Socket): Connection {
+  let c = connections.get(socket);
+  if (c === undefined) {
+    c = { header: undefined, keyHash: '', masked: maskIp(socket.remoteAddress) };
+    connections.set(socket, c);
+  }
+  return c;
+}
+
+/** The key hash for this Authorization value, or null when it is not a bearer key of ours (no lookup then). */
+function keyHashOf(conn: Connection, header: string | string[] | undefined): string | null {
+  if (header === conn.header && header !== undefined) return conn.keyHash;
+  const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+  if (!token || !looksLikeKey(token)) return null;
+  conn.header = header as string;
+  conn.keyHash = hashKey(token);
+  return conn.keyHash;
+}
+
+type Done = (err?: Error) => void;
 
 export function registerAuth(
   app: FastifyInstance,
@@ -23,44 +56,59 @@ export function registerAuth(
 ): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('rate', null);
+  app.decorateRequest('dataVersion', null);
   const keys = createAuthLookup({ load: (hash) => findKeyForAuth(deps.db.kysely, hash), probe: changeProbe(deps.db) });
 
-  app.addHook('onRequest', async (req: FastifyRequest) => {
-    if (!isApiPath(req.url)) return;
-    const path = req.url.split('?')[0]!;
-    if (UNAUTHENTICATED.has(path)) return;
+  function limited(req: FastifyRequest, decision: RateDecision, done: Done): void {
+    req.rate = decision;
+    if (decision.allowed) return done();
+    done(apiError('rate_limited', { headers: { 'Retry-After': String(decision.retryAfterSeconds ?? decision.resetSeconds) } }));
+  }
 
-    const header = req.headers.authorization;
-    const m = typeof header === 'string' ? /^Bearer +(\S+) *$/i.exec(header) : null;
-    const token = m?.[1];
-    if (!token || !looksLikeKey(token)) throw apiError('invalid_key');
-
-    const key = await keys.find(hashKey(token));
-    if (!key || key.revoked) throw apiError('invalid_key');
+  function admit(req: FastifyRequest, key: AuthEntry | undefined, path: string, conn: Connection, version: number | null, done: Done): void {
+    if (!key || key.revoked) return done(apiError('invalid_key'));
 
     const peer = req.socket.remoteAddress;
     if (key.allowedIps && !isAllowed(key.allowedIps, peer)) {
-      throw apiError('ip_not_allowed', { ip: normaliseAddress(peer) });
+      return done(apiError('ip_not_allowed', { ip: normaliseAddress(peer) }));
     }
 
     const tier = key.workspace.tier;
     if (API_TIERS_WITHOUT_ACCESS.has(tier)) {
-      throw apiError('tier_required', { message: `The ${tier} plan has no API access.`, meta: { tier } });
+      return done(apiError('tier_required', { message: `The ${tier} plan has no API access.`, meta: { tier } }));
     }
 
     // Shared, frozen objects from the cache: handlers only read them.
     req.auth = { keyId: key.id, workspace: key.workspace, allowedOrigins: key.allowedOrigins as string[] };
-    const now = deps.clock.now();
-    deps.lastUsed.note(key.id, now, maskIp(peer));
+    req.dataVersion = version;
+    deps.lastUsed.note(key.id, deps.clock.now(), conn.masked);
 
-    if (req.method === 'GET' && path === '/v1/me') return;
-    const decision = await deps.limiter.hit(key.id, key.rateLimit ?? DEFAULT_LIMIT);
-    req.rate = decision;
-    if (!decision.allowed) {
-      throw apiError('rate_limited', {
-        headers: { 'Retry-After': String(decision.retryAfterSeconds ?? decision.resetSeconds) },
-      });
+    if (req.method === 'GET' && path === '/v1/me') return done();
+    let decision: RateDecision | Promise<RateDecision>;
+    try {
+      decision = deps.limiter.hit(key.id, key.rateLimit ?? DEFAULT_LIMIT);
+    } catch (err) {
+      return done(err as Error);
     }
+    if (decision instanceof Promise) decision.then((d) => limited(req, d, done), done);
+    else limited(req, decision, done);
+  }
+
+  app.addHook('onRequest', (req: FastifyRequest, _reply: FastifyReply, done: Done) => {
+    const url = req.url;
+    if (!isApiPath(url)) return done();
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    if (UNAUTHENTICATED.has(path)) return done();
+
+    const conn = connectionOf(req.socket);
+    const keyHash = keyHashOf(conn, req.headers.authorization);
+    if (keyHash === null) return done(apiError('invalid_key'));
+
+    const version = keys.version();
+    const cached = keys.cached(keyHash, version);
+    if (cached !== undefined) return admit(req, cached, path, conn, version, done);
+    keys.find(keyHash, version).then((key) => admit(req, key, path, conn, version, done), done);
   });
 
   // RateLimit headers go on every 2xx and every 429, and on no other status. Callback-style: runs on every request.

@@ -12,6 +12,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | null;
     rate: RateDecision | null;
+    /**
+     * The database change-probe reading the /v1 gate took for this request (SQLite; null: none or unknown). Read
+     * paths with exact caches may validate against it instead of probing again: it was taken after the request
+     * arrived, so what it validates is never older than the request.
+     */
+    dataVersion: number | null;
     idem: IdempotencyClaim | null;
     rawBody: string | undefined;
   }

@@ -53,6 +53,24 @@ describe('auth lookup cache', () => {
     assert.ok(Object.isFrozen(a) && Object.isFrozen(a!.workspace) && Object.isFrozen(a!.allowedOrigins));
   });
 
+  test('cached() answers synchronously only while the reading it is given and the write epoch both still match', async () => {
+    const f = fake();
+    const h = hashKey(PLAINTEXT);
+    f.rows.set(h, row(h));
+    const keys = f.lookup();
+    assert.equal(keys.cached(h, keys.version()), undefined, 'nothing read yet');
+    const entry = await keys.find(h, keys.version());
+    assert.equal(keys.cached(h, 1), entry);
+    assert.equal(keys.cached(h, 2), undefined, 'another reading');
+    assert.equal(keys.cached(h, null), undefined, 'an unknown reading');
+    authDataChanged();
+    assert.equal(keys.cached(h, 1), undefined, 'a local write since');
+    assert.equal(f.state.reads, 1);
+    f.state.version = null;
+    assert.equal(keys.version(), null);
+    assert.equal(createAuthLookup({ load: async () => undefined }).version(), null, 'no probe: never cacheable');
+  });
+
   test('an empty allow-list is null (unrestricted)', async () => {
     const f = fake();
     const h = hashKey(PLAINTEXT);

@@ -49,8 +49,12 @@ function toEntry(row: AuthRow): AuthEntry {
 }
 
 export type AuthLookup = {
-  /** The key with this hash, revoked or not; undefined when there is none. */
-  find(keyHash: string): Promise<AuthEntry | undefined>;
+  /** A change-probe reading to pass to `cached`/`find`; null: unknown (inside a transaction) or no probe (PostgreSQL). */
+  version(): number | null;
+  /** The entry for this hash if one is cached and still exact at `version`; undefined: ask `find`. Synchronous. */
+  cached(keyHash: string, version: number | null): AuthEntry | undefined;
+  /** The key with this hash, revoked or not; undefined when there is none. `version` defaults to a fresh reading. */
+  find(keyHash: string, version?: number | null): Promise<AuthEntry | undefined>;
   readonly size: number;
 };
 
@@ -72,21 +76,28 @@ export function createAuthLookup(opts: {
     return row && safeEqual(row.key_hash, keyHash) ? toEntry(row) : undefined;
   };
 
+  const version = (): number | null => (probe ? probe.version() : null);
+
   return {
-    async find(keyHash) {
-      if (!probe) return read(keyHash);
-      // Both stamps are taken before the read, so a change racing with it leaves the entry already stale.
-      const version = probe.version();
-      const at = epoch;
-      if (version === null) return read(keyHash);
+    version,
+    cached(keyHash, at) {
+      if (at === null) return undefined;
       const hit = cache.get(keyHash);
-      if (hit !== undefined && hit.version === version && hit.epoch === at) return hit.entry;
+      return hit !== undefined && hit.version === at && hit.epoch === epoch ? hit.entry : undefined;
+    },
+    async find(keyHash, at = version()) {
+      // Both stamps are taken before the read (the caller's reading too), so a change racing with it leaves the
+      // entry already stale.
+      const ep = epoch;
+      if (at === null) return read(keyHash);
+      const hit = cache.get(keyHash);
+      if (hit !== undefined && hit.version === at && hit.epoch === ep) return hit.entry;
       const entry = await read(keyHash);
       cache.delete(keyHash);
       // Unknown keys are not cached: random bearer values must not evict real ones.
       if (entry !== undefined) {
         if (cache.size >= max) cache.delete(cache.keys().next().value!);
-        cache.set(keyHash, { entry, version, epoch: at });
+        cache.set(keyHash, { entry, version: at, epoch: ep });
       }
       return entry;
     },

@@ -133,9 +133,9 @@ export function limiterContract(make: MakeLimiter): void {
   it('rejects a nonsensical limit', async () => {
     const { limiter } = await setup();
     try {
-      await assert.rejects(limiter.hit('k', 0), RangeError);
-      await assert.rejects(limiter.hit('k', 1.5), RangeError);
-      await assert.rejects(limiter.hit('k', Number.NaN), RangeError);
+      await assert.rejects(async () => limiter.hit('k', 0), RangeError);
+      await assert.rejects(async () => limiter.hit('k', 1.5), RangeError);
+      await assert.rejects(async () => limiter.hit('k', Number.NaN), RangeError);
     } finally {
       await limiter.close();
     }

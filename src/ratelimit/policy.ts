@@ -4,8 +4,11 @@
 export type RateDecision = { allowed: boolean; limit: number; remaining: number; resetSeconds: number; retryAfterSeconds?: number };
 
 export type RateLimiter = {
-  /** Count one request against `bucket` (an API key id). */
-  hit(bucket: string, limit?: number): Promise<RateDecision>;
+  /**
+   * Count one request against `bucket` (an API key id). The in-process store answers synchronously, so the /v1 gate
+   * pays no promise for it; a nonsensical limit is always a rejected promise.
+   */
+  hit(bucket: string, limit?: number): RateDecision | Promise<RateDecision>;
   /** 'memory' | 'redis' | 'fallback' — which store served the last decision; for tests and diagnostics. */
   readonly mode: string;
   close(): Promise<void>;

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { openDb, type Db } from '../db/db.js';
+import { changeProbe, openDb, type Db } from '../db/db.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { createWorkspace } from '../workspaces/workspaces.repo.js';
 import { createHook, deleteHook, listHooks, presentHook } from './hooks.repo.js';
@@ -63,6 +63,23 @@ describe('listHooks cache (SQLite)', () => {
       other.close();
     }
     assert.deepEqual(await urls(), ['https://h.example.com/other']);
+  });
+
+  test("a request's own reading (req.dataVersion) is validated instead of a fresh one; null reads the database", async () => {
+    const urlsAt = async (version: number | null) => (await listHooks(db.kysely, ws, version)).map((h) => h.target_url);
+    const before = await urls();
+    assert.ok(before.length > 0);
+    const reading = changeProbe(db)!.version()!;
+    const other = new Database(file);
+    try {
+      other.prepare("update hooks set target_url = 'https://h.example.com/later' where workspace_id = ?").run(ws);
+    } finally {
+      other.close();
+    }
+    assert.deepEqual(await urlsAt(reading), before, 'taken before the write: the list as of that reading');
+    assert.deepEqual(await urlsAt(null), before.map(() => 'https://h.example.com/later'));
+    assert.deepEqual(await urls(), before.map(() => 'https://h.example.com/later'));
+    assert.notEqual(changeProbe(db)!.version(), reading);
   });
 
   test('a write by another process shows at once', async () => {

@@ -58,9 +58,11 @@ async function readHooks(db: Kysely<Database>, workspaceId: string): Promise<Hoo
   return r.rows;
 }
 
-/** The workspace's live hooks, oldest first. The rows may be shared with other callers: do not modify them. */
-export async function listHooks(db: Kysely<Database>, workspaceId: string): Promise<Hook[]> {
-  const version = changeProbe(db)?.version() ?? null;
+/**
+ * The workspace's live hooks, oldest first. The rows may be shared with other callers: do not modify them.
+ * `version`: a change-probe reading already taken for this request (`req.dataVersion`); by default, a fresh one.
+ */
+export async function listHooks(db: Kysely<Database>, workspaceId: string, version = changeProbe(db)?.version() ?? null): Promise<Hook[]> {
   if (version === null) return readHooks(db, workspaceId);
   let cache = listCaches.get(db);
   if (cache === undefined) listCaches.set(db, (cache = new Map()));

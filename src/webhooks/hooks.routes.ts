@@ -92,7 +92,7 @@ export async function hooksRoutes(fastify: FastifyInstance, deps: HooksDeps): Pr
     { schema: { tags, summary: "List the workspace's hooks (never the secret).", response: { 200: Type.Array(HookView), ...errorResponses(...AUTH_ERRORS) } } },
     async (req) => {
       const { workspace } = authOf(req);
-      return (await listHooks(deps.db.kysely, workspace.id)).map((h) => presentHook(h)) as never;
+      return (await listHooks(deps.db.kysely, workspace.id, req.dataVersion)).map((h) => presentHook(h)) as never;
     },
   );
 
