@@ -63,17 +63,24 @@ async function readHooks(db: Kysely<Database>, workspaceId: string): Promise<Hoo
  * `version`: a change-probe reading already taken for this request (`req.dataVersion`); by default, a fresh one.
  */
 export async function listHooks(db: Kysely<Database>, workspaceId: string, version = changeProbe(db)?.version() ?? null): Promise<Hook[]> {
-  if (version === null) return readHooks(db, workspaceId);
+  const hit = cachedHooks(db, workspaceId, version);
+  if (hit !== undefined) return [...hit];
+  const rows = await readHooks(db, workspaceId);
+  if (version === null) return rows;
   let cache = listCaches.get(db);
   if (cache === undefined) listCaches.set(db, (cache = new Map()));
-  const hit = cache.get(workspaceId);
-  if (hit !== undefined && hit.version === version) return [...hit.rows];
-  const rows = await readHooks(db, workspaceId);
   for (const r of rows) sharedViews.set(Object.freeze(r), null);
   cache.delete(workspaceId);
   if (cache.size >= HOOK_LIST_CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(workspaceId, { rows, version });
   return [...rows];
+}
+
+/** listHooks' answer without touching the database, when it is cached and still exact at `version`; else undefined. */
+export function cachedHooks(db: Kysely<Database>, workspaceId: string, version: number | null): readonly Hook[] | undefined {
+  if (version === null) return undefined;
+  const hit = listCaches.get(db)?.get(workspaceId);
+  return hit !== undefined && hit.version === version ? hit.rows : undefined;
 }
 
 export const findHook = (db: Kysely<Database>, workspaceId: string, id: string) =>

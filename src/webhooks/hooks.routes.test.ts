@@ -2,9 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import Stripe from 'stripe';
-import { startHarness, type Harness } from '../testing/harness.js';
+import { changeProbe } from '../db/db.js';
+import { startHarness, type Harness, type Res } from '../testing/harness.js';
 import { createDispatcher } from './dispatcher.js';
-import { createHook } from './hooks.repo.js';
+import { cachedHooks, createHook } from './hooks.repo.js';
 import { EVENT_NAMES } from './events.js';
 
 type Received = { headers: http.IncomingHttpHeaders; body: string };
@@ -37,6 +38,31 @@ describe('/v1/hooks', () => {
     h = await startHarness({ start: Date.now() });
   });
   after(() => h.close());
+
+  test('a cached list is answered with the same bytes and headers as a freshly read one, and follows every change', async () => {
+    const t = await h.tenant();
+    const create = (n: number) =>
+      h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: `https://hooks.example.com/${n}`, events: n ? ['document.completed'] : [] } });
+    const list = () => h.request('GET', '/v1/hooks', { token: t.token });
+    const shape = (r: Res) => ({ status: r.status, text: r.text, type: r.headers['content-type'], limit: r.headers['ratelimit-limit'] });
+    const ids = [(await create(0)).json.id, (await create(1)).json.id];
+    const fresh = await list(); // the create moved the change probe: read from the database, schema-serialised
+    assert.ok(cachedHooks(h.db.kysely, t.workspaceId, changeProbe(h.db)!.version()), 'the next list is served from the cache');
+    const cached = await list();
+    assert.deepEqual(shape(cached), shape(fresh));
+    assert.deepEqual(shape(await list()), shape(fresh));
+    assert.equal(fresh.headers['content-type'], 'application/json; charset=utf-8');
+    assert.deepEqual(fresh.json.map((x: { id: string }) => x.id), ids);
+    assert.notEqual(Number(cached.headers['ratelimit-remaining']), Number(fresh.headers['ratelimit-remaining']));
+
+    assert.equal((await h.request('DELETE', `/v1/hooks/${ids[0]}`, { token: t.token })).status, 204);
+    const after = [await list(), await list()];
+    for (const r of after) assert.deepEqual(r.json.map((x: { id: string }) => x.id), [ids[1]]);
+    assert.equal(after[0]!.text, after[1]!.text);
+    await create(2);
+    assert.equal((await list()).json.length, 2);
+    assert.equal((await list()).json.length, 2);
+  });
 
   test('create returns the secret once; list and later reads never show it', async () => {
     const t = await h.tenant();

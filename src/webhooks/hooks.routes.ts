@@ -5,9 +5,10 @@ import type { Clock } from '../lib/clock.js';
 import { apiError } from '../http/errors.js';
 import { authOf } from '../http/request-context.js';
 import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
+import { serialiseOnce } from '../http/serialise-once.js';
 import { checkOutboundUrl } from '../lib/outbound.js';
 import { EVENT_NAMES, isEventName, testEventFields } from './events.js';
-import { createHook, deleteHook, findHook, listHooks, presentHook } from './hooks.repo.js';
+import { cachedHooks, createHook, deleteHook, findHook, listHooks, presentHook } from './hooks.repo.js';
 import type { Emit } from './outbox.repo.js';
 import { listDeliveries } from './deliveries.repo.js';
 
@@ -62,6 +63,7 @@ export async function validateTargetUrl(raw: string, allowPrivateNetwork: boolea
 
 export async function hooksRoutes(fastify: FastifyInstance, deps: HooksDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const sendHookList = serialiseOnce();
   const tags = ['Webhooks'];
 
   app.post(
@@ -90,9 +92,12 @@ export async function hooksRoutes(fastify: FastifyInstance, deps: HooksDeps): Pr
   app.get(
     '/v1/hooks',
     { schema: { tags, summary: "List the workspace's hooks (never the secret).", response: { 200: Type.Array(HookView), ...errorResponses(...AUTH_ERRORS) } } },
-    async (req) => {
+    (req, reply) => {
       const { workspace } = authOf(req);
-      return (await listHooks(deps.db.kysely, workspace.id, req.dataVersion)).map((h) => presentHook(h)) as never;
+      // The hottest read in the API: answered synchronously, serialised once, while the cached list is current.
+      const cached = cachedHooks(deps.db.kysely, workspace.id, req.dataVersion);
+      if (cached !== undefined) return sendHookList(reply, cached, () => cached.map((h) => presentHook(h))) as never;
+      return listHooks(deps.db.kysely, workspace.id, req.dataVersion).then((rows) => rows.map((h) => presentHook(h))) as never;
     },
   );
 
