@@ -2,11 +2,9 @@
 // e-mails, signers act through the signer endpoints, events arrive at a real receiver (verified by Stripe's code).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { makePdf, makePng } from '../documents/pdf/testing/fixtures.js';
+import { pdfScratch } from '../documents/pdf/testing/tools.js';
 import { runJob } from '../jobs/jobs.js';
 import { verifyChain } from '../documents/audit.repo.js';
 import { b64, startE2E, type E2E } from './testing/e2e.js';
@@ -139,17 +137,15 @@ describe('signing requests end to end', () => {
     const bytes = raw.rawPayload;
     assert.equal((await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'), dc.sha256);
     if (has('pdfsig') && has('qpdf')) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-e2e-'));
-      const f = path.join(dir, 'signed.pdf');
-      fs.writeFileSync(f, bytes);
-      const out = spawnSync('pdfsig', [f], { encoding: 'utf8' }).stdout;
+      const tmp = await pdfScratch('signet-e2e-');
+      const out = spawnSync('pdfsig', [tmp.save(bytes, 'signed.pdf')], { encoding: 'utf8' }).stdout;
       assert.match(out, /Signature Validation: Signature is Valid/);
       assert.match(out, /Total document signed/);
-      execFileSync('qpdf', ['--check', f]);
-      const text = execFileSync('pdftotext', [f, '-'], { encoding: 'utf8' });
+      tmp.qpdfCheck(bytes);
+      const text = tmp.pdfText(bytes);
       assert.match(text, new RegExp(people[0]!.email.replace('.', '\\.')), 'the audit page lists the signers');
       assert.match(text, new RegExp(doc.json.sha256), "the audit page carries the original's SHA-256");
-      fs.rmSync(dir, { recursive: true, force: true });
+      await tmp.cleanup();
     }
 
     const trail = await e.api('GET', `/v1/documents/${c.document_id}/audit-trail`);

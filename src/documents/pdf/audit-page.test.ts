@@ -1,40 +1,29 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { appendAuditPage, type AuditInfo, type AuditSigner, renderAuditCertificate } from './audit-page.js';
 import { inspectPdf } from './ingest.js';
 import { closePdfWorkers } from './pool.js';
 import { makePdf } from './testing/fixtures.js';
+import { pdfScratch, type PdfScratch } from './testing/tools.js';
 
-let dir: string;
-before(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'signet-audit-'));
+let tmp: PdfScratch;
+before(async () => {
+  tmp = await pdfScratch('signet-audit-');
 });
 after(async () => {
-  rmSync(dir, { recursive: true, force: true });
+  await tmp.cleanup();
   await closePdfWorkers();
 });
 
-let n = 0;
-const save = (pdf: Uint8Array): string => {
-  const file = path.join(dir, `f${++n}.pdf`);
-  writeFileSync(file, pdf);
-  return file;
-};
 /**
  * Text per page; raw (content-stream) order by default, so wrapped values stay on consecutive lines. Raw order
  * scrambles right-to-left words on a line that mixes directions ("1. דוד כהן (r)"), so the script test reads
  * in poppler's default reading order instead.
  */
-const pagesText = (pdf: Uint8Array, raw = true): string[] =>
-  execFileSync('pdftotext', [...(raw ? ['-raw'] : []), save(pdf), '-'], { encoding: 'utf8' }).split('\f').slice(0, -1);
+const pagesText = (pdf: Uint8Array, raw = true): string[] => tmp.pdfText(pdf, { raw }).split('\f').slice(0, -1);
 const qpdfCheck = (pdf: Uint8Array) => {
-  const r = spawnSync('qpdf', ['--check', save(pdf)], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
+  tmp.qpdfCheck(pdf);
   assert.doesNotMatch(Buffer.from(pdf).toString('latin1'), /\/ObjStm/);
 };
 /** Wrapped values come back with line breaks (and a mono hash may break anywhere): compare without whitespace. */
@@ -166,7 +155,7 @@ test('renderAuditCertificate: a standalone PDF with the audit and every event, p
   }
   assert.ok(squash(all).includes('x'.repeat(300)), 'a long detail is printed in full');
   pages.forEach((p, i) => assert.match(p, new RegExp(`page ${i + 1} of ${pages.length}`)));
-  const meta = execFileSync('pdfinfo', [save(pdf)], { encoding: 'utf8' });
+  const meta = tmp.poppler('pdfinfo', pdf);
   assert.match(meta, /Title:\s+Audit trail — Master services agreement/);
   assert.match(meta, /Creator:\s+Signet/);
   qpdfCheck(pdf);

@@ -1,38 +1,24 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { ApiError } from '../../http/errors.js';
 import { findAnchors } from './anchors.js';
 import { inspectPdf } from './ingest.js';
 import { ANCHOR_FIELD_MIN, type CoordinateField, MIN_FIELD_SIZE, preparePdf, type PlacementInput } from './placement.js';
 import { closePdfWorkers } from './pool.js';
 import { makePdf } from './testing/fixtures.js';
+import { darkest, pdfScratch, type PdfScratch } from './testing/tools.js';
 import type { Box } from './types.js';
 
-let dir: string;
-before(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'signet-placement-'));
+let tmp: PdfScratch;
+before(async () => {
+  tmp = await pdfScratch('signet-placement-');
 });
 after(async () => {
-  rmSync(dir, { recursive: true, force: true });
+  await tmp.cleanup();
   await closePdfWorkers();
 });
 
-let n = 0;
-const save = (pdf: Uint8Array): string => {
-  const file = path.join(dir, `f${++n}.pdf`);
-  writeFileSync(file, pdf);
-  return file;
-};
-
-const qpdfCheck = (pdf: Uint8Array) => {
-  const r = spawnSync('qpdf', ['--check', save(pdf)], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /No syntax or stream encoding errors found/);
-};
+const qpdfCheck = (pdf: Uint8Array) => assert.match(tmp.qpdfCheck(pdf), /No syntax or stream encoding errors found/);
 
 /** No object streams, a classic xref table: what the seal's incremental update needs. */
 const assertClassicXref = (pdf: Uint8Array) => {
@@ -42,28 +28,7 @@ const assertClassicXref = (pdf: Uint8Array) => {
   assert.match(s, /\nxref\n0 \d+\n/);
 };
 
-const pdftotext = (pdf: Uint8Array, page?: number): string =>
-  execFileSync('pdftotext', [...(page ? ['-f', String(page), '-l', String(page)] : []), '-layout', save(pdf), '-'], { encoding: 'utf8' });
-
-const DPI = 50;
-/** Page `page` as viewers show it (CropBox), rendered by poppler at 50 dpi in grey (PGM: no PNG decoder needed). */
-function render(pdf: Uint8Array, page = 1): { width: number; height: number; px: Buffer } {
-  const file = save(pdf);
-  const out = execFileSync('pdftoppm', ['-r', String(DPI), '-gray', '-cropbox', '-f', String(page), '-l', String(page), file]);
-  const m = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(out.subarray(0, 40).toString('latin1'));
-  assert.ok(m, 'pdftoppm did not write a PGM');
-  return { width: +m[1], height: +m[2], px: out.subarray(m[0].length) };
-}
-
-/** Darkest grey value inside a top-left box in points (1 px inset to skip anti-aliased edges). */
-function darkest(img: ReturnType<typeof render>, b: Box): number {
-  const k = DPI / 72;
-  let min = 255;
-  for (let y = Math.ceil(b.y * k) + 1; y < Math.floor((b.y + b.height) * k) - 1; y++) {
-    for (let x = Math.ceil(b.x * k) + 1; x < Math.floor((b.x + b.width) * k) - 1; x++) min = Math.min(min, img.px[y * img.width + x]);
-  }
-  return min;
-}
+const pdftotext = (pdf: Uint8Array, page?: number): string => tmp.pdfText(pdf, { page, layout: true });
 
 async function refused(p: Promise<unknown>, code: string, meta?: Record<string, unknown>): Promise<ApiError> {
   let err: unknown;
@@ -112,10 +77,10 @@ test('anchors: markers are masked white on the rendered page but stay in the tex
   const pdf = await makePdf({ text: [['Visible body text', marker]] });
   const [a] = await findAnchors(pdf);
   const other: Box = { x: 72, y: 72 - 11.4, width: 80, height: 14.4 }; // "Visible body text" on line 0
-  const before = render(pdf);
+  const before = tmp.render(pdf);
   assert.ok(darkest(before, a.box) < 100, 'the marker is visible before placement');
   const r = await preparePdf(pdf, { mode: 'anchors', roles: ['Buyer'] });
-  const after = render(r.pdf);
+  const after = tmp.render(r.pdf);
   assert.equal(darkest(after, a.box), 255, 'the marker box is pure white after placement');
   assert.ok(darkest(after, other) < 100, 'other text is untouched');
   const text = pdftotext(r.pdf);
@@ -127,9 +92,9 @@ test('anchors: masking lands on the marker on a page rotated 90° and on a cropp
   for (const opts of [{ rotate: 90 }, { rotate: 270 }, { cropBox: [40, 40, 500, 700] as [number, number, number, number] }]) {
     const pdf = await makePdf({ ...opts, text: [[{ text: '{{signature:A}}', x: 150, y: 400 }]] });
     const [a] = await findAnchors(pdf);
-    assert.ok(darkest(render(pdf), a.box) < 100, `${JSON.stringify(opts)}: visible before`);
+    assert.ok(darkest(tmp.render(pdf), a.box) < 100, `${JSON.stringify(opts)}: visible before`);
     const r = await preparePdf(pdf, { mode: 'anchors', roles: ['A'] });
-    assert.equal(darkest(render(r.pdf), a.box), 255, `${JSON.stringify(opts)}: masked after`);
+    assert.equal(darkest(tmp.render(r.pdf), a.box), 255, `${JSON.stringify(opts)}: masked after`);
     qpdfCheck(r.pdf);
   }
 });

@@ -11,13 +11,14 @@ import { ManualClock } from '../../lib/clock.js';
 import { ab, OID, pemToDer } from '../../pki/cms.js';
 import { loadOrCreatePki, type Pki } from '../../pki/pki.js';
 import { createTsaClient } from '../../pki/tsa-client.js';
-import { nssDbTrusting, run, tempDir } from '../../pki/testing/tools.js';
+import { nssDbTrusting, run } from '../../pki/testing/tools.js';
 import { createSealer, sealPdf } from './seal.js';
 import { extractSignature, makeTextPdf } from './testing/seal-fixtures.js';
+import { pdfScratch, type PdfScratch } from './testing/tools.js';
 
 // Near real time: openssl and NSS check certificate validity against the machine's clock.
 const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000 + 457);
-let tmp: Awaited<ReturnType<typeof tempDir>>;
+let tmp: PdfScratch;
 let pki: Pki;
 let nssDb: string;
 let caFile: string;
@@ -26,7 +27,7 @@ let hundredPages: Uint8Array;
 const f = (name: string) => join(tmp.path, name);
 
 before(async () => {
-  tmp = await tempDir('signet-seal-');
+  tmp = await pdfScratch('signet-seal-');
   pki = await loadOrCreatePki({ dataDir: f('data'), clock });
   caFile = f('ca.pem');
   await writeFile(caFile, pki.caCertPem);
@@ -40,8 +41,7 @@ after(() => tmp.cleanup());
 
 /** The checks every sealed file must pass, all by external tools. */
 async function assertSealedValid(pdf: Uint8Array, name: string, tsaCaFile = caFile): Promise<void> {
-  const file = f(`${name}.pdf`);
-  await writeFile(file, pdf);
+  const file = tmp.save(pdf, `${name}.pdf`);
 
   const sig = await run('pdfsig', ['-nssdir', nssDb, file]);
   assert.equal(sig.code, 0, sig.stderr);
@@ -50,8 +50,7 @@ async function assertSealedValid(pdf: Uint8Array, name: string, tsaCaFile = caFi
   assert.match(sig.stdout, /Signature Validation: Signature is Valid\./);
   assert.match(sig.stdout, /Certificate Validation: Certificate is Trusted\./);
 
-  const check = await run('qpdf', ['--check', file]);
-  assert.equal(check.code, 0, check.stdout + check.stderr);
+  tmp.qpdfCheck(pdf);
 
   const { byteRange, signedBytes, cmsDer } = extractSignature(pdf);
   assert.equal(byteRange[0], 0);
@@ -113,8 +112,7 @@ test('changing one signed byte breaks the seal', async () => {
   const at = 10; // in the binary comment after the header: still a parseable PDF
   assert.ok(at < extractSignature(pdf).byteRange[1]);
   tampered[at] ^= 0x01;
-  await writeFile(f('tampered.pdf'), tampered);
-  const sig = await run('pdfsig', ['-nssdir', nssDb, f('tampered.pdf')]);
+  const sig = await run('pdfsig', ['-nssdir', nssDb, tmp.save(tampered, 'tampered.pdf')]);
   assert.match(sig.stdout, /Signature Validation: /);
   assert.doesNotMatch(sig.stdout, /Signature is Valid/);
 });

@@ -1,56 +1,28 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { ApiError } from '../../http/errors.js';
 import { closePdfWorkers } from './pool.js';
 import { checkPngData, checkSignaturePng, MAX_PNG_BYTES, MAX_PNG_SIDE, type Stamp, stampPdf, type StampValue } from './stamp.js';
 import { makePdf, makePng } from './testing/fixtures.js';
+import { darkest, pdfScratch, type PdfScratch } from './testing/tools.js';
 import type { Box, Field } from './types.js';
 
-let dir: string;
-before(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'signet-stamp-'));
+let tmp: PdfScratch;
+before(async () => {
+  tmp = await pdfScratch('signet-stamp-');
 });
 after(async () => {
-  rmSync(dir, { recursive: true, force: true });
+  await tmp.cleanup();
   await closePdfWorkers();
 });
 
-let n = 0;
-const save = (pdf: Uint8Array): string => {
-  const file = path.join(dir, `f${++n}.pdf`);
-  writeFileSync(file, pdf);
-  return file;
-};
-const pdftotext = (pdf: Uint8Array): string => execFileSync('pdftotext', [save(pdf), '-'], { encoding: 'utf8' });
 const qpdfCheck = (pdf: Uint8Array) => {
-  const r = spawnSync('qpdf', ['--check', save(pdf)], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
+  tmp.qpdfCheck(pdf);
   const s = Buffer.from(pdf).toString('latin1');
   assert.doesNotMatch(s, /\/ObjStm/, 'saved without object streams');
   assert.match(s, /\nxref\n/);
 };
-
-const DPI = 50;
-function render(pdf: Uint8Array): { width: number; px: Buffer } {
-  const out = execFileSync('pdftoppm', ['-r', String(DPI), '-gray', '-cropbox', '-singlefile', save(pdf)]);
-  const m = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(out.subarray(0, 40).toString('latin1'));
-  assert.ok(m);
-  return { width: +m[1], px: out.subarray(m[0].length) };
-}
-/** Darkest grey inside a top-left box in points (inset 1 px). */
-function darkest(img: ReturnType<typeof render>, b: Box): number {
-  const k = DPI / 72;
-  let min = 255;
-  for (let y = Math.ceil(b.y * k) + 1; y < Math.floor((b.y + b.height) * k) - 1; y++) {
-    for (let x = Math.ceil(b.x * k) + 1; x < Math.floor((b.x + b.width) * k) - 1; x++) min = Math.min(min, img.px[y * img.width + x]);
-  }
-  return min;
-}
 
 let ids = 0;
 const fieldAt = (box: Box, o: Partial<Field> = {}): Field => ({ id: `f${++ids}`, role: 'A', type: 'signature', page: 1, ...box, ...o });
@@ -77,9 +49,9 @@ test('typed signatures in every script fonts.ts covers come out as text (pdftote
     names.map((text, i) => stamp({ x: 72, y: 100 + i * 60, width: 300, height: 50 }, { kind: 'typed', text })),
   );
   // pdftotext wraps right-to-left lines in embedding marks; strip those.
-  const text = pdftotext(out).replace(/[\u202a-\u202e]/g, '');
+  const text = tmp.pdfText(out).replace(/[\u202a-\u202e]/g, '');
   for (const name of names) assert.ok(text.includes(name), `"${name}" missing from:\n${text}`);
-  const fonts = execFileSync('pdffonts', [save(out)], { encoding: 'utf8' });
+  const fonts = tmp.poppler('pdffonts', out);
   assert.match(fonts, /DejaVuSans-Oblique/);
   assert.doesNotMatch(fonts.split('\n').filter((l) => /DejaVu/.test(l)).join('\n'), / no  +no /, 'DejaVu faces are embedded');
   qpdfCheck(out);
@@ -87,21 +59,21 @@ test('typed signatures in every script fonts.ts covers come out as text (pdftote
 
 test('an Arabic name keeps its word order (one run, spaces included; regression for per-face space runs)', async () => {
   const out = await stampPdf(await makePdf(), [stamp({ x: 72, y: 100, width: 300, height: 50 }, { kind: 'typed', text: 'محمد علي' })]);
-  assert.ok(pdftotext(out).replace(/[\u202a-\u202e]/g, '').includes('محمد علي'));
+  assert.ok(tmp.pdfText(out).replace(/[\u202a-\u202e]/g, '').includes('محمد علي'));
 });
 
 test('characters no DejaVu face has (CJK) are drawn as "?" rather than invisible boxes', async () => {
   const out = await stampPdf(await makePdf(), [stamp({ x: 72, y: 100, width: 300, height: 50 }, { kind: 'typed', text: 'Li 李小龍' })]);
-  assert.match(pdftotext(out), /Li \?\?\?/);
+  assert.match(tmp.pdfText(out), /Li \?\?\?/);
 });
 
 test('a typed signature lands inside its box (rendered), also on a page rotated 90°', async () => {
   for (const rotate of [0, 90]) {
     const box = { x: 100, y: 200, width: 240, height: 60 };
     const pdf = await makePdf({ rotate });
-    const img0 = render(pdf);
+    const img0 = tmp.render(pdf);
     assert.equal(darkest(img0, box), 255);
-    const img = render(await stampPdf(pdf, [stamp(box, { kind: 'typed', text: 'Ana Lima' })]));
+    const img = tmp.render(await stampPdf(pdf, [stamp(box, { kind: 'typed', text: 'Ana Lima' })]));
     assert.ok(darkest(img, box) < 150, `rotate ${rotate}: ink in the box`);
     for (const outside of [
       { x: box.x, y: box.y - 30, width: box.width, height: 28 },
@@ -118,12 +90,12 @@ test('a drawn PNG is fitted into the box keeping its aspect ratio, centred', asy
   const png = makePng(400, 100, () => [10, 10, 10, 255]);
   const box = { x: 100, y: 100, width: 200, height: 100 };
   const out = await stampPdf(await makePdf(), [stamp(box, { kind: 'drawn', png })]);
-  const img = render(out);
+  const img = tmp.render(out);
   assert.ok(darkest(img, { x: 102, y: 128, width: 196, height: 44 }) < 40, 'ink in the middle band');
   assert.equal(darkest(img, { x: 100, y: 100, width: 200, height: 23 }), 255, 'blank above');
   assert.equal(darkest(img, { x: 100, y: 177, width: 200, height: 23 }), 255, 'blank below');
   // A tall image in the same box: 50 × 100 centred horizontally.
-  const tall = render(await stampPdf(await makePdf(), [stamp(box, { kind: 'drawn', png: makePng(50, 100, () => [10, 10, 10, 255]) })]));
+  const tall = tmp.render(await stampPdf(await makePdf(), [stamp(box, { kind: 'drawn', png: makePng(50, 100, () => [10, 10, 10, 255]) })]));
   assert.ok(darkest(tall, { x: 178, y: 102, width: 44, height: 96 }) < 40);
   assert.equal(darkest(tall, { x: 100, y: 100, width: 73, height: 100 }), 255);
   assert.equal(darkest(tall, { x: 227, y: 100, width: 73, height: 100 }), 255);
@@ -137,7 +109,7 @@ test('date and text fields print their value; text too long even at 5 pt is cut 
     stamp({ x: 72, y: 150, width: 150, height: 20 }, { kind: 'text', text: 'ACME Ltd.' }, { type: 'text' }),
     stamp({ x: 72, y: 200, width: 60, height: 12 }, { kind: 'text', text: long }, { type: 'text' }),
   ]);
-  const text = pdftotext(out);
+  const text = tmp.pdfText(out);
   assert.match(text, /2024-06-01/);
   assert.match(text, /ACME Ltd\./);
   assert.match(text, /…/);
@@ -148,7 +120,7 @@ test('date and text fields print their value; text too long even at 5 pt is cut 
 test('stamps go on the right page of a multi-page PDF, and object-stream input is saved with a classic xref', async () => {
   const pdf = await makePdf({ pages: 3, objectStreams: true });
   const out = await stampPdf(pdf, [stamp({ x: 72, y: 100, width: 200, height: 40 }, { kind: 'typed', text: 'Page Three' }, { page: 3 })]);
-  const pages = pdftotext(out).split('\f');
+  const pages = tmp.pdfText(out).split('\f');
   assert.doesNotMatch(pages[0] + pages[1], /Page Three/);
   assert.match(pages[2], /Page Three/);
   qpdfCheck(out);
