@@ -33,7 +33,7 @@ describe('signing requests end to end', () => {
   });
   after(() => e.close());
 
-  test('parallel, two signers: invitations, viewed/signed events, sealed PDF, audit trail, document.completed', async () => {
+  test('parallel, two signers: invitations, viewed/signed events, sealed PDF, audit trail, document.completed', async (t) => {
     const people = signers(2);
     const created = await e.api('POST', '/v1/signing-requests', {
       signers: people,
@@ -136,16 +136,24 @@ describe('signing requests end to end', () => {
     const raw = await e.h.app.inject({ method: 'GET', url: `/v1/documents/${c.document_id}/signed`, headers: { authorization: `Bearer ${e.token}` } });
     const bytes = raw.rawPayload;
     assert.equal((await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'), dc.sha256);
-    if (has('pdfsig') && has('qpdf')) {
+    // Independent checkers: required under CI (.ci/run installs them); elsewhere their absence is said, not hidden.
+    const tools = ['pdfsig', 'qpdf', 'pdftotext'];
+    if (process.env.CI === 'true' || tools.every(has)) {
       const tmp = await pdfScratch('signet-e2e-');
-      const out = spawnSync('pdfsig', [tmp.save(bytes, 'signed.pdf')], { encoding: 'utf8' }).stdout;
-      assert.match(out, /Signature Validation: Signature is Valid/);
-      assert.match(out, /Total document signed/);
-      tmp.qpdfCheck(bytes);
-      const text = tmp.pdfText(bytes);
-      assert.match(text, new RegExp(people[0]!.email.replace('.', '\\.')), 'the audit page lists the signers');
-      assert.match(text, new RegExp(doc.json.sha256), "the audit page carries the original's SHA-256");
-      await tmp.cleanup();
+      try {
+        const sig = spawnSync('pdfsig', [tmp.save(bytes, 'signed.pdf')], { encoding: 'utf8' });
+        assert.equal(sig.error, undefined, 'pdfsig runs');
+        assert.match(sig.stdout, /Signature Validation: Signature is Valid/);
+        assert.match(sig.stdout, /Total document signed/);
+        tmp.qpdfCheck(bytes);
+        const text = tmp.pdfText(bytes);
+        assert.match(text, new RegExp(people[0]!.email.replace('.', '\\.')), 'the audit page lists the signers');
+        assert.match(text, new RegExp(doc.json.sha256), "the audit page carries the original's SHA-256");
+      } finally {
+        await tmp.cleanup();
+      }
+    } else {
+      t.diagnostic(`sealed-PDF checks skipped: ${tools.filter((c) => !has(c)).join(', ')} not installed (poppler-utils, qpdf)`);
     }
 
     const trail = await e.api('GET', `/v1/documents/${c.document_id}/audit-trail`);
