@@ -1,4 +1,5 @@
-// Worker-thread entry: registers tsx, loads the task module, answers each message with its handle() result.
+// Worker-thread entry: registers tsx, loads the task module, says it is ready, then answers each message with its
+// handle() result. The pool hands out no task before the ready message, so module loading is never charged to one.
 import { parentPort, workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
@@ -12,3 +13,4 @@ parentPort.on('message', async (input) => {
     parentPort.postMessage({ ok: false, error: err instanceof Error ? err.message : String(err) });
   }
 });
+parentPort.postMessage({ ready: true });

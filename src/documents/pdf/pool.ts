@@ -1,102 +1,36 @@
-// Runs PDF work on the shared worker-thread pool with a time limit per task, so a hostile PDF can neither block
-// the event loop nor hold a worker forever. Guarantees:
+// Runs PDF work on a shared worker-thread pool with a time limit per task, so a hostile PDF can neither block the
+// event loop nor hold a worker forever. Guarantees (mostly the pool's own, see src/lib/worker-pool.ts):
 // - a task's clock starts when a worker actually takes it (the pool is FIFO), not while it waits in the queue or
-//   while a new worker loads pdf.js and pdf-lib (seconds under tsx): each new pool first runs one untimed-ish
-//   warm-up task per worker;
-// - a task over its limit fails with PdfTaskTimeout and its worker is terminated: the whole pool generation is
-//   closed (the pool cannot kill a single worker) and the other unfinished tasks of that generation are re-run on
-//   a fresh one, which is safe because every task is a pure function of its input;
+//   while a new worker loads pdf.js and pdf-lib (seconds under tsx): every worker, at start and every replacement,
+//   first runs one untimed warm-up task;
+// - a task over its limit fails with PdfTaskTimeout, and only its worker is terminated and replaced (the
+//   replacement warms up before taking work); tasks on the other workers and queued tasks are not disturbed, never
+//   killed or re-run;
+// - a worker that dies under a task (crash, out of memory), or an error that is not an ApiError, is PdfTaskCrash;
 // - an ApiError thrown inside the worker arrives here as the same ApiError (code and meta), not a bare Error.
-import os from 'node:os';
 import { apiError, ApiError, type ErrorName } from '../../http/errors.js';
-import { createWorkerPool, type WorkerPool } from '../../lib/worker-pool.js';
+import { createWorkerPool, WorkerTaskTimeout, type WorkerPool } from '../../lib/worker-pool.js';
 import type { WorkerInput, WorkerOutput } from './pdf.worker.js';
 
 export class PdfTaskTimeout extends Error {}
 /** The worker died (crash, out of memory) or reported an error that is not an ApiError. */
 export class PdfTaskCrash extends Error {}
 
-type Job = {
-  input: WorkerInput;
-  timeoutMs: number;
-  resolve(v: unknown): void;
-  reject(e: Error): void;
-  timer?: NodeJS.Timeout;
-};
-type Generation = { pool: WorkerPool<WorkerInput, WorkerOutput>; size: number; jobs: Job[]; dead: boolean };
-
 const WORKER = new URL('./pdf.worker.ts', import.meta.url);
-const WARMUP_TIMEOUT_MS = 120_000;
-let current: Generation | null = null;
+let pool: WorkerPool<WorkerInput, WorkerOutput> | null = null;
 let poolSize: number | undefined;
 
-function generation(): Generation {
-  if (!current || current.dead) {
-    const size = poolSize ?? defaultSize();
-    const gen: Generation = { pool: createWorkerPool<WorkerInput, WorkerOutput>(WORKER, size), size, jobs: [], dead: false };
-    current = gen;
-    for (let i = 0; i < size; i++) enqueue(gen, { input: { op: 'warmup' }, timeoutMs: WARMUP_TIMEOUT_MS, resolve() {}, reject() {} });
+export async function runPdfTask<T>(input: WorkerInput, timeoutMs: number): Promise<T> {
+  pool ??= createWorkerPool<WorkerInput, WorkerOutput>(WORKER, { size: poolSize, warmup: { op: 'warmup' } });
+  let out: WorkerOutput;
+  try {
+    out = await pool.run(input, { timeoutMs });
+  } catch (err) {
+    if (err instanceof WorkerTaskTimeout) throw new PdfTaskTimeout(`PDF task "${input.op}" exceeded ${timeoutMs} ms`);
+    throw new PdfTaskCrash(err instanceof Error ? err.message : String(err));
   }
-  return current;
-}
-
-// Same default as createWorkerPool; passed explicitly because arm() must know which tasks are running.
-const defaultSize = (): number => Math.max(1, os.availableParallelism() - 1);
-
-/** Start the clocks of the tasks the pool is running now: the first `size` unfinished ones, in order. */
-function arm(gen: Generation): void {
-  for (const job of gen.jobs.slice(0, gen.size)) {
-    if (job.timer) continue;
-    job.timer = setTimeout(() => expire(gen, job), job.timeoutMs);
-    // A real task's timer keeps the process alive (the workers are unref'd), so an awaited task always settles.
-    if (job.input.op === 'warmup') job.timer.unref();
-  }
-}
-
-function finish(gen: Generation, job: Job): boolean {
-  const i = gen.jobs.indexOf(job);
-  if (gen.dead || i < 0) return false;
-  gen.jobs.splice(i, 1);
-  clearTimeout(job.timer);
-  arm(gen);
-  return true;
-}
-
-function expire(gen: Generation, job: Job): void {
-  if (gen.dead) return;
-  gen.dead = true;
-  const others = gen.jobs.filter((j) => j !== job);
-  gen.jobs = [];
-  for (const j of others) clearTimeout(j.timer);
-  void gen.pool.close().catch(() => {});
-  job.reject(new PdfTaskTimeout(`PDF task "${job.input.op}" exceeded ${job.timeoutMs} ms`));
-  for (const j of others) if (j.input.op !== 'warmup') submit({ ...j, timer: undefined });
-}
-
-function submit(job: Job): void {
-  enqueue(generation(), job);
-}
-
-function enqueue(gen: Generation, job: Job): void {
-  gen.jobs.push(job);
-  gen.pool.run(job.input).then(
-    (out) => {
-      if (!finish(gen, job)) return;
-      if (out.ok) job.resolve(out.value);
-      else job.reject(apiError(out.error.name, { message: out.error.message, meta: out.error.meta }));
-    },
-    (err: Error) => {
-      if (!finish(gen, job)) return;
-      job.reject(new PdfTaskCrash(err.message));
-    },
-  );
-  arm(gen);
-}
-
-export function runPdfTask<T>(input: WorkerInput, timeoutMs: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    submit({ input, timeoutMs, resolve: resolve as (v: unknown) => void, reject });
-  });
+  if (out.ok) return out.value as T;
+  throw apiError(out.error.name, { message: out.error.message, meta: out.error.meta });
 }
 
 /**
@@ -116,20 +50,15 @@ export async function runPdfTaskOr<T>(
   }
 }
 
-/** For tests and shutdown: stop the workers; the next task starts a fresh pool (of `size` workers if given). */
+/**
+ * For tests and shutdown: stop the workers, failing unfinished tasks with PdfTaskCrash; the next task starts a fresh
+ * pool (of `size` workers if given).
+ */
 export async function closePdfWorkers(size?: number): Promise<void> {
-  const gen = current;
-  current = null;
+  const p = pool;
+  pool = null;
   poolSize = size;
-  if (gen) {
-    gen.dead = true;
-    for (const j of gen.jobs) {
-      clearTimeout(j.timer);
-      j.reject(new PdfTaskCrash('PDF workers closed'));
-    }
-    gen.jobs = [];
-    await gen.pool.close();
-  }
+  await p?.close();
 }
 
 export type SerialisedError = { name: ErrorName; message: string; meta?: Record<string, unknown> };

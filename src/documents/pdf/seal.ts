@@ -86,7 +86,7 @@ export function createSealer(opts: SealerOptions): Sealer {
     async seal(pdf, meta = {}) {
       // An exact copy we can transfer: cloning a view would copy its whole backing buffer (e.g. a pooled Buffer).
       const bytes = new Uint8Array(pdf);
-      const prepared = await pool.run({ pdf: bytes, seal: key, meta, signingTimeMs: clock.now() }, [bytes.buffer as ArrayBuffer]);
+      const prepared = await pool.run({ pdf: bytes, seal: key, meta, signingTimeMs: clock.now() }, { transfer: [bytes.buffer as ArrayBuffer] });
       return timestampAndFinish(prepared, seal, tsa);
     },
     close: () => pool.close(),
