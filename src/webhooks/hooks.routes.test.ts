@@ -41,8 +41,10 @@ describe('/v1/hooks', () => {
 
   test('a cached list is answered with the same bytes and headers as a freshly read one, and follows every change', async () => {
     const t = await h.tenant();
-    const create = (n: number) =>
-      h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: `https://hooks.example.com/${n}`, events: n ? ['document.completed'] : [] } });
+    const create = (n: number) => {
+      h.clock.advance(1); // oldest first: distinct creation times
+      return h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: `https://hooks.example.com/${n}`, events: n ? ['document.completed'] : [] } });
+    };
     const list = () => h.request('GET', '/v1/hooks', { token: t.token });
     const shape = (r: Res) => ({ status: r.status, text: r.text, type: r.headers['content-type'], limit: r.headers['ratelimit-limit'] });
     const ids = [(await create(0)).json.id, (await create(1)).json.id];
