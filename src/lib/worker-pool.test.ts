@@ -31,7 +31,7 @@ async function onTwoWorkers(pool: WorkerPool<EchoInput, Who>): Promise<[Who, Who
 }
 
 test('runs tasks off the main thread, in parallel, and survives a crashing task', async () => {
-  const pool = createWorkerPool<EchoInput, unknown>(mod, 2);
+  const pool = createWorkerPool<EchoInput, unknown>(mod, { size: 2 });
   try {
     assert.deepEqual(await pool.run({ op: 'echo', n: 41 }), { n: 42, main: false });
     const results = await Promise.all(Array.from({ length: 6 }, (_, i) => pool.run({ op: 'echo', n: i })));
@@ -164,6 +164,17 @@ ${script}`,
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+test('a warm-up that hangs past its limit counts as a failed start: queued tasks fail instead of waiting for ever', async () => {
+  const pool = createWorkerPool<EchoInput, Who>(mod, { size: 1, warmup: { op: 'warmup', ms: 5_000 }, warmupTimeoutMs: 200 });
+  try {
+    const t0 = performance.now();
+    await assert.rejects(pool.run({ op: 'spin', ms: 0 }), /worker warm-up failed: no answer within 200 ms/);
+    assert.ok(performance.now() - t0 < 4_000, 'failed at the warm-up limit, not when the warm-up ended');
+  } finally {
+    await pool.close();
+  }
+});
 
 test('an awaited task keeps the process alive until it settles, even behind a warm-up; an idle warming pool does not', async () => {
   const [awaited, idle] = await Promise.all([

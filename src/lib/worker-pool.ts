@@ -9,8 +9,10 @@
 //   other workers and the queued tasks carry on untouched;
 // - a task that crashes its worker fails with an error and the worker is replaced; queued tasks keep going;
 // - with a `warmup` input, every new worker (at creation, and every replacement after a crash or a kill) runs it
-//   once, untimed, before it is offered a task, and a lost worker is replaced at once so that the replacement warms
-//   up ahead of the next task. Without one, workers start on demand;
+//   once, uncharged to any task, before it is offered a task, and a lost worker is replaced at once so that the
+//   replacement warms up ahead of the next task. Without one, workers start on demand;
+// - a warm-up has its own limit (`warmupTimeoutMs`): one that hangs counts as a failed start, so it cannot hold the
+//   queue for ever;
 // - a worker that fails to start (its module or its warm-up throws, or it exits first) is dropped and not replaced
 //   in a loop: if no other worker is left, the queued tasks fail with that error, and only a later run() starts a
 //   new worker. A warm-up that always fails therefore costs one worker start per run() call, never a spin;
@@ -30,8 +32,10 @@ export type RunOptions = {
 export type WorkerPoolOptions<In> = {
   /** Number of workers; defaults to the cores minus one (at least one), leaving a core for the API. */
   size?: number;
-  /** Input every new worker runs once, untimed, before it takes tasks (e.g. to load slow dependencies). */
+  /** Input every new worker runs once, uncharged to any task, before it takes tasks (e.g. to load slow dependencies). */
   warmup?: In;
+  /** Limit on one worker's warm-up; past it the worker counts as failed to start. Default 120 s. */
+  warmupTimeoutMs?: number;
 };
 
 export type WorkerPool<In, Out> = {
@@ -57,13 +61,16 @@ type Slot<In, Out> = {
 type Reply<Out> = { ready: true } | { ok: true; value: Out } | { ok: false; error: string };
 
 const SHIM = new URL('./worker-shim.mjs', import.meta.url);
+const DEFAULT_WARMUP_TIMEOUT_MS = 120_000;
 const toError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
-/**
- * `moduleUrl` must export `handle(input): Promise<output> | output`. `opts` may be a bare number, the size.
- */
-export function createWorkerPool<In, Out>(moduleUrl: URL, opts: number | WorkerPoolOptions<In> = {}): WorkerPool<In, Out> {
-  const { size = Math.max(1, os.availableParallelism() - 1), warmup } = typeof opts === 'number' ? { size: opts } : opts;
+/** `moduleUrl` must export `handle(input): Promise<output> | output`. */
+export function createWorkerPool<In, Out>(moduleUrl: URL, opts: WorkerPoolOptions<In> = {}): WorkerPool<In, Out> {
+  const {
+    size = Math.max(1, os.availableParallelism() - 1),
+    warmup,
+    warmupTimeoutMs = DEFAULT_WARMUP_TIMEOUT_MS,
+  } = opts;
   if (!Number.isInteger(size) || size < 1) throw new RangeError(`worker pool size must be a positive integer, got ${size}`);
   const queue: Task<In, Out>[] = [];
   const slots: Slot<In, Out>[] = [];
@@ -94,11 +101,16 @@ export function createWorkerPool<In, Out>(moduleUrl: URL, opts: number | WorkerP
             worker.postMessage(warmup);
           } catch (err) {
             lose(slot, toError(err)); // not cloneable: fails like any warm-up
+            return;
           }
+          slot.timer = setTimeout(() => lose(slot, new Error(`no answer within ${warmupTimeoutMs} ms`)), warmupTimeoutMs);
+          slot.timer.unref();
         }
         return;
       }
       if (slot.state === 'warming') {
+        clearTimeout(slot.timer);
+        slot.timer = undefined;
         if (msg.ok) {
           slot.state = 'idle';
           pump();

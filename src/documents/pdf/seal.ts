@@ -80,7 +80,7 @@ export function createSealer(opts: SealerOptions): Sealer {
   const tsa = 'pki' in opts ? (opts.tsa ?? opts.pki.localTsa) : opts.tsa;
   const clock = opts.clock ?? systemClock;
   const size = opts.poolSize ?? Math.min(2, Math.max(1, os.availableParallelism() - 1));
-  const pool = createWorkerPool<SealJob, PreparedSeal>(new URL('./seal.worker.ts', import.meta.url), size);
+  const pool = createWorkerPool<SealJob, PreparedSeal>(new URL('./seal.worker.ts', import.meta.url), { size });
   const key: SealKey = { certDer: seal.certDer, chainDer: seal.chainDer, privateKey: seal.privateKey };
   return {
     async seal(pdf, meta = {}) {
