@@ -2,7 +2,7 @@
 // event loop nor hold a worker forever. Guarantees (mostly the pool's own, see src/lib/worker-pool.ts):
 // - a task's clock starts when a worker actually takes it (the pool is FIFO), not while it waits in the queue or
 //   while a new worker loads pdf.js and pdf-lib (seconds under tsx): every worker, at start and every replacement,
-//   first runs one untimed warm-up task;
+//   first runs one warm-up task (under its own limit, not a task's);
 // - a task over its limit fails with PdfTaskTimeout, and only its worker is terminated and replaced (the
 //   replacement warms up before taking work); tasks on the other workers and queued tasks are not disturbed, never
 //   killed or re-run;
