@@ -1,30 +1,36 @@
 // buildApp(deps): the Fastify instance with every module registered. It never listens; main.ts and tests do.
+// Every /v1 route lives in one prefixed plugin that carries the gate (auth, rate limit) and idempotency, so they
+// cover unknown /v1 paths too and nothing outside /v1.
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/db.js';
-import type { Clock } from './lib/clock.js';
-import type { RateLimiter } from './ratelimit/ratelimit.js';
+import type { BlobStore } from './documents/blob-store.js';
+import type { FileFetcher } from './documents/fetch-file.js';
+import type { PdfEngine } from './documents/pdf/engine.js';
 import { registerAuth } from './http/auth.js';
-import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling, notFound } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
+import { decorateRequests } from './http/request-context.js';
 import { ErrorBody } from './http/schemas.js';
 import { registerIdempotency } from './idempotency/idempotency.js';
 import { createLastUsedRecorder } from './keys/last-used.js';
+import type { Clock } from './lib/clock.js';
+import { DEFAULT_BODY_LIMIT } from './limits.js';
+import type { MailQueue } from './mail/outbox.js';
+import type { RateLimiter } from './ratelimit/ratelimit.js';
+import { documentsRoutes } from './signing/documents.routes.js';
+import { signerAssetRoutes } from './signing/page/assets.routes.js';
+import { retiredRoutes } from './signing/retired.routes.js';
+import { signerRoutes } from './signing/signer.routes.js';
+import { signingRoutes } from './signing/signing.routes.js';
+import type { SigningDeps } from './signing/signing.service.js';
+import type { Wakers } from './signing/transition.js';
 import { hooksRoutes } from './webhooks/hooks.routes.js';
+import { createHooksService, type HooksService } from './webhooks/hooks.service.js';
 import { createEmitter, type Emit } from './webhooks/outbox.repo.js';
 import { meRoutes } from './workspaces/me.routes.js';
-import { retiredRoutes } from './documents/retired.routes.js';
-import { documentsRoutes } from './documents/documents.routes.js';
-import type { BlobStore } from './documents/blob-store.js';
-import type { FileFetcher } from './documents/fetch-file.js';
-import { isKnownLocale } from './mail/locales.js';
-import { signingRoutes } from './signing/signing.routes.js';
-import { signerRoutes } from './signing/signer.routes.js';
-import { signerAssetRoutes } from './signing/page/assets.routes.js';
-import type { SigningDeps } from './signing/signing.service.js';
-import type { MailQueue, PdfEngine } from './signing/ports.js';
 
 export type AppDeps = {
   config: Config;
@@ -32,21 +38,22 @@ export type AppDeps = {
   clock: Clock;
   limiter: RateLimiter;
   logger?: Logger | false;
-  mailer: MailQueue;
+  mail: MailQueue;
   blobs: BlobStore;
   files: FileFetcher;
   pdf: PdfEngine;
   /** Pokes in-process workers after work was committed; no-ops when the worker runs in another process. */
-  wake?: { dispatcher(): void; sealer(): void };
+  wake?: Wakers;
 };
 
 export type App = FastifyInstance & {
   emit: Emit;
+  hooks: HooksService;
   /** Writes batched last-used data now (tests and shutdown). */
   flushLastUsed(): Promise<void>;
 };
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const noWake: Wakers = { deliveries() {}, mail() {}, sealing() {} };
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
@@ -63,20 +70,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   } as never) as unknown as FastifyInstance;
 
   const emit = createEmitter(deps.clock);
+  const wake = deps.wake ?? noWake;
   const lastUsed = createLastUsedRecorder(deps.db);
-  const wake = deps.wake ?? { dispatcher: () => undefined, sealer: () => undefined };
-  const wakeDispatcher = () => wake.dispatcher();
+  const hooks = createHooksService({
+    db: deps.db,
+    clock: deps.clock,
+    emit,
+    allowPrivateNetwork: deps.config.allowPrivateNetwork,
+    wakeDeliveries: () => wake.deliveries(),
+  });
   const signing: SigningDeps = {
     db: deps.db,
     clock: deps.clock,
-    blobs: deps.blobs,
     emit,
-    mail: deps.mailer,
+    mail: deps.mail,
+    wake,
+    blobs: deps.blobs,
     pdf: deps.pdf,
     files: deps.files,
     config: deps.config,
-    isKnownLocale,
-    wake,
   };
   app.addHook('onClose', async () => lastUsed.close());
 
@@ -95,28 +107,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.addSchema(ErrorBody);
 
+  decorateRequests(app);
   registerJsonBody(app);
   registerErrorHandling(app);
-  registerAuth(app, { db: deps.db, clock: deps.clock, limiter: deps.limiter, lastUsed });
-  registerIdempotency(app, { db: deps.db, clock: deps.clock });
-  app.decorateRequest('rawBody', undefined);
 
-  await app.register(meRoutes);
-  await app.register(hooksRoutes, {
-    db: deps.db,
-    clock: deps.clock,
-    emit,
-    allowPrivateNetwork: deps.config.allowPrivateNetwork,
-    wakeDispatcher,
-  });
-  await app.register(retiredRoutes);
-  await app.register(signingRoutes, signing);
-  await app.register(documentsRoutes, signing);
+  await app.register(
+    async (v1) => {
+      registerAuth(v1, { db: deps.db, clock: deps.clock, limiter: deps.limiter, lastUsed });
+      registerIdempotency(v1, { db: deps.db, clock: deps.clock });
+      // Unknown /v1 paths pass the gate first: they are authenticated and counted, then 404.
+      v1.setNotFoundHandler(notFound);
+      await v1.register(meRoutes);
+      await v1.register(hooksRoutes, { hooks });
+      await v1.register(retiredRoutes);
+      await v1.register(signingRoutes, signing);
+      await v1.register(documentsRoutes, signing);
+      v1.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger());
+    },
+    { prefix: '/v1' },
+  );
   await app.register(signerRoutes, signing);
   await app.register(signerAssetRoutes);
-
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
-  return Object.assign(app, { emit, flushLastUsed: () => lastUsed.flush() }) as App;
+  return Object.assign(app, { emit, hooks, flushLastUsed: () => lastUsed.flush() }) as App;
 }

@@ -1,6 +1,6 @@
-// The composition root: every long-lived collaborator (database, limiter, mail, blobs, PDF engine, sealer,
-// dispatcher, jobs) is built here once, for `signet serve`, `signet worker` and the test harness alike. Tests get
-// the same graph and drive the background work with `work()` under an injected clock instead of timers.
+// The composition root: every long-lived collaborator (database, limiter, mail, blobs, PDF engine, sealer, the
+// lease-claim workers, the scheduler) is built here once, for `signet serve`, `signet worker` and the test harness
+// alike. Tests get the same graph and drive the background work with `work()` under an injected clock.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -12,20 +12,38 @@ import { buildApp, type App } from './app.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/ratelimit.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 import { createEmitter } from './webhooks/outbox.repo.js';
-import { createScheduler, type Scheduler } from './jobs/jobs.js';
-import { createPoller, type Poller } from './jobs/poller.js';
+import { createScheduler, runJob, type JobCatalogue, type ScheduledJob, type Scheduler } from './jobs/scheduler.js';
+import type { Runner } from './jobs/runner.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
+import { createMailQueue } from './mail/outbox.js';
 import { createBlobStore, type BlobStore } from './documents/blob-store.js';
 import { createFileFetcher, type FileFetcher } from './documents/fetch-file.js';
+import { pdfEngine } from './documents/pdf/engine.js';
 import { closePdfWorkers } from './documents/pdf/pool.js';
-import { createSealer } from './documents/pdf/seal.js';
-import { loadOrCreatePki, type Pki } from './pki/pki.js';
+import { createSealer, type Sealer } from './documents/pdf/seal.js';
+import { pruneIdempotencyJob } from './idempotency/idempotency.js';
+import { loadOrCreatePki } from './pki/pki.js';
 import { createTsaClient } from './pki/tsa-client.js';
-import { pdfEngine } from './signing/pdf-engine.js';
-import { runSealJobs } from './signing/sealing.js';
-import type { Sealer } from './signing/ports.js';
+import { expireRequestsJob } from './signing/expiry.js';
+import { createSealingRunner } from './signing/sealing.js';
+import type { Wakers } from './signing/transition.js';
 
 export const newWorkerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+
+const noWake: Wakers = { deliveries() {}, mail() {}, sealing() {} };
+
+type JobDeps = { db: Db; clock: Clock; wake: Wakers };
+
+/** Every clock-driven job, by the name `signet jobs run` takes; each feature defines its own. */
+const JOBS: Record<string, (deps: JobDeps) => ScheduledJob> = {
+  'prune-idempotency': pruneIdempotencyJob,
+  'expire-requests': ({ db, clock, wake }) => expireRequestsJob({ db, clock, emit: createEmitter(clock), mail: createMailQueue(clock), wake }),
+};
+
+export const jobNames = (): string[] => Object.keys(JOBS);
+
+export const scheduledJobs = (deps: { db: Db; clock: Clock; wake?: Wakers }): JobCatalogue =>
+  Object.fromEntries(Object.entries(JOBS).map(([name, job]) => [name, job({ ...deps, wake: deps.wake ?? noWake })]));
 
 export type RuntimeOptions = {
   api: boolean;
@@ -47,22 +65,24 @@ export type Runtime = {
   blobs: BlobStore;
   dispatcher: Dispatcher | null;
   scheduler: Scheduler | null;
-  /** Runs every kind of due background work once, repeating until nothing is left (tests and `jobs run`). */
+  /** Runs every kind of due background work once, repeating until nothing is left (tests). */
   work(): Promise<void>;
+  /** Runs one scheduled job now (tests; `signet jobs run` builds its own catalogue). */
+  runJob(name: string): Promise<Record<string, unknown>>;
   /** Starts the background loops (worker processes). */
   start(): void;
   /** Drains in-flight work and closes everything, the database last. */
   close(): Promise<void>;
 };
 
-async function createPki(config: Config, clock: Clock): Promise<{ pki: Pki; sealer: Sealer & { close(): Promise<void> } }> {
+async function createPkiSealer(config: Config, clock: Clock): Promise<Sealer> {
   const pki = await loadOrCreatePki({ dataDir: config.dataDir, clock, sealP12: config.sealP12 ?? undefined, sealP12Password: config.sealP12Password });
   let tsa;
   if (config.tsaUrl) {
     const trustedCaDer = config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : undefined;
     tsa = createTsaClient({ url: config.tsaUrl, clock, trustedCaDer });
   }
-  return { pki, sealer: createSealer({ pki, tsa, clock }) };
+  return createSealer({ pki, tsa, clock });
 }
 
 const pemToDer = (pem: string): Uint8Array[] =>
@@ -82,30 +102,19 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
   const dispatcher = opts.worker
     ? createDispatcher({ db, clock, workerId, allowPrivateNetwork: config.allowPrivateNetwork, logger, timeoutMs: opts.deliveryTimeoutMs })
     : null;
-  const scheduler = opts.worker ? createScheduler({ db, clock, workerId, logger }) : null;
+  let sealing: Runner | null = null;
+  const wake: Wakers = { deliveries: () => dispatcher?.wake(), mail: () => mailer.wake(), sealing: () => sealing?.wake() };
   // The PKI (and its worker pool) is loaded on first use, so API-only processes never touch the seal key.
-  let pkiPromise: ReturnType<typeof createPki> | null = null;
-  const sealer: Sealer = { seal: async (pdf, meta) => (await (pkiPromise ??= createPki(config, clock))).sealer.seal(pdf, meta) };
-  const sealing: Poller | null = opts.worker
-    ? createPoller(
-        () => runSealJobs({ db, clock, blobs, emit, pdf: pdfEngine, sealer, mail: mailer, baseUrl: config.baseUrl, workerId, logger, wakeDispatcher: () => dispatcher?.wake() }),
-        { intervalMs: 1000, onError: (err) => logger?.error({ err }, 'sealing loop failed') },
-      )
-    : null;
+  let pkiSealer: Promise<Sealer> | null = null;
+  const sealer: Pick<Sealer, 'seal'> = { seal: async (pdf, meta) => (await (pkiSealer ??= createPkiSealer(config, clock))).seal(pdf, meta) };
+  if (opts.worker) {
+    sealing = createSealingRunner({ db, clock, blobs, emit, mail: mailer, wake, pdf: pdfEngine, sealer, baseUrl: config.baseUrl, workerId, logger });
+  }
+  const jobs = scheduledJobs({ db, clock, wake });
+  const scheduler = opts.worker ? createScheduler({ db, clock, workerId, logger, jobs }) : null;
 
   const app = opts.api
-    ? await buildApp({
-        config,
-        db,
-        clock,
-        limiter,
-        logger: opts.logger ?? false,
-        mailer,
-        blobs,
-        files,
-        pdf: pdfEngine,
-        wake: { dispatcher: () => dispatcher?.wake(), sealer: () => sealing?.wake() },
-      })
+    ? await buildApp({ config, db, clock, limiter, logger: opts.logger ?? false, mail: mailer, blobs, files, pdf: pdfEngine, wake })
     : null;
 
   return {
@@ -125,6 +134,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
         if (sealed + mailed + delivered === 0) return;
       }
     },
+    runJob: (name) => runJob(jobs, name),
     start() {
       dispatcher?.start();
       scheduler?.start();
@@ -136,7 +146,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       await Promise.all([dispatcher?.stop(), scheduler?.stop(), sealing?.stop()]);
       await mailer.close();
       await files.close();
-      if (pkiPromise) await (await pkiPromise).sealer.close();
+      if (pkiSealer) await (await pkiSealer).close();
       await closePdfWorkers();
       await limiter.close();
       if (!opts.db) await db.close();

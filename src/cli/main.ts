@@ -7,27 +7,27 @@ import { openDb, type Db } from '../db/db.js';
 import { systemClock } from '../lib/clock.js';
 import { canonicaliseAllowlist } from '../lib/ip.js';
 import { canonicaliseOrigins } from '../keys/origins.js';
+import { presentKey } from '../keys/presenters.js';
 import {
   createKey,
   findKey,
   listKeys,
-  presentKey,
   revokeKey,
   setAllowedIps,
   setAllowedOrigins,
   setRateLimit,
 } from '../keys/keys.repo.js';
-import { createWorkspace, findWorkspace, presentWorkspace, recordAudit } from '../workspaces/workspaces.repo.js';
+import { createWorkspace, findWorkspace, recordAudit } from '../workspaces/workspaces.repo.js';
+import { presentWorkspace } from '../workspaces/presenters.js';
 import { findHookAnyWorkspace } from '../webhooks/hooks.repo.js';
-import { sendTestEvent } from '../webhooks/hooks.routes.js';
+import { getDelivery, listDeliveries, replayDelivery, sendTestEvent } from '../webhooks/hooks.service.js';
 import { createEmitter } from '../webhooks/outbox.repo.js';
-import { getDelivery, listDeliveries, replayDelivery } from '../webhooks/deliveries.repo.js';
-import { listOutbox } from '../mail/mailer.js';
+import { listOutbox } from '../mail/outbox.js';
 import { createDispatcher } from '../webhooks/dispatcher.js';
-import { runServer, createLogger } from '../main.js';
-import { newWorkerId as workerId } from '../runtime.js';
+import { runServer } from '../main.js';
+import { jobNames, newWorkerId as workerId, scheduledJobs } from '../runtime.js';
 import { loadOrCreatePki } from '../pki/pki.js';
-import { runJob, jobNames } from '../jobs/jobs.js';
+import { runJob } from '../jobs/scheduler.js';
 
 class CliError extends Error {}
 
@@ -230,7 +230,7 @@ program
     const out = await withDb(async (db) => {
       const hook = await findHookAnyWorkspace(db.kysely, hookId);
       if (!hook) throw new CliError(`no hook ${hookId}`);
-      const r = await sendTestEvent({ db, emit: createEmitter(systemClock), wakeDispatcher: () => undefined }, hook.workspace_id, hook.id);
+      const r = await sendTestEvent({ db, emit: createEmitter(systemClock), wakeDeliveries: () => undefined }, hook.workspace_id, hook.id);
       if (o.now) await deliverNow(db);
       return r;
     });
@@ -266,7 +266,7 @@ program
   .description(`run one job once now: ${jobNames().join(', ')}`)
   .option('--json', 'print JSON')
   .action(async (name: string, o: { json?: boolean }) => {
-    const r = await withDb((db) => runJob(name, { db, clock: systemClock, logger: createLogger(config) }));
+    const r = await withDb((db) => runJob(scheduledJobs({ db, clock: systemClock }), name));
     print(!!o.json, { job: name, result: r }, `${name}: ${JSON.stringify(r)}`);
   });
 

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import { STATEMENT_CACHE_SIZE, cachingPrepare, changeProbe, openDb, type Db } from './db.js';
+import { freshPostgres, postgresForTests } from '../testing/services.js';
+import { STATEMENT_CACHE_SIZE, cachingPrepare, openDb, type Db } from './db.js';
 
 describe('SQLite statement cache', () => {
   test('the same SQL gets the same prepared statement; other SQL gets its own', () => {
@@ -132,7 +133,7 @@ describe('SQLite change probe', () => {
   });
 
   test('stays put while nothing is written', () => {
-    const probe = changeProbe(db)!;
+    const probe = db.probe!;
     const v = probe.version();
     assert.equal(typeof v, 'number');
     assert.equal(probe.version(), v);
@@ -140,7 +141,7 @@ describe('SQLite change probe', () => {
   });
 
   test('moves on a commit by a second connection to the same file', () => {
-    const probe = changeProbe(db)!;
+    const probe = db.probe!;
     const v = probe.version();
     const other = new Database(file);
     try {
@@ -154,7 +155,7 @@ describe('SQLite change probe', () => {
   });
 
   test("moves on this connection's own writes, which its data_version does not show", async () => {
-    const probe = changeProbe(db)!;
+    const probe = db.probe!;
     // The same connection's data_version: unchanged by its own commits (SQLite documents this), hence total_changes.
     const dv = async () => (await sql<{ data_version: number }>`pragma data_version`.execute(db.kysely)).rows[0]!.data_version;
     const v = probe.version();
@@ -165,7 +166,7 @@ describe('SQLite change probe', () => {
   });
 
   test('is null inside a transaction on this connection, and moves after it', async () => {
-    const probe = changeProbe(db)!;
+    const probe = db.probe!;
     const v = probe.version();
     await db.kysely.transaction().execute(async (trx) => {
       await sql`insert into probe_t (v) values (3)`.execute(trx);
@@ -176,7 +177,31 @@ describe('SQLite change probe', () => {
     assert.notEqual(w, v);
   });
 
-  test('PostgreSQL and other dialects have no probe', () => {
-    assert.equal(changeProbe({ kysely: db.kysely, dialect: 'postgres', close: async () => undefined }), undefined);
+  test('a statement that fails writes nothing and leaves the reading; a rolled-back write moves it', async () => {
+    await sql`create unique index if not exists probe_t_v on probe_t (v)`.execute(db.kysely);
+    const probe = db.probe!;
+    await sql`insert into probe_t (v) values (100)`.execute(db.kysely);
+    const v = probe.version();
+    await assert.rejects(sql`insert into probe_t (v) values (100)`.execute(db.kysely), /UNIQUE/);
+    assert.equal(probe.version(), v, 'nothing was written, so nothing cached can be stale');
+    await assert.rejects(
+      db.kysely.transaction().execute(async (trx) => {
+        await sql`insert into probe_t (v) values (101)`.execute(trx);
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    assert.notEqual(probe.version(), v, 'a rolled-back write still moves it: at worst a needless re-read');
+  });
+
+  test('PostgreSQL has no probe', async (t) => {
+    const svc = await postgresForTests();
+    if ('skip' in svc) return t.skip(svc.skip);
+    const pg = await freshPostgres(svc.url);
+    try {
+      assert.equal(pg.db.probe, null);
+    } finally {
+      await pg.drop();
+    }
   });
 });

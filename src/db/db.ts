@@ -12,6 +12,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export type Db = {
   kysely: Kysely<Schema>;
   dialect: Dialect;
+  /** SQLite only: tells whether anything may have changed, for exact caches (exact-cache.ts). */
+  probe: ChangeProbe | null;
   close(): Promise<void>;
 };
 
@@ -29,14 +31,12 @@ export async function openDb(url: string, opts: { migrate?: boolean } = {}): Pro
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database: cachingPrepare(sqlite) }) });
-    db = { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
-    const probe = sqliteChangeProbe(sqlite);
-    changeProbes.set(db, probe);
-    changeProbes.set(kysely, probe);
+    db = { kysely, dialect: 'sqlite', probe: sqliteChangeProbe(sqlite), close: () => kysely.destroy() };
   } else {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-    db = { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+    // PostgreSQL has nothing this cheap and exact: no in-process caches there.
+    db = { kysely, dialect: 'postgres', probe: null, close: () => kysely.destroy() };
   }
   if (opts.migrate !== false) await migrateToLatest(db);
   return db;
@@ -78,8 +78,6 @@ export function cachingPrepare(sqlite: Database.Database, max = STATEMENT_CACHE_
  */
 export type ChangeProbe = { version(): number | null };
 
-const changeProbes = new WeakMap<object, ChangeProbe>();
-
 function sqliteChangeProbe(sqlite: Database.Database): ChangeProbe {
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const totalChanges = sqlite.prepare('select total_changes()').pluck();
@@ -106,12 +104,6 @@ function sqliteChangeProbe(sqlite: Database.Database): ChangeProbe {
     },
   };
 }
-
-/**
- * The change probe of a SQLite `Db` or of its root Kysely instance; undefined for PostgreSQL (nothing this cheap and
- * exact) and for transactions (whose reads must go to the database).
- */
-export const changeProbe = (db: Db | Kysely<any>): ChangeProbe | undefined => changeProbes.get(db);
 
 /** `FOR UPDATE SKIP LOCKED` where the database has it; SQLite serialises writers, so it needs none. */
 export function skipLocked<QB extends SelectQueryBuilder<any, any, any>>(db: Db, qb: QB): QB {

@@ -2,10 +2,10 @@
 // SIGNET_ALLOW_PRIVATE_NETWORK (checked again at connect time by the guarded agent, against DNS rebinding),
 // redirects followed by hand (at most 3, each target re-checked), the body cut off at the size limit.
 import { request, type Agent } from 'undici';
-import { apiError } from '../http/errors.js';
+import { MAX_FILE_BYTES } from '../limits.js';
+import { apiError } from '../lib/errors.js';
 import { checkOutboundUrl, createGuardedAgent } from '../lib/outbound.js';
 
-export const MAX_FILE_BYTES = 25 * 1024 * 1024;
 const MAX_REDIRECTS = 3;
 const TIMEOUT_MS = 20_000;
 

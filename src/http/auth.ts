@@ -1,25 +1,32 @@
 // The /v1 gate, in the spec's order: key shape (before any lookup) → lookup by hash → revoked → IP allowlist on
 // the socket's peer address (never a header) → tier → rate limit. Idempotency and the handler come after.
-// `GET /v1/me` is authenticated but never touches the rate limiter.
+// Registered inside the /v1 plugin, so it also runs for unknown /v1 paths (they count, as the spec says). A route
+// opts out on its own: `config: { auth: false }` (no key at all) or `config: { rateLimit: false }` (GET /v1/me).
 // Callback-style, and synchronous end to end when the key is cached and the limiter is in-process: this hook runs
 // on every API request, and each promise it awaited cost measurable time there.
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { changeProbe, type Db } from '../db/db.js';
+import type { Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
-import { isAllowed, maskIp, normaliseAddress } from '../lib/ip.js';
+import { maskIp, normaliseAddress } from '../lib/ip.js';
 import { createAuthLookup, type AuthEntry } from '../keys/auth-cache.js';
 import { findKeyForAuth, hashKey, looksLikeKey } from '../keys/keys.repo.js';
 import type { LastUsedRecorder } from '../keys/last-used.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/ratelimit.js';
 import { DEFAULT_LIMIT } from '../ratelimit/ratelimit.js';
-import { apiError } from './errors.js';
+import { apiError } from '../lib/errors.js';
 
 export const API_TIERS_WITHOUT_ACCESS = new Set(['free']);
-const UNAUTHENTICATED = new Set(['/v1/openapi.json']);
 const BEARER = /^Bearer +(\S+) *$/i;
 
-export const isApiPath = (url: string): boolean => url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: the route needs no API key (the OpenAPI document). */
+    auth?: false;
+    /** false: authenticated, but exempt from the rate limit (GET /v1/me): no token used, no RateLimit headers. */
+    rateLimit?: false;
+  }
+}
 
 /**
  * Per connection: the last Authorization value that passed the shape check, with its key hash, and the peer's
@@ -54,10 +61,7 @@ export function registerAuth(
   app: FastifyInstance,
   deps: { db: Db; clock: Clock; limiter: RateLimiter; lastUsed: LastUsedRecorder },
 ): void {
-  app.decorateRequest('auth', null);
-  app.decorateRequest('rate', null);
-  app.decorateRequest('dataVersion', null);
-  const keys = createAuthLookup({ load: (hash) => findKeyForAuth(deps.db.kysely, hash), probe: changeProbe(deps.db) });
+  const keys = createAuthLookup({ load: (hash) => findKeyForAuth(deps.db.kysely, hash), probe: deps.db.probe });
 
   function limited(req: FastifyRequest, decision: RateDecision, done: Done): void {
     req.rate = decision;
@@ -65,11 +69,11 @@ export function registerAuth(
     done(apiError('rate_limited', { headers: { 'Retry-After': String(decision.retryAfterSeconds ?? decision.resetSeconds) } }));
   }
 
-  function admit(req: FastifyRequest, key: AuthEntry | undefined, path: string, conn: Connection, version: number | null, done: Done): void {
+  function admit(req: FastifyRequest, key: AuthEntry | undefined, conn: Connection, version: number | null, done: Done): void {
     if (!key || key.revoked) return done(apiError('invalid_key'));
 
     const peer = req.socket.remoteAddress;
-    if (key.allowedIps && !isAllowed(key.allowedIps, peer)) {
+    if (key.allowIp && !key.allowIp(peer)) {
       return done(apiError('ip_not_allowed', { ip: normaliseAddress(peer) }));
     }
 
@@ -83,7 +87,8 @@ export function registerAuth(
     req.dataVersion = version;
     deps.lastUsed.note(key.id, deps.clock.now(), conn.masked);
 
-    if (req.method === 'GET' && path === '/v1/me') return done();
+    // The spec exempts GET /v1/me; the HEAD Fastify adds beside a GET still counts, as it always did.
+    if (req.routeOptions.config.rateLimit === false && req.method === 'GET') return done();
     let decision: RateDecision | Promise<RateDecision>;
     try {
       decision = deps.limiter.hit(key.id, key.rateLimit ?? DEFAULT_LIMIT);
@@ -95,20 +100,16 @@ export function registerAuth(
   }
 
   app.addHook('onRequest', (req: FastifyRequest, _reply: FastifyReply, done: Done) => {
-    const url = req.url;
-    if (!isApiPath(url)) return done();
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    if (UNAUTHENTICATED.has(path)) return done();
+    if (req.routeOptions.config.auth === false) return done();
 
     const conn = connectionOf(req.socket);
     const keyHash = keyHashOf(conn, req.headers.authorization);
     if (keyHash === null) return done(apiError('invalid_key'));
 
     const version = keys.version();
-    const cached = keys.cached(keyHash, version);
-    if (cached !== undefined) return admit(req, cached, path, conn, version, done);
-    keys.find(keyHash, version).then((key) => admit(req, key, path, conn, version, done), done);
+    const cached = keys.get(keyHash, version);
+    if (cached !== undefined) return admit(req, cached, conn, version, done);
+    keys.load(keyHash, version).then((key) => admit(req, key, conn, version, done), done);
   });
 
   // RateLimit headers go on every 2xx and every 429, and on no other status. Callback-style: runs on every request.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { catalogue } from './errors.js';
+import { catalogue } from '../lib/errors.js';
 import { startHarness, type Harness, type Res } from '../testing/harness.js';
 import { setRateLimit } from '../keys/keys.repo.js';
 import { EVENT_NAMES } from '../webhooks/events.js';

@@ -1,7 +1,7 @@
 // Every error leaves through here and is rendered from the catalogue; internals (stacks, SQL) are logged, never sent.
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, apiError } from './errors.js';
+import { ApiError, apiError } from '../lib/errors.js';
 
 function toApiError(err: FastifyError): ApiError {
   if (err instanceof ApiError) return err;
@@ -38,10 +38,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (e.headers) reply.headers(e.headers);
     return reply.code(e.status).type('application/json; charset=utf-8').send(e.body());
   });
-  app.setNotFoundHandler((_req, reply) => {
-    const e = apiError('not_found', { message: 'No such route.' });
-    return reply.code(404).send(e.body());
-  });
+  app.setNotFoundHandler(notFound);
+}
+
+/** Unknown routes: the catalogue's 404. The /v1 plugin sets it again so that its gate runs first. */
+export function notFound(_req: FastifyRequest, reply: FastifyReply) {
+  return reply.code(404).send(apiError('not_found', { message: 'No such route.' }).body());
 }
 
 /**

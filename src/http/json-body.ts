@@ -4,7 +4,7 @@
 // 400 invalid_request (error-handler.ts), even on routes that take no body.
 import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
-import { apiError } from './errors.js';
+import { apiError } from '../lib/errors.js';
 
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();

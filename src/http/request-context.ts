@@ -1,3 +1,6 @@
+// What a request carries beyond Fastify's own: the /v1 gate's results and the client as the service records it.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { normaliseAddress } from '../lib/ip.js';
 import type { RateDecision } from '../ratelimit/ratelimit.js';
 
 export type AuthContext = {
@@ -28,3 +31,20 @@ export function authOf(req: { auth: AuthContext | null }): AuthContext {
   if (!req.auth) throw new Error('route reached without authentication');
   return req.auth;
 }
+
+/** Declared once on the root instance, so every request object has the same shape. */
+export function decorateRequests(app: FastifyInstance): void {
+  app.decorateRequest('auth', null);
+  app.decorateRequest('rate', null);
+  app.decorateRequest('dataVersion', null);
+  app.decorateRequest('idem', null);
+  app.decorateRequest('rawBody', undefined);
+}
+
+/** The client as audit trails record it: the socket's peer address (never a header) and the User-Agent. */
+export type ClientMeta = { ip: string | null; userAgent: string | null };
+
+export const clientMeta = (req: FastifyRequest): ClientMeta => ({
+  ip: normaliseAddress(req.socket.remoteAddress),
+  userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 512) : null,
+});

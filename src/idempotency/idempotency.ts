@@ -5,22 +5,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
-import { apiError } from '../http/errors.js';
+import { apiError } from '../lib/errors.js';
 import type { IdempotencyClaim } from '../http/request-context.js';
-import { beginIdempotent, completeIdempotent, releaseIdempotent } from './idempotency.repo.js';
+import type { ScheduledJob } from '../jobs/scheduler.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_MS } from '../limits.js';
+import { beginIdempotent, completeIdempotent, pruneIdempotencyKeys, releaseIdempotent } from './idempotency.repo.js';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const LOCK_MS = 120_000;
-const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+const KEY_SHAPE = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
 
 export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
-  app.decorateRequest('idem', null);
 
   async function claim(req: FastifyRequest, reply: FastifyReply, raw: string | string[]): Promise<void> {
     const idemKey = Array.isArray(raw) ? raw[0] : raw;
     if (!idemKey || !KEY_SHAPE.test(idemKey)) {
       throw apiError('invalid_request', {
-        message: 'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+        message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`,
         meta: { field: 'Idempotency-Key' },
       });
     }
@@ -86,3 +86,9 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     releaseIdempotent(deps.db.kysely, claim).then(() => done(), () => done());
   });
 }
+
+/** Hourly: keys past their 24 hours are forgotten. */
+export const pruneIdempotencyJob = (deps: { db: Db; clock: Clock }): ScheduledJob => ({
+  everyMs: 3600_000,
+  run: async () => ({ deleted: await pruneIdempotencyKeys(deps.db.kysely, deps.clock.now() - IDEMPOTENCY_TTL_MS) }),
+});

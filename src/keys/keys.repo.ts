@@ -1,11 +1,9 @@
 // API keys: only the SHA-256 of the plaintext and its 12-character label are stored; the plaintext is shown once.
 import { hash } from 'node:crypto';
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ApiKeysTable, Database } from '../db/schema.js';
-import { invalidatingAuth } from './auth-cache.js';
 import { newId } from '../lib/ids.js';
 import { randomHex } from '../lib/crypto.js';
-import { iso } from '../lib/clock.js';
 
 export const CURRENT_PREFIX = 'svk_live_';
 export const LEGACY_PREFIX = 'lgk_live_';
@@ -40,7 +38,7 @@ export async function createKey(
     allowed_ips: '[]',
     allowed_origins: '[]',
   };
-  await invalidatingAuth(db.insertInto('api_keys').values(key).execute());
+  await db.insertInto('api_keys').values(key).execute();
   return { key, plaintext };
 }
 
@@ -57,41 +55,25 @@ export type AuthRow = {
   ws_tier: string;
 };
 
-// Built and compiled once per Kysely instance (so per dialect: `?` on SQLite, `$1` on PostgreSQL); it runs on every
-// authenticated request, where building it cost more than running it.
-const authQueries = new WeakMap<Kysely<Database>, CompiledQuery<AuthRow>>();
-
-function authQuery(db: Kysely<Database>): CompiledQuery<AuthRow> {
-  let q = authQueries.get(db);
-  if (q === undefined) {
-    q = db
-      .selectFrom('api_keys')
-      .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
-      .select([
-        'api_keys.id',
-        'api_keys.key_hash',
-        'api_keys.workspace_id',
-        'api_keys.revoked_at',
-        'api_keys.rate_limit',
-        'api_keys.allowed_ips',
-        'api_keys.allowed_origins',
-        'workspaces.name as ws_name',
-        'workspaces.slug as ws_slug',
-        'workspaces.tier as ws_tier',
-      ])
-      .where('api_keys.key_hash', '=', '')
-      .compile();
-    if (q.parameters.length !== 1) throw new Error('auth query: expected exactly one parameter');
-    authQueries.set(db, q);
-  }
-  return q;
-}
-
-export async function findKeyForAuth(db: Kysely<Database>, keyHash: string): Promise<AuthRow | undefined> {
-  const q = authQuery(db);
-  const r = await db.executeQuery<AuthRow>({ query: q.query, queryId: q.queryId, sql: q.sql, parameters: [keyHash] });
-  return r.rows[0];
-}
+/** The key with this hash and its workspace: what the /v1 gate needs, in one read. */
+export const findKeyForAuth = (db: Kysely<Database>, keyHash: string): Promise<AuthRow | undefined> =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+    .select([
+      'api_keys.id',
+      'api_keys.key_hash',
+      'api_keys.workspace_id',
+      'api_keys.revoked_at',
+      'api_keys.rate_limit',
+      'api_keys.allowed_ips',
+      'api_keys.allowed_origins',
+      'workspaces.name as ws_name',
+      'workspaces.slug as ws_slug',
+      'workspaces.tier as ws_tier',
+    ])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
 
 export const findKey = (db: Kysely<Database>, id: string) =>
   db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
@@ -99,30 +81,25 @@ export const findKey = (db: Kysely<Database>, id: string) =>
 export const listKeys = (db: Kysely<Database>, workspaceId: string) =>
   db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').execute();
 
-// Every write in this file goes through invalidatingAuth: this process's own commits do not move data_version, so the
-// auth cache (auth-cache.ts) must be told. recordLastUsed is the exception: it writes no column the gate reads.
-
 /** Revokes once; a second revoke keeps the first record of who and when. */
 export async function revokeKey(db: Kysely<Database>, id: string, actor: string, now: number): Promise<boolean> {
-  const r = await invalidatingAuth(
-    db
-      .updateTable('api_keys')
-      .set({ revoked_at: now, revoked_by: actor })
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst(),
-  );
+  const r = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now, revoked_by: actor })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 
 export const setAllowedIps = (db: Kysely<Database>, id: string, list: string[]) =>
-  invalidatingAuth(db.updateTable('api_keys').set({ allowed_ips: JSON.stringify(list) }).where('id', '=', id).execute());
+  db.updateTable('api_keys').set({ allowed_ips: JSON.stringify(list) }).where('id', '=', id).execute();
 
 export const setAllowedOrigins = (db: Kysely<Database>, id: string, list: string[]) =>
-  invalidatingAuth(db.updateTable('api_keys').set({ allowed_origins: JSON.stringify(list) }).where('id', '=', id).execute());
+  db.updateTable('api_keys').set({ allowed_origins: JSON.stringify(list) }).where('id', '=', id).execute();
 
 export const setRateLimit = (db: Kysely<Database>, id: string, limit: number | null) =>
-  invalidatingAuth(db.updateTable('api_keys').set({ rate_limit: limit }).where('id', '=', id).execute());
+  db.updateTable('api_keys').set({ rate_limit: limit }).where('id', '=', id).execute();
 
 export async function recordLastUsed(
   db: Kysely<Database>,
@@ -134,19 +111,3 @@ export async function recordLastUsed(
     }
   });
 }
-
-/** The wire/CLI view of a key: never the hash, never the plaintext. */
-export const presentKey = (k: ApiKey) => ({
-  id: k.id,
-  label: k.label,
-  workspace_id: k.workspace_id,
-  created_at: iso(k.created_at),
-  last_used_at: k.last_used_at === null ? null : iso(k.last_used_at),
-  last_used_ip: k.last_used_ip,
-  revoked_at: k.revoked_at === null ? null : iso(k.revoked_at),
-  revoked_by: k.revoked_by,
-  legacy: k.legacy === 1,
-  rate_limit: k.rate_limit,
-  allowed_ips: JSON.parse(k.allowed_ips) as string[],
-  allowed_origins: JSON.parse(k.allowed_origins) as string[],
-});

@@ -1,4 +1,6 @@
 // Embed origins: plain https origins only (scheme + host + optional port), stored canonical (lower-case, no default port).
+import { MAX_EMBED_ORIGINS } from '../limits.js';
+
 export function canonicaliseOrigin(raw: string): { ok: true; value: string } | { ok: false; reason: string } {
   const s = raw.trim();
   if (s.includes('*')) return { ok: false, reason: 'wildcards are not allowed' };
@@ -18,7 +20,6 @@ export function canonicaliseOrigin(raw: string): { ok: true; value: string } | {
   return { ok: true, value: u.origin };
 }
 
-export const MAX_ORIGINS = 50;
 
 export function canonicaliseOrigins(
   list: string[],
@@ -29,6 +30,6 @@ export function canonicaliseOrigins(
     if (!r.ok) return { ok: false, entry, reason: r.reason };
     if (!out.includes(r.value)) out.push(r.value);
   }
-  if (out.length > MAX_ORIGINS) return { ok: false, entry: '', reason: `at most ${MAX_ORIGINS} origins` };
+  if (out.length > MAX_EMBED_ORIGINS) return { ok: false, entry: '', reason: `at most ${MAX_EMBED_ORIGINS} origins` };
   return { ok: true, list: out };
 }

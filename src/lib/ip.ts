@@ -1,11 +1,11 @@
 // Guarantee: allowlist entries are saved only in one canonical form, and a caller matches only what the list names.
+import { MAX_ALLOWLIST_ENTRIES } from '../limits.js';
 
 /** A parsed address. IPv4-mapped IPv6 is reported as the IPv4 it embeds. `value` is an unsigned 32-bit int. */
 export type ParsedAddress = { kind: 4; value: number } | { kind: 6; parts: number[] };
 
 export type AllowlistResult = { ok: true; list: string[] } | { ok: false; entry: string; reason: string };
 
-export const MAX_ALLOWLIST_ENTRIES = 50;
 
 // Longest valid entry is 45 characters of IPv6-with-dotted-tail plus "/128"; anything longer is refused cheaply.
 const MAX_ENTRY_LENGTH = 64;
@@ -177,7 +177,7 @@ export function canonicaliseAllowlist(entries: string[]): AllowlistResult {
     if (!r.ok) return { ok: false, entry: String(entry), reason: r.reason };
     seen.add(r.value);
     // Stop early so an oversized request costs no more than 51 distinct entries of work beyond parsing.
-    if (seen.size > MAX_ALLOWLIST_ENTRIES) return { ok: false, entry: '', reason: 'at most 50 entries' };
+    if (seen.size > MAX_ALLOWLIST_ENTRIES) return { ok: false, entry: '', reason: `at most ${MAX_ALLOWLIST_ENTRIES} entries` };
   }
   return { ok: true, list: [...seen] };
 }

@@ -2,11 +2,11 @@
 import dns from 'node:dns';
 import type { LookupFunction, Socket } from 'node:net';
 import { Agent, buildConnector } from 'undici';
+import { MAX_URL_LENGTH } from '../limits.js';
 import { parseAddress } from './ip.js';
 
 export type OutboundCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
-export const MAX_URL_LENGTH = 2048;
 const DNS_TIMEOUT_MS = 5000;
 
 /** Thrown (and passed to undici callbacks) when a connection would reach a non-public address. */

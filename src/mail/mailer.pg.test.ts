@@ -4,7 +4,10 @@ import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
 import { freshPostgres, postgresForTests } from '../testing/services.js';
 import { createWorkspace } from '../workspaces/workspaces.repo.js';
-import { createMailer, getMail, listOutbox, type OutgoingMail } from './mailer.js';
+import { createMailer } from './mailer.js';
+import { getMail, listOutbox } from './outbox.js';
+import type { OutgoingMail } from './outbox.js';
+import { sendNow } from './testing/send-now.js';
 import { startSmtpPeer, type SmtpPeer } from './testing/smtp-peer.js';
 
 const pg = await postgresForTests();
@@ -50,7 +53,7 @@ describe('mailer on PostgreSQL', { skip: 'skip' in pg ? pg.skip : false }, () =>
       }),
     );
     assert.equal((await listOutbox(db, { documentId: 'doc_rb' })).length, 0);
-    const r = await mailer.send(mail(wsId, 0, 'doc_one'));
+    const r = await sendNow(db, mailer, mail(wsId, 0, 'doc_one'));
     assert.equal(r.status, 'sent');
     await mailer.close();
     const [m] = await peer.parsed();

@@ -9,7 +9,11 @@ import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
 import { createWorkspace } from '../workspaces/workspaces.repo.js';
 import { KNOWN_LOCALES, type Locale } from './locales.js';
-import { createMailer, getMail, listOutbox, MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_MS, type MailLogger, type OutgoingMail } from './mailer.js';
+import type { Logger } from '../lib/logger.js';
+import { createMailer, MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_MS } from './mailer.js';
+import { getMail, listOutbox } from './outbox.js';
+import type { OutgoingMail } from './outbox.js';
+import { sendNow } from './testing/send-now.js';
 import { startSmtpPeer, type SmtpPeer } from './testing/smtp-peer.js';
 
 const BASE = 'http://localhost:3000';
@@ -17,7 +21,7 @@ const FROM = 'Signet <no-reply@signet.test>';
 const EXPIRES = Date.parse('2026-12-06T10:00:00Z');
 
 type Entry = { level: string; obj: Record<string, unknown>; msg?: string };
-function captureLogger(): MailLogger & { entries: Entry[] } {
+function captureLogger(): Logger & { entries: Entry[] } {
   const entries: Entry[] = [];
   const at = (level: string) => (obj: object, msg?: string) => void entries.push({ level, obj: obj as Record<string, unknown>, msg });
   return { entries, info: at('info'), warn: at('warn'), error: at('error') };
@@ -85,7 +89,7 @@ describe('mailer over SMTP', () => {
     const tokens: Record<string, string> = {};
     for (const locale of KNOWN_LOCALES) {
       tokens[locale] = `tok_${locale}_Xy-9_secret`;
-      const r = await mailer.send(invitation(acme.id, { locale, name: names[locale], token: tokens[locale], to: { email: `${locale}@example.com`, name: names[locale] } }));
+      const r = await sendNow(db, mailer, invitation(acme.id, { locale, name: names[locale], token: tokens[locale], to: { email: `${locale}@example.com`, name: names[locale] } }));
       assert.equal(r.status, 'sent');
     }
     await mailer.close();
@@ -126,7 +130,7 @@ describe('mailer over SMTP', () => {
     const mailer = createMailer({ db, clock, smtpUrl: peer.url, from: FROM });
     const first = peer.received.length;
     const hostile = '<script>alert("x")</script> Zoë & "Co"';
-    await mailer.send(invitation(acme.id, { name: hostile, to: { email: 'h@example.com', name: hostile } }));
+    await sendNow(db, mailer, invitation(acme.id, { name: hostile, to: { email: 'h@example.com', name: hostile } }));
     await mailer.close();
     const [m] = (await peer.parsed()).slice(first);
     const html = m!.html as string;
@@ -141,9 +145,9 @@ describe('mailer over SMTP', () => {
   test('Reply-To: none without a workspace reply-to; an explicit value overrides; null removes it', async () => {
     const mailer = createMailer({ db, clock, smtpUrl: peer.url, from: FROM });
     const first = peer.received.length;
-    await mailer.send(invitation(plain.id));
-    await mailer.send(invitation(plain.id, { replyTo: 'owner@plain.example' }));
-    await mailer.send(invitation(acme.id, { replyTo: null }));
+    await sendNow(db, mailer, invitation(plain.id));
+    await sendNow(db, mailer, invitation(plain.id, { replyTo: 'owner@plain.example' }));
+    await sendNow(db, mailer, invitation(acme.id, { replyTo: null }));
     await mailer.close();
     const [a, b, c] = (await peer.parsed()).slice(first);
     assert.equal(a!.replyTo, undefined);
@@ -177,7 +181,7 @@ describe('mailer over SMTP', () => {
     const port = await freePort();
     const logger = captureLogger();
     const mailer = createMailer({ db, clock, smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM, logger });
-    const r = await mailer.send(invitation(plain.id, { documentId: 'doc_down' }));
+    const r = await sendNow(db, mailer, invitation(plain.id, { documentId: 'doc_down' }));
     assert.equal(r.status, 'queued');
     let row = (await getMail(db, r.id))!;
     assert.equal(row.attempts, 1);
@@ -206,7 +210,7 @@ describe('mailer over SMTP', () => {
   test('gives up as failed after the last retry', async () => {
     const port = await freePort();
     const mailer = createMailer({ db, clock, smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM });
-    const { id } = await mailer.send(invitation(plain.id, { documentId: 'doc_giveup' }));
+    const { id } = await sendNow(db, mailer, invitation(plain.id, { documentId: 'doc_giveup' }));
     for (const delay of MAIL_RETRY_DELAYS_MS) {
       assert.equal((await getMail(db, id))!.status, 'queued');
       clock.advance(delay);
@@ -221,7 +225,7 @@ describe('mailer over SMTP', () => {
 
   test('a permanent rejection (550) fails at once', async () => {
     const mailer = createMailer({ db, clock, smtpUrl: peer.url, from: FROM });
-    const r = await mailer.send(invitation(plain.id, { to: { email: 'bounce@example.com', name: 'B' } }));
+    const r = await sendNow(db, mailer, invitation(plain.id, { to: { email: 'bounce@example.com', name: 'B' } }));
     assert.equal(r.status, 'failed');
     const row = (await getMail(db, r.id))!;
     assert.equal(row.attempts, 1);
@@ -264,9 +268,9 @@ describe('mailer over SMTP', () => {
   });
 
   test('the background loop sends what is woken for, and close stops it', async () => {
-    const mailer = createMailer({ db, clock, smtpUrl: peer.url, from: FROM });
+    const mailer = createMailer({ db, clock, smtpUrl: peer.url, from: FROM, pollIntervalMs: 60_000 });
     const first = peer.received.length;
-    mailer.start(60_000);
+    mailer.start();
     await mailer.enqueue(db.kysely, invitation(plain.id, { documentId: 'doc_loop' }));
     mailer.wake();
     for (let i = 0; i < 200 && peer.received.length === first; i++) await new Promise((r) => setTimeout(r, 10));
@@ -282,7 +286,7 @@ describe('mailer without SMTP (embedded default)', () => {
     const mailer = createMailer({ db, clock, smtpUrl: null, from: FROM, logger });
     assert.equal(mailer.mode, 'log');
     const first = peer.received.length;
-    const r = await mailer.send(invitation(acme.id, { token: 'tok_dev_link', documentId: 'doc_log', locale: 'es' }));
+    const r = await sendNow(db, mailer, invitation(acme.id, { token: 'tok_dev_link', documentId: 'doc_log', locale: 'es' }));
     assert.equal(r.status, 'logged');
     const row = (await getMail(db, r.id))!;
     assert.equal(row.status, 'logged');
@@ -301,11 +305,11 @@ describe('mailer without SMTP (embedded default)', () => {
 describe('mailer input checks', () => {
   test('refuses unknown locales, templates, workspaces and malformed addresses', async () => {
     const mailer = createMailer({ db, clock, smtpUrl: null, from: FROM });
-    await assert.rejects(mailer.send(invitation(plain.id, { locale: 'de-DE' as Locale })), /unknown locale/);
-    await assert.rejects(mailer.send({ ...invitation(plain.id), template: 'nope' } as never), /unknown mail template/);
-    await assert.rejects(mailer.send(invitation('ws_missing')), /no workspace/);
-    await assert.rejects(mailer.send(invitation(plain.id, { to: { email: 'a@b.example\r\nBcc: x@evil.example', name: 'x' } })), /not a plain e-mail/);
-    await assert.rejects(mailer.send(invitation(plain.id, { replyTo: 'Evil <e@x.example>' })), /reply-to/);
+    await assert.rejects(sendNow(db, mailer, invitation(plain.id, { locale: 'de-DE' as Locale })), /unknown locale/);
+    await assert.rejects(sendNow(db, mailer, { ...invitation(plain.id), template: 'nope' } as never), /unknown mail template/);
+    await assert.rejects(sendNow(db, mailer, invitation('ws_missing')), /no workspace/);
+    await assert.rejects(sendNow(db, mailer, invitation(plain.id, { to: { email: 'a@b.example\r\nBcc: x@evil.example', name: 'x' } })), /not a plain e-mail/);
+    await assert.rejects(sendNow(db, mailer, invitation(plain.id, { replyTo: 'Evil <e@x.example>' })), /reply-to/);
     assert.throws(() => createMailer({ db, clock, smtpUrl: null, from: 'nobody' }), /mail from/);
     assert.throws(() => createMailer({ db, clock, smtpUrl: 'http://x', from: FROM }), /smtp/);
     assert.throws(() => createMailer({ db, clock, smtpUrl: null, from: FROM, leaseMs: 1000 }), /leaseMs/);

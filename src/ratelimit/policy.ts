@@ -17,8 +17,7 @@ export type RateLimiter = {
 /** Pino-compatible subset; only state changes are logged, never bucket ids or URLs. */
 export type Logger = { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 
-export const WINDOW_MS = 60_000;
-export const DEFAULT_LIMIT = 60;
+export { RATE_LIMIT as DEFAULT_LIMIT, RATE_WINDOW_MS as WINDOW_MS } from '../limits.js';
 
 export function checkLimit(limit: number): void {
   // A zero/negative/fractional limit is a caller bug; failing loudly beats silently admitting or refusing everyone.

@@ -2,9 +2,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postgresForTests } from '../testing/services.js';
-import { runJob } from '../jobs/jobs.js';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
-import { b64, startE2E, type E2E } from './testing/e2e.js';
+import { b64, startE2E, type E2E } from '../testing/e2e.js';
 
 const pg = await postgresForTests();
 
@@ -30,7 +29,7 @@ describe('expiry on PostgreSQL', { skip: 'skip' in pg ? pg.skip : false }, () =>
       docs.push(r.json.document_id);
     }
     e.h.clock.advance(2 * 3600_000);
-    const results = await Promise.all([1, 2, 3, 4].map(() => runJob('expire-requests', { db: e.h.db, clock: e.h.clock })));
+    const results = await Promise.all([1, 2, 3, 4].map(() => e.h.runtime.runJob('expire-requests')));
     assert.equal(results.reduce((n, r) => n + Number(r.expired), 0), 9);
     await e.work();
     const events = docs.flatMap((d) => e.eventsOf('signing_request.expired', d));

@@ -1,19 +1,24 @@
-// The wire format of documents and signing requests, written once. Signer links never appear here.
+// The wire format of documents and signing requests, and of their audit-trail and event values, written once.
+// Signer links never appear here.
+import type { AuditEntry } from '../documents/audit.repo.js';
+import type { AuditEvent, AuditInfo } from '../documents/pdf/audit-page.js';
+import type { AuthContext } from '../http/request-context.js';
 import { iso } from '../lib/clock.js';
-import type { DocumentRow, RequestRow } from '../documents/documents.repo.js';
+import type { DocumentRow, RequestRow } from './signing.repo.js';
+import type { DocumentOut, RequestBrief, RequestOut } from './signing.schemas.js';
 
 const t = (ms: number | null) => (ms === null ? null : iso(ms));
 
 export const presentSigner = (r: RequestRow) => ({ email: r.email, role: r.role, name: r.name, slot: r.slot });
 
-export const presentRequestBrief = (r: RequestRow) => ({
+export const presentRequestBrief = (r: RequestRow): RequestBrief => ({
   id: r.id,
   status: r.status,
   signer: presentSigner(r),
   expires_at: iso(r.expires_at),
 });
 
-export const presentRequest = (r: RequestRow) => ({
+export const presentRequest = (r: RequestRow): RequestOut => ({
   id: r.id,
   document_id: r.document_id,
   status: r.status,
@@ -31,7 +36,7 @@ export const documentUrls = (baseUrl: string, id: string) => ({
   audit_trail_url: `${baseUrl}/v1/documents/${id}/audit-trail`,
 });
 
-export const presentDocument = (d: DocumentRow, requests: RequestRow[], baseUrl: string) => ({
+export const presentDocument = (d: DocumentRow, requests: RequestRow[], baseUrl: string): DocumentOut => ({
   id: d.id,
   status: d.status,
   title: d.title,
@@ -48,3 +53,40 @@ export const presentDocument = (d: DocumentRow, requests: RequestRow[], baseUrl:
   ...(d.status === 'completed' ? documentUrls(baseUrl, d.id) : {}),
   signing_requests: requests.map(presentRequest),
 });
+
+/** The signer as webhook payloads carry it (signed, viewed, declined, expired). */
+export const eventSigner = (r: RequestRow) => ({ email: r.email, name: r.name });
+
+/** Audit-trail actors: `api_key:<id>`, `signer:<email>` or `system`. */
+export const keyActor = (auth: AuthContext) => `api_key:${auth.keyId}`;
+export const signerActor = (r: RequestRow) => `signer:${r.email}`;
+
+/** What the audit page and certificate print about a document and its signers. */
+export function auditPageInput(doc: DocumentRow, requests: RequestRow[], completedAt: number): AuditInfo {
+  return {
+    documentId: doc.id,
+    title: doc.title,
+    originalSha256: doc.original_sha256,
+    signers: requests.map((r) => ({
+      name: r.name,
+      email: r.email,
+      role: r.role,
+      ip: r.sign_ip ?? r.view_ip,
+      userAgent: r.sign_ua ?? r.view_ua,
+      sentAt: t(r.sent_at),
+      viewedAt: t(r.viewed_at),
+      signedAt: t(r.signed_at),
+    })),
+    completedAt: iso(completedAt),
+  };
+}
+
+/** The audit chain's entries as the certificate's event log prints them. */
+export const auditCertificateEvents = (entries: AuditEntry[]): AuditEvent[] =>
+  entries.map((e) => ({
+    at: e.at,
+    event: e.action,
+    actor: e.actor ?? null,
+    ip: e.ip ?? null,
+    detail: e.detail ? JSON.stringify(e.detail) : null,
+  }));

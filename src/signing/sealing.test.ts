@@ -2,9 +2,9 @@
 // seal (TSA down) is recorded and retried with backoff; either way document.completed is emitted exactly once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimSealJobs, findDocumentById } from '../documents/documents.repo.js';
+import { claimSealJobs, findDocumentById } from './signing.repo.js';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
-import { b64, startE2E, type E2E } from './testing/e2e.js';
+import { b64, startE2E, type E2E } from '../testing/e2e.js';
 
 async function allSigned(e: E2E): Promise<string> {
   const email = `crash${Math.random().toString(36).slice(2)}@example.com`;

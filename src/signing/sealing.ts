@@ -1,36 +1,44 @@
-// Completion: stamp every signature and field, append the audit page, seal (PAdES B-T) and only then mark the
-// document completed and emit `document.completed`, in one transaction guarded by this worker's seal claim.
-// A crash mid-seal leaves the claim to expire and another worker redoes the work; the guarded update means the
-// event is emitted once. Failures back off and retry; a document is never left pending without a retry scheduled.
-import type { Db } from '../db/db.js';
-import { iso, type Clock } from '../lib/clock.js';
+// Completion, as a lease-claim job (jobs/runner.ts): stamp every signature and field, append the audit page, seal
+// (PAdES B-T) and only then mark the document completed and emit `document.completed`, in one transaction guarded
+// by this worker's seal claim. Guarantees: a crash mid-seal leaves the claim to lapse and another worker redoes the
+// work; the guarded update means the event is emitted once; a failure backs off and retries, so a document is never
+// left pending without a retry scheduled.
+import { doubling, nextAttemptAt } from '../jobs/retry.js';
+import { createRunner, type Runner } from '../jobs/runner.js';
 import { sha256Hex } from '../lib/crypto.js';
-import type { BlobStore } from '../documents/blob-store.js';
-import { appendAudit } from '../documents/audit.repo.js';
-import { claimSealJobs, findDocumentById, listRequests, type DocumentRow, type RequestRow } from '../documents/documents.repo.js';
-import type { Emit } from '../webhooks/outbox.repo.js';
+import { describeError, silentLogger, type Logger } from '../lib/logger.js';
+import { iso } from '../lib/clock.js';
+import type { Sealer } from '../documents/pdf/seal.js';
+import type { Stamp, StampValue } from '../documents/pdf/stamp.js';
+import type { Field } from '../documents/pdf/types.js';
 import type { Locale } from '../mail/locales.js';
-import { documentUrls } from './presenters.js';
-import type { AuditPageInput, MailQueue, PdfEngine, PlacementField, Sealer, StampValue } from './ports.js';
+import { auditPageInput, documentUrls } from './presenters.js';
+import {
+  claimSealJobs,
+  completeSealed,
+  findDocumentById,
+  listRequests,
+  recordSealFailure,
+  releaseSealClaim,
+  type DocumentRow,
+  type RequestRow,
+} from './signing.repo.js';
+import type { SigningDeps } from './signing.service.js';
+import { inTransaction } from './transition.js';
 
-export type SealingDeps = {
-  db: Db;
-  clock: Clock;
-  blobs: BlobStore;
-  emit: Emit;
-  pdf: PdfEngine;
-  sealer: Sealer;
-  mail: MailQueue;
+export type SealingDeps = Pick<SigningDeps, 'db' | 'clock' | 'blobs' | 'emit' | 'mail' | 'wake' | 'pdf'> & {
+  sealer: Pick<Sealer, 'seal'>;
   baseUrl: string;
   workerId: string;
-  logger?: { info(o: object, m?: string): void; error(o: object, m?: string): void };
-  wakeDispatcher(): void;
+  logger?: Logger;
 };
 
 const LEASE_MS = 5 * 60_000;
-const MAX_BACKOFF_MS = 3600_000;
+/** Stamping, the audit page and the seal each run under their own worker time limit; together well under this. */
+const SEAL_TIMEOUT_MS = 2 * 60_000;
+/** 10 s after the first failure, doubling, at most an hour apart. */
+const SEAL_RETRY = doubling(10_000, 3600_000);
 
-const dateText = (ms: number | null) => (ms === null ? '' : iso(ms).slice(0, 10));
 const initialsOf = (name: string) =>
   name
     .split(/\s+/)
@@ -38,31 +46,12 @@ const initialsOf = (name: string) =>
     .map((p) => [...p][0]!.toUpperCase())
     .join('');
 
-export function auditPageInput(doc: DocumentRow, requests: RequestRow[], completedAt: number): AuditPageInput {
-  return {
-    documentId: doc.id,
-    title: doc.title,
-    originalSha256: doc.original_sha256,
-    signers: requests.map((r) => ({
-      name: r.name,
-      email: r.email,
-      role: r.role,
-      ip: r.sign_ip ?? r.view_ip,
-      userAgent: r.sign_ua ?? r.view_ua,
-      sentAt: r.sent_at === null ? null : iso(r.sent_at),
-      viewedAt: r.viewed_at === null ? null : iso(r.viewed_at),
-      signedAt: r.signed_at === null ? null : iso(r.signed_at),
-    })),
-    completedAt: iso(completedAt),
-  };
-}
-
-async function stampsFor(deps: SealingDeps, doc: DocumentRow, requests: RequestRow[]) {
+async function stampsFor(deps: SealingDeps, doc: DocumentRow, requests: RequestRow[]): Promise<Stamp[]> {
   const byRole = new Map(requests.map((r) => [r.role, r]));
   const pngs = new Map<string, Uint8Array>();
   for (const r of requests) if (r.signature_blob) pngs.set(r.id, await deps.blobs.get(r.signature_blob));
-  const out: Array<{ field: PlacementField; value: StampValue }> = [];
-  for (const field of JSON.parse(doc.fields) as PlacementField[]) {
+  const out: Stamp[] = [];
+  for (const field of JSON.parse(doc.fields) as Field[]) {
     const r = byRole.get(field.role);
     if (!r) continue;
     const png = pngs.get(r.id);
@@ -70,7 +59,7 @@ async function stampsFor(deps: SealingDeps, doc: DocumentRow, requests: RequestR
     let value: StampValue;
     if (field.type === 'signature') value = png ? { kind: 'drawn', png } : { kind: 'typed', text: typed };
     else if (field.type === 'initials') value = png ? { kind: 'drawn', png } : { kind: 'typed', text: initialsOf(typed) };
-    else if (field.type === 'date') value = { kind: 'date', text: dateText(r.signed_at) };
+    else if (field.type === 'date') value = { kind: 'date', text: r.signed_at === null ? '' : iso(r.signed_at).slice(0, 10) };
     else value = { kind: 'text', text: (JSON.parse(r.field_values ?? '{}') as Record<string, string>)[field.id] ?? '' };
     out.push({ field, value });
   }
@@ -87,48 +76,31 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
   const withAudit = await deps.pdf.appendAuditPage(stamped, auditPageInput(doc, requests, completedAt));
   const sealed = await deps.sealer.seal(withAudit, { name: 'Signet', reason: `Signed by all parties: ${doc.title}`.slice(0, 200) });
   const sha256 = sha256Hex(sealed.pdf);
-  const now = deps.clock.now();
   const finalReq = requests.find((r) => r.id === doc.final_request_id) ?? requests[requests.length - 1]!;
+  const seal = { sha256, cert_serial: sealed.certSerial, tsa_provider: sealed.tsaProvider, tsa_signed_at: sealed.tsaSignedAt };
 
-  const done = await deps.db.kysely.transaction().execute(async (trx) => {
-    const blob = await deps.blobs.put(sealed.pdf, 'signed', trx);
-    const r = await trx
-      .updateTable('documents')
-      .set({
-        status: 'completed',
-        seal_state: 'done',
-        signed_blob: blob,
-        signed_sha256: sha256,
-        cert_serial: sealed.certSerial,
-        tsa_provider: sealed.tsaProvider,
-        tsa_signed_at: sealed.tsaSignedAt,
-        completed_at: now,
-        seal_last_error: null,
-        updated_at: now,
-      })
-      .where('id', '=', id)
-      .where('seal_state', '=', 'pending')
-      .where('seal_claimed_by', '=', deps.workerId)
-      .where('status', '=', 'in_progress')
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) return false;
-    await appendAudit(
-      trx,
-      { documentId: id, workspaceId: doc.workspace_id, action: 'document.completed', actor: 'system', detail: { sha256, cert_serial: sealed.certSerial, tsa_provider: sealed.tsaProvider, tsa_signed_at: sealed.tsaSignedAt } },
-      now,
-    );
-    await deps.emit(trx, 'document.completed', doc.workspace_id, {
+  return inTransaction(deps, async (tx) => {
+    const completed = await completeSealed(tx.trx, id, deps.workerId, {
+      signed_blob: await deps.blobs.put(sealed.pdf, 'signed', tx.trx),
+      signed_sha256: sha256,
+      cert_serial: sealed.certSerial,
+      tsa_provider: sealed.tsaProvider,
+      tsa_signed_at: sealed.tsaSignedAt,
+      completed_at: tx.now,
+      seal_last_error: null,
+      updated_at: tx.now,
+    });
+    if (!completed) return false;
+    await tx.audit(doc, { action: 'document.completed', actor: 'system', detail: seal });
+    await tx.emit('document.completed', doc.workspace_id, {
       signing_request_id: finalReq.id,
       document_id: id,
       signer: { email: finalReq.email, name: finalReq.name },
       ...documentUrls(deps.baseUrl, id),
-      sha256,
-      cert_serial: sealed.certSerial,
-      tsa_provider: sealed.tsaProvider,
-      tsa_signed_at: sealed.tsaSignedAt,
+      ...seal,
     });
     for (const s of requests) {
-      await deps.mail.enqueue(trx, {
+      await tx.mail({
         workspaceId: doc.workspace_id,
         documentId: id,
         signingRequestId: s.id,
@@ -140,34 +112,38 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
     }
     return true;
   });
-  if (done) {
-    deps.wakeDispatcher();
-    deps.mail.wake();
-  }
-  return done;
 }
 
-/** Claims and seals every document waiting for it; returns how many were completed. */
-export async function runSealJobs(deps: SealingDeps): Promise<number> {
-  let completed = 0;
-  for (;;) {
-    const ids = await claimSealJobs(deps.db, { now: deps.clock.now(), workerId: deps.workerId, leaseMs: LEASE_MS, limit: 4 });
-    if (ids.length === 0) return completed;
-    for (const id of ids) {
-      try {
-        if (await sealOne(deps, id)) completed++;
-      } catch (err) {
-        deps.logger?.error({ err, document_id: id }, 'sealing failed; will retry');
-        const doc = await findDocumentById(deps.db.kysely, id);
-        const backoff = Math.min(MAX_BACKOFF_MS, 10_000 * 2 ** Math.min(10, (doc?.seal_attempts ?? 1) - 1));
-        // Keep the claim but let it lapse after the backoff: then any worker (this one included) retries.
-        await deps.db.kysely
-          .updateTable('documents')
-          .set({ seal_last_error: String((err as Error).message).slice(0, 500), seal_claim_expires_at: deps.clock.now() + backoff })
-          .where('id', '=', id)
-          .where('seal_claimed_by', '=', deps.workerId)
-          .execute();
-      }
-    }
-  }
+/** The sealing job: four documents a batch, one at a time (each seal already uses the PDF and seal worker pools). */
+export function createSealingRunner(deps: SealingDeps): Runner {
+  const logger = deps.logger ?? silentLogger;
+  return createRunner(
+    {
+      claim: async (o) => (await claimSealJobs(deps.db, o)).map((id) => ({ id, claimExpiresAt: o.now + o.leaseMs })),
+      async work({ id }) {
+        try {
+          return await sealOne(deps, id);
+        } catch (err) {
+          logger.error({ err: describeError(err), document_id: id }, 'sealing failed; will retry');
+          const doc = await findDocumentById(deps.db.kysely, id);
+          const retryAt = nextAttemptAt(SEAL_RETRY, doc?.seal_attempts ?? 1, deps.clock.now())!;
+          // The claim is kept but lapses at the retry time: then any worker (this one included) retries.
+          await recordSealFailure(deps.db, id, deps.workerId, describeError(err), retryAt);
+          return false;
+        }
+      },
+      release: async ({ id }) => void (await releaseSealClaim(deps.db, id, deps.workerId)),
+    },
+    {
+      name: 'sealing',
+      clock: deps.clock,
+      workerId: deps.workerId,
+      logger,
+      leaseMs: LEASE_MS,
+      timeoutMs: SEAL_TIMEOUT_MS,
+      batchSize: 4,
+      concurrency: 1,
+      pollIntervalMs: 1000,
+    },
+  );
 }

@@ -1,40 +1,29 @@
 // Signer-facing endpoints under /sign/<token>. No API key and no IP allowlist (the spec never gates signing pages);
 // the unguessable token is the credential. Acting on a request that is not open answers 409 request_not_signable.
 import type { FastifyInstance } from 'fastify';
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { SIGN_BODY_LIMIT } from '../limits.js';
+import { clientMeta } from '../http/request-context.js';
 import { errorResponses } from '../http/schemas.js';
-import { clientMeta } from './signing.routes.js';
+import { renderClosedPage, renderSignerPage } from './page/signer-page.js';
+import { DeclineBody, SignBody, SignerActionOut, TokenParam } from './signing.schemas.js';
 import { declineRequest, signerPdf, signerView, signRequest, viewRequest, type SigningDeps } from './signing.service.js';
-import { renderSignerPage, renderClosedPage } from './page/signer-page.js';
-import { apiError } from '../http/errors.js';
 
-const TokenParam = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
-const SignBody = Type.Object(
-  {
-    signature: Type.Union([
-      Type.Object({ type: Type.Literal('typed'), text: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
-      Type.Object({ type: Type.Literal('drawn'), png_base64: Type.String({ minLength: 1, maxLength: 3_000_000 }) }, { additionalProperties: false }),
-    ]),
-    fields: Type.Optional(Type.Record(Type.String({ maxLength: 20 }), Type.String({ maxLength: 1000 }))),
-  },
-  { additionalProperties: false },
-);
-const DeclineBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
-const Ok = Type.Object({ status: Type.String() });
+// Signer pages must not be framed by arbitrary sites nor leak the token through referrers.
+const PAGE_HEADERS = {
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'",
+};
+const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
 export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Signer'];
-  // Signer pages must not be framed by arbitrary sites nor leak the token through referrers.
-  const pageHeaders = {
-    'referrer-policy': 'no-referrer',
-    'x-frame-options': 'DENY',
-    'cache-control': 'no-store',
-    'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'",
-  };
 
   app.get('/sign/:token', { schema: { hide: true, params: TokenParam } }, async (req, reply) => {
-    reply.headers(pageHeaders).type('text/html; charset=utf-8');
+    reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8');
     try {
       const v = await signerView(deps, req.params.token);
       return v.state === 'open' || v.state === 'viewed' ? renderSignerPage(v, req.params.token) : renderClosedPage(v.document.locale, v.state);
@@ -46,7 +35,7 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
 
   app.get('/sign/:token/info', { schema: { tags, summary: 'What the signing page shows: document, signer, own fields, state.', params: TokenParam } }, async (req, reply) => {
     const v = await signerView(deps, req.params.token);
-    reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+    reply.headers(PRIVATE);
     return {
       state: v.state,
       document: { title: v.document.title, page_count: v.document.page_count, locale: v.document.locale, workspace: v.workspaceName },
@@ -57,29 +46,27 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
 
   app.get('/sign/:token/document.pdf', { schema: { hide: true, params: TokenParam } }, async (req, reply) => {
     const pdf = await signerPdf(deps, req.params.token);
-    return reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).type('application/pdf').send(Buffer.from(pdf));
+    return reply.headers(PRIVATE).type('application/pdf').send(Buffer.from(pdf));
   });
 
   app.post(
     '/sign/:token/view',
-    { schema: { tags, summary: 'The page rendered: pending → viewed (signing_request.viewed, once).', params: TokenParam, response: { 200: Ok, ...errorResponses(404, 409) } } },
+    { schema: { tags, summary: 'The page rendered: pending → viewed (signing_request.viewed, once).', params: TokenParam, response: { 200: SignerActionOut, ...errorResponses(404, 409) } } },
     async (req) => viewRequest(deps, req.params.token, clientMeta(req)),
   );
 
   app.post(
     '/sign/:token/sign',
     {
-      bodyLimit: 4 * 1024 * 1024,
-      schema: { tags, summary: 'Sign with a typed or drawn signature (signing_request.signed).', params: TokenParam, body: SignBody, response: { 200: Ok, ...errorResponses(400, 404, 409, 413) } },
+      bodyLimit: SIGN_BODY_LIMIT,
+      schema: { tags, summary: 'Sign with a typed or drawn signature (signing_request.signed).', params: TokenParam, body: SignBody, response: { 200: SignerActionOut, ...errorResponses(400, 404, 409, 413) } },
     },
     async (req) => signRequest(deps, req.params.token, req.body, clientMeta(req)),
   );
 
   app.post(
     '/sign/:token/decline',
-    { schema: { tags, summary: 'Decline with a reason (signing_request.declined); the document is declined.', params: TokenParam, body: DeclineBody, response: { 200: Ok, ...errorResponses(400, 404, 409) } } },
+    { schema: { tags, summary: 'Decline with a reason (signing_request.declined); the document is declined.', params: TokenParam, body: DeclineBody, response: { 200: SignerActionOut, ...errorResponses(400, 404, 409) } } },
     async (req) => declineRequest(deps, req.params.token, req.body.reason, clientMeta(req)),
   );
-
-  void apiError;
 }

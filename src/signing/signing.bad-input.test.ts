@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import fc from 'fast-check';
 import { startHarness, type Harness } from '../testing/harness.js';
-import { catalogue } from '../http/errors.js';
+import { catalogue } from '../lib/errors.js';
 import { makeBigPdf, makePdf } from '../documents/pdf/testing/fixtures.js';
 import { setRateLimit } from '../keys/keys.repo.js';
-import { b64, startE2E, type E2E } from './testing/e2e.js';
+import { b64, startE2E, type E2E } from '../testing/e2e.js';
 
 const CODES = new Set(Object.values(catalogue).map((c) => c.code));
 const signer = [{ role: 'signer', email: 'ana@example.com', name: 'Ana' }];

@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { makePdf, makePng } from '../documents/pdf/testing/fixtures.js';
 import { pdfScratch } from '../documents/pdf/testing/tools.js';
-import { runJob } from '../jobs/jobs.js';
 import { verifyChain } from '../documents/audit.repo.js';
-import { b64, startE2E, type E2E } from './testing/e2e.js';
+import { b64, startE2E, type E2E } from '../testing/e2e.js';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const has = (cmd: string) => !spawnSync(cmd, ['-v']).error;
@@ -300,13 +299,13 @@ describe('signing requests end to end', () => {
     await e.work();
     await e.h.request('POST', `/sign/${await e.linkFor(par[0]!.email)}/view`);
     e.h.clock.set(Date.parse(expiresAt) - 1);
-    await runJob('expire-requests', { db: e.h.db, clock: e.h.clock });
+    await e.h.runtime.runJob('expire-requests');
     await e.work();
     assert.equal(e.eventsOf('signing_request.expired', a.json.document_id).length, 0, 'not before its expiry');
     e.h.clock.set(start + 3 * 3600_000);
     const [r1, r2] = await Promise.all([
-      runJob('expire-requests', { db: e.h.db, clock: e.h.clock }),
-      runJob('expire-requests', { db: e.h.db, clock: e.h.clock }),
+      e.h.runtime.runJob('expire-requests'),
+      e.h.runtime.runJob('expire-requests'),
     ]);
     assert.equal(Number(r1.expired) + Number(r2.expired), 3, 'two parallel + the first sequential, once across two runners');
     await e.work();
@@ -321,7 +320,7 @@ describe('signing requests end to end', () => {
     assert.equal(docB.json.status, 'expired');
     assert.deepEqual(docB.json.signing_requests.map((x: any) => x.status), ['expired', 'expired', 'expired']);
     assert.equal((await e.api('GET', `/v1/documents/${a.json.document_id}`)).json.status, 'expired');
-    await runJob('expire-requests', { db: e.h.db, clock: e.h.clock });
+    await e.h.runtime.runJob('expire-requests');
     await e.work();
     assert.equal(e.eventsOf('signing_request.expired', a.json.document_id).length, 2, 'never twice');
     const page = await e.h.request('GET', `/sign/${await e.linkFor(par[1]!.email)}`);

@@ -1,11 +1,13 @@
-// All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay views.
+// All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
 import type { Insertable } from 'kysely';
 import type { Db } from '../db/db.js';
-import { skipLocked } from '../db/db.js';
+import { claimLeases, writeUnderLease, type Lease } from '../jobs/lease.repo.js';
 import type { DeliveryAttemptsTable } from '../db/schema.js';
-import { iso, type Clock } from '../lib/clock.js';
 import { pendingDelivery } from './outbox.repo.js';
+
+/** A delivery row waits as `pending` (first attempt or a retry), then ends `succeeded` or `giving_up`. */
+export type DeliveryStatus = 'pending' | 'succeeded' | 'giving_up';
 
 export type ClaimedDelivery = {
   id: string;
@@ -21,33 +23,23 @@ export type ClaimedDelivery = {
   claimExpiresAt: number;
 };
 
-/** Claims up to `limit` due rows for `workerId`: pending, due, and unclaimed or with an expired lease. */
+/** How deliveries hold leases: due while pending and past next_attempt_at; an outcome is guarded by the attempt count. */
+export const DELIVERY_LEASE: Lease<'deliveries'> = {
+  table: 'deliveries',
+  holder: 'claimed_by',
+  until: 'claim_expires_at',
+  attempts: 'attempts',
+  order: 'next_attempt_at',
+  due: (eb, now) => eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
+};
+
+/** Claims up to `limit` due rows for `workerId`, with what sending them needs (event body, hook URL and secret). */
 export async function claimDue(
   db: Db,
   opts: { now: number; workerId: string; leaseMs: number; limit: number },
 ): Promise<ClaimedDelivery[]> {
-  const { now, workerId, leaseMs, limit } = opts;
-  const expires = now + leaseMs;
-  // SKIP LOCKED lets concurrent PostgreSQL workers take disjoint rows; SQLite has a single writer anyway.
-  const due = skipLocked(
-    db,
-    db.kysely
-      .selectFrom('deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claim_expires_at', '<=', now)]))
-      .orderBy('next_attempt_at')
-      .limit(limit),
-  );
-  const claimed = await db.kysely
-    .updateTable('deliveries')
-    .set({ claimed_by: workerId, claim_expires_at: expires })
-    .where('id', 'in', due)
-    .returning(['id', 'attempts'])
-    .execute();
+  const claimed = await claimLeases(db, DELIVERY_LEASE, opts);
   if (claimed.length === 0) return [];
-
   const attemptsById = new Map(claimed.map((c) => [c.id, c.attempts]));
   const rows = await db.kysely
     .selectFrom('deliveries as d')
@@ -58,17 +50,7 @@ export async function claimDue(
       'in',
       claimed.map((c) => c.id),
     )
-    .select([
-      'd.id',
-      'd.event_id',
-      'd.next_attempt_at',
-      'e.name',
-      'e.body',
-      'd.hook_id',
-      'h.target_url',
-      'h.secret',
-      'h.deleted_at',
-    ])
+    .select(['d.id', 'd.event_id', 'd.next_attempt_at', 'e.name', 'e.body', 'd.hook_id', 'h.target_url', 'h.secret', 'h.deleted_at'])
     .orderBy('d.next_attempt_at')
     .execute();
   return rows.map((r) => ({
@@ -81,7 +63,7 @@ export async function claimDue(
     secret: r.secret,
     hookDeleted: r.deleted_at !== null,
     attempts: attemptsById.get(r.id)!,
-    claimExpiresAt: expires,
+    claimExpiresAt: opts.now + opts.leaseMs,
   }));
 }
 
@@ -125,27 +107,20 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
     let applied = 0;
     const attemptRows: Insertable<DeliveryAttemptsTable>[] = [];
     for (const o of sorted) {
-      const guard = trx
-        .updateTable('deliveries')
-        .where('id', '=', o.deliveryId)
-        .where('claimed_by', '=', workerId)
-        .where('attempts', '=', o.attemptsAtClaim);
-      let res;
+      const guard = { release: true, attempts: o.attemptsAtClaim };
+      let written: boolean;
       if (o.kind === 'attempt') {
-        const status = o.ok ? 'succeeded' : o.nextAttemptAt === null ? 'giving_up' : 'pending';
-        res = await guard
-          .set({
-            status,
-            attempts: o.attemptsAtClaim + 1,
-            next_attempt_at: o.ok ? null : o.nextAttemptAt,
-            claimed_by: null,
-            claim_expires_at: null,
-            last_status_code: o.statusCode,
-            last_error: o.error,
-            updated_at: o.recordedAt,
-          })
-          .executeTakeFirst();
-        if (Number(res.numUpdatedRows) === 1) {
+        const status: DeliveryStatus = o.ok ? 'succeeded' : o.nextAttemptAt === null ? 'giving_up' : 'pending';
+        const set = {
+          status,
+          attempts: o.attemptsAtClaim + 1,
+          next_attempt_at: o.ok ? null : o.nextAttemptAt,
+          last_status_code: o.statusCode,
+          last_error: o.error,
+          updated_at: o.recordedAt,
+        };
+        written = await writeUnderLease(trx, DELIVERY_LEASE, o.deliveryId, workerId, set, guard);
+        if (written) {
           attemptRows.push({
             delivery_id: o.deliveryId,
             attempt: o.attemptsAtClaim + 1,
@@ -158,20 +133,12 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
           });
         }
       } else if (o.kind === 'release') {
-        res = await guard.set({ claimed_by: null, claim_expires_at: null }).executeTakeFirst();
+        written = await writeUnderLease(trx, DELIVERY_LEASE, o.deliveryId, workerId, {}, guard);
       } else {
-        res = await guard
-          .set({
-            status: 'giving_up',
-            next_attempt_at: null,
-            claimed_by: null,
-            claim_expires_at: null,
-            last_error: o.error ?? null,
-            updated_at: o.recordedAt,
-          })
-          .executeTakeFirst();
+        const set = { status: 'giving_up', next_attempt_at: null, last_error: o.error ?? null, updated_at: o.recordedAt };
+        written = await writeUnderLease(trx, DELIVERY_LEASE, o.deliveryId, workerId, set, guard);
       }
-      if (Number(res.numUpdatedRows) === 1) applied++;
+      if (written) applied++;
     }
     for (let i = 0; i < attemptRows.length; i += 500) {
       await trx
@@ -185,31 +152,7 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
   });
 }
 
-export type AttemptView = {
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response_body: string | null;
-};
-
-export type DeliveryView = {
-  id: string;
-  workspace_id: string;
-  event_id: string;
-  event: string;
-  hook_id: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: string | null;
-  created_at: string;
-  last_status_code: number | null;
-  last_error: string | null;
-  attempts_log: AttemptView[];
-};
-
-const baseView = (db: Db) =>
+const historyQuery = (db: Db) =>
   db.kysely
     .selectFrom('deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
@@ -227,9 +170,15 @@ const baseView = (db: Db) =>
       'd.last_error',
     ]);
 
-type BaseRow = Awaited<ReturnType<ReturnType<typeof baseView>['execute']>>[number];
+export type DeliveryRow = Awaited<ReturnType<ReturnType<typeof historyQuery>['execute']>>[number];
+export type AttemptRow = Pick<
+  DeliveryAttemptsTable,
+  'delivery_id' | 'attempt' | 'started_at' | 'duration_ms' | 'status_code' | 'error' | 'response_body'
+>;
+/** A delivery with every attempt, oldest attempt first. */
+export type DeliveryRecord = { row: DeliveryRow; attempts: AttemptRow[] };
 
-async function toViews(db: Db, rows: BaseRow[]): Promise<DeliveryView[]> {
+async function withAttempts(db: Db, rows: DeliveryRow[]): Promise<DeliveryRecord[]> {
   if (rows.length === 0) return [];
   const attempts = await db.kysely
     .selectFrom('delivery_attempts')
@@ -242,64 +191,38 @@ async function toViews(db: Db, rows: BaseRow[]): Promise<DeliveryView[]> {
     .orderBy('delivery_id')
     .orderBy('attempt')
     .execute();
-  const log = new Map<string, AttemptView[]>();
-  for (const a of attempts) {
-    const list = log.get(a.delivery_id) ?? [];
-    list.push({
-      attempt: a.attempt,
-      started_at: iso(a.started_at),
-      duration_ms: a.duration_ms,
-      status_code: a.status_code,
-      error: a.error,
-      response_body: a.response_body,
-    });
-    log.set(a.delivery_id, list);
-  }
-  return rows.map((r) => ({
-    id: r.id,
-    workspace_id: r.workspace_id,
-    event_id: r.event_id,
-    event: r.name,
-    hook_id: r.hook_id,
-    status: r.status,
-    attempts: r.attempts,
-    next_attempt_at: r.next_attempt_at === null ? null : iso(r.next_attempt_at),
-    created_at: iso(r.created_at),
-    last_status_code: r.last_status_code,
-    last_error: r.last_error,
-    attempts_log: log.get(r.id) ?? [],
-  }));
+  const byDelivery = new Map<string, AttemptRow[]>();
+  for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
+  return rows.map((row) => ({ row, attempts: byDelivery.get(row.id) ?? [] }));
 }
 
 /** Newest first; limit defaults to 50, at most 500. */
-export async function listDeliveries(
+export async function findDeliveries(
   db: Db,
   opts: { workspaceId?: string; hookId?: string; limit?: number } = {},
-): Promise<DeliveryView[]> {
+): Promise<DeliveryRecord[]> {
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);
-  let q = baseView(db);
+  let q = historyQuery(db);
   if (opts.workspaceId !== undefined) q = q.where('d.workspace_id', '=', opts.workspaceId);
   if (opts.hookId !== undefined) q = q.where('d.hook_id', '=', opts.hookId);
-  const rows = await q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
-  return toViews(db, rows);
+  return withAttempts(db, await q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute());
 }
 
-/** By id alone: callers scope it (workspace_id is in the view) before showing it. */
-export async function getDelivery(db: Db, id: string): Promise<DeliveryView | undefined> {
-  const row = await baseView(db).where('d.id', '=', id).executeTakeFirst();
-  return row ? (await toViews(db, [row]))[0] : undefined;
+/** By id alone: callers scope it (the row carries workspace_id) before showing it. */
+export async function findDelivery(db: Db, id: string): Promise<DeliveryRecord | undefined> {
+  const row = await historyQuery(db).where('d.id', '=', id).executeTakeFirst();
+  return row ? (await withAttempts(db, [row]))[0] : undefined;
 }
 
-/** A new pending delivery of the same event to the same hook, due now; the event id stays, so receivers dedupe. */
-export async function replayDelivery(db: Db, id: string, clock: Clock): Promise<DeliveryView | undefined> {
+/** A new pending delivery of the same event to the same hook, due now; returns its id (undefined: no such delivery). */
+export async function insertReplay(db: Db, id: string, now: number): Promise<string | undefined> {
   const src = await db.kysely
     .selectFrom('deliveries')
     .select(['event_id', 'hook_id', 'workspace_id'])
     .where('id', '=', id)
     .executeTakeFirst();
   if (!src) return undefined;
-  const now = clock.now();
   const row = pendingDelivery(src.event_id, src.hook_id, src.workspace_id, now);
   await db.kysely.insertInto('deliveries').values(row).execute();
-  return getDelivery(db, row.id);
+  return row.id;
 }

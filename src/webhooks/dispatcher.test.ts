@@ -12,10 +12,10 @@ import { Agent } from 'undici';
 import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { getDelivery, listDeliveries, replayDelivery } from './deliveries.repo.js';
+import { getDelivery, listDeliveries, replayDelivery } from './hooks.service.js';
 import { createDispatcher, type DispatcherOptions } from './dispatcher.js';
 import { createEmitter } from './outbox.repo.js';
-import { DELIVERY_TIMEOUT_MS } from './schedule.js';
+import { WEBHOOK_TIMEOUT_MS } from '../limits.js';
 import { newWebhookSecret } from './signature.js';
 
 const MIN = 60_000;
@@ -337,7 +337,7 @@ describe('webhook dispatcher (SQLite)', () => {
   });
 
   test('the default timeout is the spec 15 seconds', async (t) => {
-    assert.equal(DELIVERY_TIMEOUT_MS, 15_000);
+    assert.equal(WEBHOOK_TIMEOUT_MS, 15_000);
     const held: http.ServerResponse[] = [];
     const rx = await receiver((_q, res) => void held.push(res));
     // Fake timers drive the dispatcher's deadline; the request itself still goes over a real socket.

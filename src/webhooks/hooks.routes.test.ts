@@ -2,10 +2,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import Stripe from 'stripe';
-import { changeProbe } from '../db/db.js';
 import { startHarness, type Harness, type Res } from '../testing/harness.js';
 import { createDispatcher } from './dispatcher.js';
-import { cachedHooks, createHook } from './hooks.repo.js';
+import { createHook } from './hooks.repo.js';
 import { EVENT_NAMES } from './events.js';
 
 type Received = { headers: http.IncomingHttpHeaders; body: string };
@@ -49,7 +48,7 @@ describe('/v1/hooks', () => {
     const shape = (r: Res) => ({ status: r.status, text: r.text, type: r.headers['content-type'], limit: r.headers['ratelimit-limit'] });
     const ids = [(await create(0)).json.id, (await create(1)).json.id];
     const fresh = await list(); // the create moved the change probe: read from the database, schema-serialised
-    assert.ok(cachedHooks(h.db.kysely, t.workspaceId, changeProbe(h.db)!.version()), 'the next list is served from the cache');
+    assert.ok(h.app.hooks.cachedList(t.workspaceId, h.db.probe!.version()), 'the next list is served from the cache');
     const cached = await list();
     assert.deepEqual(shape(cached), shape(fresh));
     assert.deepEqual(shape(await list()), shape(fresh));

@@ -2,13 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../http/request-context.js';
 import { errorResponses } from '../http/schemas.js';
-import { presentWorkspace } from './workspaces.repo.js';
+import { presentWorkspace } from './presenters.js';
 
 export async function meRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
-    '/v1/me',
+    '/me',
     {
+      config: { rateLimit: false },
       schema: {
         tags: ['Workspace'],
         summary: "The key's workspace. Exempt from the rate limit: uses no token, carries no RateLimit headers.",

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, WorkspacesTable } from '../db/schema.js';
 import { isUniqueViolation } from '../db/db.js';
-import { invalidatingAuth } from '../keys/auth-cache.js';
 import { newId } from '../lib/ids.js';
 import { randomHex } from '../lib/crypto.js';
 
@@ -33,8 +32,7 @@ export async function createWorkspace(
       created_at: now,
     };
     try {
-      // The auth cache holds workspace columns; any write here must invalidate it (auth-cache.ts).
-      await invalidatingAuth(db.insertInto('workspaces').values(row).execute());
+      await db.insertInto('workspaces').values(row).execute();
       return row;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
@@ -45,13 +43,6 @@ export async function createWorkspace(
 
 export const findWorkspace = (db: Kysely<Database>, id: string) =>
   db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
-
-export const presentWorkspace = (w: Pick<Workspace, 'id' | 'name' | 'slug' | 'tier'>) => ({
-  id: w.id,
-  name: w.name,
-  slug: w.slug,
-  tier: w.tier,
-});
 
 export async function recordAudit(
   db: Kysely<Database>,

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { PDFDocument, type PDFFont, StandardFonts } from 'pdf-lib';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../lib/errors.js';
 import { anchorProblems, findAnchors, joinLines, previewPlacement, scanAnchors, validateAnchors } from './anchors.js';
 import { closePdfWorkers } from './pool.js';
 import { makeGarbage, makePdf } from './testing/fixtures.js';

@@ -7,7 +7,7 @@
 //   viewport). A marker that is only part of a text item is located by its share of the item's characters, so
 //   its box is exact horizontally only when the marker is its own item (the usual case for generated markers).
 // - Text extraction runs on a worker thread (pdf.js is slow on big files and must not block the API).
-import { apiError, ApiError } from '../../http/errors.js';
+import { apiError, ApiError } from '../../lib/errors.js';
 import { round2 } from './geometry.js';
 import { openWithPdfjs } from './pdfjs.js';
 import { runPdfTaskOr } from './pool.js';

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { PDFDocument } from 'pdf-lib';
-import { ApiError } from '../../http/errors.js';
-import { checkPdfEnvelope, inspectPdf, MAX_PDF_BYTES, MAX_PDF_PAGES } from './ingest.js';
+import { ApiError } from '../../lib/errors.js';
+import { MAX_FILE_BYTES, MAX_PDF_PAGES } from '../../limits.js';
+import { checkPdfEnvelope, inspectPdf } from './ingest.js';
 import { closePdfWorkers } from './pool.js';
 import { makeBigPdf, makeGarbage, makePdf } from './testing/fixtures.js';
 
@@ -128,20 +129,20 @@ test('maxPages is configurable', async () => {
 });
 
 test('over 25 MB: 413 file_too_large with max_bytes and size, refused before any parsing', async () => {
-  const big = await makeBigPdf(MAX_PDF_BYTES + 10);
-  assert.ok(big.byteLength > MAX_PDF_BYTES);
+  const big = await makeBigPdf(MAX_FILE_BYTES + 10);
+  assert.ok(big.byteLength > MAX_FILE_BYTES);
   const t0 = performance.now();
   const err = await refused(inspectPdf(big), 'file_too_large');
   assert.ok(performance.now() - t0 < 1000);
   assert.equal(err.status, 413);
-  assert.deepEqual(err.meta, { max_bytes: MAX_PDF_BYTES, size: big.byteLength });
+  assert.deepEqual(err.meta, { max_bytes: MAX_FILE_BYTES, size: big.byteLength });
   // The limit is on the bytes, not the kind of file: the same check holds for garbage.
   assert.throws(() => checkPdfEnvelope(new Uint8Array(11), 10), (e: unknown) => e instanceof ApiError && e.code === 'file_too_large');
 });
 
 test('a PDF just under the limit is accepted', async () => {
-  const big = await makeBigPdf(MAX_PDF_BYTES - 64 * 1024);
-  assert.ok(big.byteLength <= MAX_PDF_BYTES, `${big.byteLength}`);
+  const big = await makeBigPdf(MAX_FILE_BYTES - 64 * 1024);
+  assert.ok(big.byteLength <= MAX_FILE_BYTES, `${big.byteLength}`);
   assert.equal((await inspectPdf(big)).pageCount, 1);
 });
 

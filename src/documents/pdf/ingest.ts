@@ -12,14 +12,13 @@
 //   reported in hasSignatures because our placement and stamping rewrite the file and so invalidate them.
 import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFDocument, PDFName, type PDFObject, PDFRef } from './pdf-lib.js';
-import { apiError, ApiError } from '../../http/errors.js';
+import { MAX_FILE_BYTES, MAX_PDF_PAGES } from '../../limits.js';
+import { apiError, ApiError } from '../../lib/errors.js';
 import { pageGeometry, round2 } from './geometry.js';
 import { openWithPdfjs } from './pdfjs.js';
 import { runPdfTaskOr } from './pool.js';
 import type { PageInfo } from './types.js';
 
-export const MAX_PDF_BYTES = 25 * 1024 * 1024;
-export const MAX_PDF_PAGES = 500;
 export const INSPECT_TIMEOUT_MS = 10_000;
 
 export type InspectOptions = { maxBytes?: number; maxPages?: number; timeoutMs?: number };
@@ -53,7 +52,7 @@ const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
 const EOF_MARK = Buffer.from('%%EOF');
 
 /** The checks that need no parsing; throws the ApiError for the first that fails. */
-export function checkPdfEnvelope(bytes: Uint8Array, maxBytes = MAX_PDF_BYTES): void {
+export function checkPdfEnvelope(bytes: Uint8Array, maxBytes = MAX_FILE_BYTES): void {
   if (bytes.byteLength === 0) throw invalidFile('empty', 'The file is empty.');
   if (bytes.byteLength > maxBytes) {
     throw apiError('file_too_large', {
@@ -69,7 +68,7 @@ export function checkPdfEnvelope(bytes: Uint8Array, maxBytes = MAX_PDF_BYTES): v
 }
 
 export async function inspectPdf(bytes: Uint8Array, opts: InspectOptions = {}): Promise<PdfInspection> {
-  checkPdfEnvelope(bytes, opts.maxBytes ?? MAX_PDF_BYTES);
+  checkPdfEnvelope(bytes, opts.maxBytes ?? MAX_FILE_BYTES);
   return runPdfTaskOr<PdfInspection>(
     { op: 'inspect', bytes, maxPages: opts.maxPages ?? MAX_PDF_PAGES },
     opts.timeoutMs ?? INSPECT_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 // Worker-thread entry for all PDF work (see pool.ts). ApiErrors are returned as data, because the pool only
 // carries an Error's message across the thread boundary.
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../lib/errors.js';
 import { scanAnchorsInWorker } from './anchors.js';
 import { type AuditCertificateInput, type AuditInfo, appendAuditPageInWorker, renderAuditCertificateInWorker } from './audit-page.js';
 import { inspectInWorker } from './ingest.js';

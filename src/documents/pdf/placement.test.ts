@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../lib/errors.js';
 import { findAnchors } from './anchors.js';
 import { inspectPdf } from './ingest.js';
 import { ANCHOR_FIELD_MIN, type CoordinateField, MIN_FIELD_SIZE, preparePdf, type PlacementInput } from './placement.js';

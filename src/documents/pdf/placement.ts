@@ -9,7 +9,8 @@
 // - user mistakes are ApiErrors; any other failure while changing the PDF is 422 placement_failed;
 // - the output is saved by pdf-lib WITHOUT object streams (classic xref table): the seal adds an incremental
 //   update that needs it. Keep useObjectStreams: false on every save here.
-import { apiError, ApiError } from '../../http/errors.js';
+import { MAX_FIELDS } from '../../limits.js';
+import { apiError, ApiError } from '../../lib/errors.js';
 import { concatTransformationMatrix, PDFDocument, type PDFPage, popGraphicsState, pushGraphicsState, rgb } from './pdf-lib.js';
 import { anchorProblems, problemError, scanAnchorsInWorker } from './anchors.js';
 import { Fonts } from './fonts.js';
@@ -18,7 +19,6 @@ import { runPdfTaskOr } from './pool.js';
 import { type Anchor, type Box, type Field, FIELD_TYPES, type FieldType } from './types.js';
 
 export const PREPARE_TIMEOUT_MS = 30_000;
-export const MAX_FIELDS = 500;
 /** Smallest box, in points, that still holds a legible stamp. */
 export const MIN_FIELD_SIZE = 5;
 

@@ -1,6 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../lib/errors.js';
 import { findAnchors } from './anchors.js';
 import { inspectPdf } from './ingest.js';
 import { closePdfWorkers, PdfTaskTimeout, runPdfTask } from './pool.js';

@@ -8,7 +8,7 @@
 //   killed or re-run;
 // - a worker that dies under a task (crash, out of memory), or an error that is not an ApiError, is PdfTaskCrash;
 // - an ApiError thrown inside the worker arrives here as the same ApiError (code and meta), not a bare Error.
-import { apiError, ApiError, type ErrorName } from '../../http/errors.js';
+import { apiError, ApiError, type ErrorName } from '../../lib/errors.js';
 import { createWorkerPool, WorkerTaskTimeout, type WorkerPool } from '../../lib/worker-pool.js';
 import type { WorkerInput, WorkerOutput } from './pdf.worker.js';
 

@@ -1,9 +1,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc32, deflateSync } from 'node:zlib';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../lib/errors.js';
 import { closePdfWorkers } from './pool.js';
-import { checkPngData, checkSignaturePng, MAX_PNG_BYTES, MAX_PNG_SIDE, type Stamp, stampPdf, type StampValue } from './stamp.js';
+import { MAX_PNG_BYTES, MAX_PNG_SIDE } from '../../limits.js';
+import { checkPngData, checkSignaturePng, type Stamp, stampPdf, type StampValue } from './stamp.js';
 import { makePdf, makePng } from './testing/fixtures.js';
 import { darkest, pdfScratch, type PdfScratch } from './testing/tools.js';
 import type { Box, Field } from './types.js';

@@ -8,7 +8,8 @@
 // - the output is saved WITHOUT object streams (classic xref table), because the seal appends an incremental
 //   update to it. Keep useObjectStreams: false.
 import { inflateSync } from 'node:zlib';
-import { apiError, ApiError } from '../../http/errors.js';
+import { MAX_PNG_BYTES, MAX_PNG_SIDE } from '../../limits.js';
+import { apiError, ApiError } from '../../lib/errors.js';
 import { PDFDocument, type PDFImage, rgb } from './pdf-lib.js';
 import { cleanText, Fonts } from './fonts.js';
 import { pageGeometry, toShown } from './geometry.js';
@@ -17,8 +18,6 @@ import { runPdfTaskOr } from './pool.js';
 import type { Field } from './types.js';
 
 export const STAMP_TIMEOUT_MS = 30_000;
-export const MAX_PNG_BYTES = 2 * 1024 * 1024;
-export const MAX_PNG_SIDE = 4000;
 
 export type StampValue =
   | { kind: 'typed'; text: string }

@@ -2,8 +2,9 @@
 // with Stripe's verifier (an implementation no one here wrote). Links are taken from the e-mails, as a signer would.
 import http from 'node:http';
 import Stripe from 'stripe';
-import { startHarness, type Harness, type HarnessOptions } from '../../testing/harness.js';
-import { startSmtpPeer, type SmtpPeer } from '../../mail/testing/smtp-peer.js';
+import { setRateLimit } from '../keys/keys.repo.js';
+import { startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { startSmtpPeer, type SmtpPeer } from '../mail/testing/smtp-peer.js';
 
 export type ReceivedEvent = { path: string; headers: http.IncomingHttpHeaders; body: string; event: Record<string, any> };
 
@@ -64,7 +65,6 @@ export async function startE2E(opts: HarnessOptions & { tier?: string } = {}): P
   const rx = await startReceiver();
   const h = await startHarness({ start: Date.now(), ...opts, env: { SMTP_URL: smtp.url, ...opts.env } });
   const t = await h.tenant(opts.tier ?? 'business');
-  const { setRateLimit } = await import('../../keys/keys.repo.js');
   await setRateLimit(h.db.kysely, t.keyId, 100_000);
   const hook = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: rx.url('/ws') } });
   if (hook.status !== 201) throw new Error(`hook creation failed: ${hook.text}`);

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { apiError } from '../http/errors.js';
+import { apiError } from '../lib/errors.js';
 import { errorResponses } from '../http/schemas.js';
 
 /** `POST /v1/documents` was retired on 2026-07-31: every call answers 410 before its body is even read. */
 export async function retiredRoutes(app: FastifyInstance): Promise<void> {
   app.post(
-    '/v1/documents',
+    '/documents',
     {
       schema: { tags: ['Documents'], summary: 'Retired 2026-07-31: always 410 placement_retired.', response: errorResponses(410) },
       onRequest: async () => {

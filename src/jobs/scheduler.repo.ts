@@ -1,3 +1,4 @@
+// The slot table of the scheduler: one row per (job, time slot), inserted by the one worker that runs it.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 

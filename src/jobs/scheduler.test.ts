@@ -3,20 +3,20 @@ import assert from 'node:assert/strict';
 import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
 import { postgresForTests, freshPostgres } from '../testing/services.js';
+import { pruneIdempotencyJob } from '../idempotency/idempotency.js';
 import { beginIdempotent } from '../idempotency/idempotency.repo.js';
-import { createScheduler, registerJob, runJob } from './jobs.js';
-import { listRuns } from './jobs.repo.js';
+import { createScheduler, runJob } from './scheduler.js';
+import { listRuns } from './scheduler.repo.js';
 
 let counter = 0;
-registerJob('test-counter', {
-  everyMs: 3600_000,
-  run: async () => ({ n: ++counter }),
-});
+const jobs = {
+  'test-counter': { everyMs: 3600_000, run: async () => ({ n: ++counter }) },
+};
 
 async function schedulerSuite(db: Db) {
   const clock = new ManualClock(Date.parse('2026-11-22T10:15:00Z'));
-  const a = createScheduler({ db, clock, workerId: 'a' });
-  const b = createScheduler({ db, clock, workerId: 'b' });
+  const a = createScheduler({ db, clock, workerId: 'a', jobs });
+  const b = createScheduler({ db, clock, workerId: 'b', jobs });
   counter = 0;
   // Several workers ticking at once: each (job, slot) runs exactly once.
   const ran = await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
@@ -60,10 +60,11 @@ describe('scheduler', () => {
     clock.advance(3600_000);
     await beginIdempotent(db.kysely, { keyId: 'key_1', idemKey: 'new', fingerprint: 'f' }, clock.now(), opts);
     clock.advance(23 * 3600_000);
-    assert.deepEqual(await runJob('prune-idempotency', { db, clock }), { deleted: 1 });
+    const catalogue = { 'prune-idempotency': pruneIdempotencyJob({ db, clock }) };
+    assert.deepEqual(await runJob(catalogue, 'prune-idempotency'), { deleted: 1 });
     const left = await db.kysely.selectFrom('idempotency_keys').select('idem_key').execute();
     assert.deepEqual(left.map((r) => r.idem_key), ['new']);
-    await assert.rejects(runJob('no-such-job', { db, clock }), /no job "no-such-job"/);
+    await assert.rejects(runJob(catalogue, 'no-such-job'), /no job "no-such-job"/);
     await db.close();
   });
 });

@@ -6,42 +6,49 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { changeProbe, openDb, type Db } from '../db/db.js';
+import { openDb, type Db } from '../db/db.js';
+import { ManualClock } from '../lib/clock.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { createWorkspace } from '../workspaces/workspaces.repo.js';
-import { createHook, deleteHook, listHooks, presentHook } from './hooks.repo.js';
+import { createHook, deleteHook, listHooks } from './hooks.repo.js';
+import { createHooksService, type HooksService } from './hooks.service.js';
+import { createEmitter } from './outbox.repo.js';
+import { presentCreatedHook, presentHook } from './presenters.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-describe('listHooks cache (SQLite)', () => {
+describe('hook list cache (SQLite)', () => {
   let dir: string;
   let file: string;
   let db: Db;
   let ws: string;
+  let hooks: HooksService;
   const hook = (n: number) =>
     createHook(db.kysely, { workspaceId: ws, targetUrl: `https://h.example.com/${n}`, events: ['document.completed'], source: 'api' }, 1000 + n);
-  const urls = async () => (await listHooks(db.kysely, ws)).map((h) => h.target_url);
+  const urls = async () => (await hooks.list(ws)).map((h) => h.target_url);
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-hooks-'));
     file = path.join(dir, 'signet.db');
     db = await openDb(`sqlite:${file}`);
     ws = (await createWorkspace(db.kysely, { name: 'Hooks', tier: 'business' }, 1)).id;
+    const clock = new ManualClock();
+    hooks = createHooksService({ db, clock, emit: createEmitter(clock), allowPrivateNetwork: true, wakeDeliveries() {} });
   });
   after(async () => {
     await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('unchanged database: the same frozen rows, in a fresh array the caller may keep', async () => {
+  test('unchanged database: the same list, frozen so that no caller can change what another is answered', async () => {
     await hook(1);
-    const a = await listHooks(db.kysely, ws);
-    const b = await listHooks(db.kysely, ws);
-    assert.notEqual(a, b);
-    assert.equal(a[0], b[0], 'served from the cache');
-    assert.ok(Object.isFrozen(a[0]));
-    a.pop();
-    assert.equal((await listHooks(db.kysely, ws)).length, 1, "the caller's array is its own");
+    const a = await hooks.list(ws);
+    const b = await hooks.list(ws);
+    assert.equal(a, b, 'served from the cache');
+    assert.equal(hooks.cachedList(ws, db.probe!.version()), a);
+    assert.ok(Object.isFrozen(a) && Object.isFrozen(a[0]));
+    assert.throws(() => a.pop());
+    assert.equal((await hooks.list(ws)).length, 1);
   });
 
   test('writes on the same connection show at once: createHook, deleteHook, and a raw update', async () => {
@@ -66,10 +73,10 @@ describe('listHooks cache (SQLite)', () => {
   });
 
   test("a request's own reading (req.dataVersion) is validated instead of a fresh one; null reads the database", async () => {
-    const urlsAt = async (version: number | null) => (await listHooks(db.kysely, ws, version)).map((h) => h.target_url);
+    const urlsAt = async (version: number | null) => (await hooks.list(ws, version)).map((h) => h.target_url);
     const before = await urls();
     assert.ok(before.length > 0);
-    const reading = changeProbe(db)!.version()!;
+    const reading = db.probe!.version()!;
     const other = new Database(file);
     try {
       other.prepare("update hooks set target_url = 'https://h.example.com/later' where workspace_id = ?").run(ws);
@@ -79,7 +86,7 @@ describe('listHooks cache (SQLite)', () => {
     assert.deepEqual(await urlsAt(reading), before, 'taken before the write: the list as of that reading');
     assert.deepEqual(await urlsAt(null), before.map(() => 'https://h.example.com/later'));
     assert.deepEqual(await urls(), before.map(() => 'https://h.example.com/later'));
-    assert.notEqual(changeProbe(db)!.version(), reading);
+    assert.notEqual(db.probe!.version(), reading);
   });
 
   test('a write by another process shows at once', async () => {
@@ -93,22 +100,19 @@ describe('listHooks cache (SQLite)', () => {
     assert.deepEqual(await urls(), []);
   });
 
-  test('inside a transaction the database is read, including its own uncommitted rows', async () => {
-    await urls();
-    await db.kysely.transaction().execute(async (trx) => {
-      await createHook(trx, { workspaceId: ws, targetUrl: 'https://h.example.com/trx', events: [], source: 'api' }, 9000);
-      assert.deepEqual((await listHooks(trx, ws)).map((h) => h.target_url), ['https://h.example.com/trx']);
-    });
-    assert.deepEqual(await urls(), ['https://h.example.com/trx']);
+  test('without a reading (inside a transaction; PostgreSQL) the database is read and nothing is kept', async () => {
+    await createHook(db.kysely, { workspaceId: ws, targetUrl: 'https://h.example.com/trx', events: [], source: 'api' }, 9000);
+    const fresh = await hooks.list(ws, null);
+    assert.deepEqual(fresh.map((h) => h.target_url), ['https://h.example.com/trx']);
+    assert.equal(hooks.cachedList(ws, db.probe!.version()), undefined, 'a read without a reading is not cached');
   });
 
-  test('shared views equal freshly built ones, and creation still returns the secret', async () => {
-    const [row] = await listHooks(db.kysely, ws);
-    const shared = presentHook(row!);
-    assert.equal(presentHook(row!), shared);
-    assert.deepEqual(shared, presentHook({ ...row! }));
-    assert.equal('secret' in shared, false);
-    assert.equal(presentHook(row!, true).secret, row!.secret);
+  test('cached views equal freshly built ones; never a secret, which only creation returns', async () => {
+    const rows = await listHooks(db.kysely, ws);
+    const cached = await hooks.list(ws);
+    assert.deepEqual(cached, rows.map(presentHook));
+    assert.ok(cached.every((h) => !('secret' in h)));
+    assert.equal(presentCreatedHook(rows[0]!).secret, rows[0]!.secret);
   });
 });
 

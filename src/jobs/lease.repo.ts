@@ -1,0 +1,88 @@
+// The SQL of lease claims, for every table a lease-claim job works on (webhook deliveries, mail, seal jobs).
+// Guarantees: a claim is one statement (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has a single writer), so
+// concurrent claimers take disjoint rows; a lapsed lease is as good as none; an outcome is written only while its
+// writer still holds the claim it worked under, so a worker that lost its lease writes nothing.
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
+import { skipLocked, type Db } from '../db/db.js';
+import type { Database } from '../db/schema.js';
+
+export type LeasedTable = 'deliveries' | 'mail_outbox' | 'documents';
+
+/** How one table holds leases. Column names are this table's own. */
+export type Lease<T extends LeasedTable> = {
+  table: T;
+  /** Who holds the claim, and until when (epoch ms). */
+  holder: keyof Database[T] & string;
+  until: keyof Database[T] & string;
+  /** Rows due apart from the lease: status, due time. */
+  due(eb: ExpressionBuilder<Database, T>, now: number): Expression<SqlBool>;
+  /** Claimed first. */
+  order: keyof Database[T] & string;
+  /** The attempt counter that guards an outcome, if the table has one. */
+  attempts?: keyof Database[T] & string;
+  /** Columns set by every claim besides the lease (e.g. counting attempts at claim time). */
+  onClaim?(eb: ExpressionBuilder<Database, T>): Record<string, unknown>;
+};
+
+// Table and column names come from the Lease constants above, never from input; the loose type keeps one
+// implementation for every table.
+const loose = (db: Kysely<Database>) => db as unknown as Kysely<any>;
+
+/** Claims up to `limit` due rows for `workerId`, each leased until `now + leaseMs`; returns the claimed rows. */
+export async function claimLeases<T extends LeasedTable>(
+  db: Db,
+  lease: Lease<T>,
+  o: { now: number; workerId: string; leaseMs: number; limit: number },
+): Promise<Selectable<Database[T]>[]> {
+  const k = loose(db.kysely);
+  const table: string = lease.table;
+  const due = skipLocked(
+    db,
+    k
+      .selectFrom(table)
+      .select('id')
+      .where((eb) =>
+        eb.and([lease.due(eb as never, o.now), eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)])]),
+      )
+      .orderBy(lease.order)
+      .limit(o.limit),
+  );
+  return k
+    .updateTable(table)
+    .set((eb) => ({ ...lease.onClaim?.(eb as never), [lease.holder]: o.workerId, [lease.until]: o.now + o.leaseMs }))
+    .where('id', 'in', due)
+    .returningAll()
+    .execute() as Promise<Selectable<Database[T]>[]>;
+}
+
+export type UnderLease = {
+  /** Clear the lease too (the row is done with, or handed back). */
+  release: boolean;
+  /** Only if the attempt counter still reads this (nothing was recorded since the claim). */
+  attempts?: number;
+  /** Further guards, e.g. the status the write moves from. */
+  where?: Record<string, string | readonly string[]>;
+};
+
+/** Writes `set` on row `id` only while `workerId` holds its lease; true when the row was written. */
+export async function writeUnderLease<T extends LeasedTable>(
+  db: Kysely<Database>,
+  lease: Lease<T>,
+  id: string,
+  workerId: string,
+  set: Record<string, unknown>,
+  o: UnderLease,
+): Promise<boolean> {
+  const table: string = lease.table;
+  let q = loose(db)
+    .updateTable(table)
+    .set(o.release ? { ...set, [lease.holder]: null, [lease.until]: null } : set)
+    .where('id', '=', id)
+    .where(lease.holder as string, '=', workerId);
+  if (o.attempts !== undefined && lease.attempts) q = q.where(lease.attempts as string, '=', o.attempts);
+  for (const [column, value] of Object.entries(o.where ?? {})) {
+    q = typeof value === 'string' ? q.where(column, '=', value) : q.where(column, 'in', [...value]);
+  }
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

@@ -1,0 +1,161 @@
+// The one runner of lease-claimed work: webhook deliveries, mail and sealing are each a LeaseJob run by it.
+// Guarantees:
+// - Items are claimed in batches with a lease (jobs/lease.repo.ts) and worked outside any transaction; a job
+//   records an outcome only while it still holds the claim, so a runner that dies leaves leases that lapse and the
+//   items are worked again by any runner (at least once).
+// - An item is worked only while its lease outlasts the job's time limit by a margin; otherwise, and once stop()
+//   was called, it is handed back at once for an immediate re-claim.
+// - The background loop runs a pass, and when nothing was done sleeps (unref'd) until the poll interval passes or
+//   wake() is called. stop() stops claiming, waits for work in flight and its records.
+import type { Clock } from '../lib/clock.js';
+import { describeError, silentLogger, type Logger } from '../lib/logger.js';
+
+/** Headroom between the longest work and the lease's end, for recording the outcome. */
+export const LEASE_MARGIN_MS = 1_000;
+
+export type Claimed = { claimExpiresAt: number };
+
+export type LeaseJob<T extends Claimed> = {
+  /** Claims up to `limit` due items for `workerId`, each leased until `now + leaseMs`. */
+  claim(o: { now: number; workerId: string; leaseMs: number; limit: number }): Promise<T[]>;
+  /** Works one item and records its outcome under the lease; true when it counts as done (sent, sealed). */
+  work(item: T): Promise<boolean>;
+  /** Hands an unworked item back, clearing its lease. */
+  release(item: T): Promise<void>;
+  /** Waits for outcomes written in the background (group commit); after every pass and at stop. */
+  settle?(): Promise<void>;
+};
+
+export type RunnerOptions = {
+  /** For log lines. */
+  name: string;
+  clock: Clock;
+  /** Unique per process; claims are owned by it. */
+  workerId: string;
+  logger?: Logger;
+  leaseMs: number;
+  /** The longest one work() may take; the lease must outlast it by LEASE_MARGIN_MS. */
+  timeoutMs: number;
+  batchSize: number;
+  /** Items of a batch worked at once. */
+  concurrency: number;
+  /** Real-time sleep of the background loop when a pass did nothing. */
+  pollIntervalMs: number;
+};
+
+export type Runner = {
+  /** Claims and works everything due now, batch by batch; resolves with how many items were done. */
+  runOnce(): Promise<number>;
+  start(): void;
+  /** Ends the background loop's sleep now (new work was committed). */
+  wake(): void;
+  /** Final: stops claiming, hands back claimed items not yet worked, waits for work in flight and its records. */
+  stop(): Promise<void>;
+};
+
+export function createRunner<T extends Claimed>(job: LeaseJob<T>, o: RunnerOptions): Runner {
+  const { clock, workerId } = o;
+  const logger = o.logger ?? silentLogger;
+  if (o.leaseMs < o.timeoutMs + LEASE_MARGIN_MS) {
+    throw new Error(`${o.name}: leaseMs (${o.leaseMs}) must exceed timeoutMs (${o.timeoutMs}) by at least ${LEASE_MARGIN_MS} ms`);
+  }
+
+  let stopping = false;
+  let stopped: Promise<void> | undefined;
+  let loop: Promise<void> | undefined;
+  let woken = false;
+  let interruptSleep: (() => void) | undefined;
+  const runs = new Set<Promise<number>>();
+
+  async function one(item: T): Promise<boolean> {
+    try {
+      if (stopping || clock.now() + o.timeoutMs + LEASE_MARGIN_MS > item.claimExpiresAt) {
+        await job.release(item);
+        return false;
+      }
+      return await job.work(item);
+    } catch (err) {
+      // The outcome was not recorded: the lease lapses and the item is claimed again.
+      logger.error({ err: describeError(err) }, `${o.name}: recording an outcome failed`);
+      return false;
+    }
+  }
+
+  async function workBatch(batch: T[]): Promise<number> {
+    let next = 0;
+    let done = 0;
+    const lane = async () => {
+      while (next < batch.length) if (await one(batch[next++]!)) done++;
+    };
+    await Promise.all(Array.from({ length: Math.min(o.concurrency, batch.length) }, lane));
+    return done;
+  }
+
+  async function pass(): Promise<number> {
+    let total = 0;
+    try {
+      while (!stopping) {
+        const batch = await job.claim({ now: clock.now(), workerId, leaseMs: o.leaseMs, limit: o.batchSize });
+        if (batch.length === 0) break;
+        total += await workBatch(batch);
+      }
+    } finally {
+      await job.settle?.();
+    }
+    return total;
+  }
+
+  function runOnce(): Promise<number> {
+    if (stopping) return Promise.resolve(0);
+    const run = pass();
+    runs.add(run);
+    const forget = () => runs.delete(run);
+    void run.then(forget, forget);
+    return run;
+  }
+
+  const sleep = () =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(done, o.pollIntervalMs);
+      t.unref();
+      function done() {
+        clearTimeout(t);
+        interruptSleep = undefined;
+        resolve();
+      }
+      interruptSleep = done;
+    });
+
+  return {
+    runOnce,
+    start() {
+      if (loop || stopping) return;
+      loop = (async () => {
+        while (!stopping) {
+          woken = false;
+          let n = 0;
+          try {
+            n = await runOnce();
+          } catch (err) {
+            logger.error({ err: describeError(err) }, `${o.name}: pass failed`);
+          }
+          if (!stopping && n === 0 && !woken) await sleep();
+        }
+      })();
+    },
+    wake() {
+      woken = true;
+      interruptSleep?.();
+    },
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        interruptSleep?.();
+        await loop;
+        await Promise.allSettled([...runs]);
+        await job.settle?.();
+      })();
+      return stopped;
+    },
+  };
+}

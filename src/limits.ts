@@ -1,0 +1,54 @@
+// Every limit a caller can meet, in one place: the spec's Limits table (verbatim values) and the limits Signet sets
+// where the spec leaves them open (README and ARCHITECTURE.md repeat these). Internal tunables (leases, worker time
+// limits) stay beside the code they tune.
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+const MB = 1024 * 1024;
+
+// ── The spec's Limits table ──────────────────────────────────────────────────────────────────────────────────────
+/** Requests per window per API key (all /v1/* except GET /v1/me); an operator may raise it per key. */
+export const RATE_LIMIT = 60;
+/** The fixed window: it opens on the bucket's first request and closes this long after. */
+export const RATE_WINDOW_MS = 60_000;
+/** Entries in one key's IP allowlist. */
+export const MAX_ALLOWLIST_ENTRIES = 50;
+/** Named events in one hook's filter (empty = all). */
+export const MAX_HOOK_EVENTS = 10;
+/** A delivery without a complete response within this time has failed. */
+export const WEBHOOK_TIMEOUT_MS = 15_000;
+/** Delay before attempt n+1 after attempt n failed; attempt 1 is immediate, so this allows 7 attempts. */
+export const WEBHOOK_RETRY_DELAYS_MS = [1 * MIN, 5 * MIN, 30 * MIN, 2 * HOUR, 6 * HOUR, 24 * HOUR] as const;
+export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
+/** Receiver-side replay tolerance the spec recommends (documented for receivers; nothing here enforces it). */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+/** `ttl_seconds` of an embedded sign session, both ends included. */
+export const EMBED_TTL_SECONDS = { min: 60, max: 900 } as const;
+/** How long a staged template instance waits for confirm or discard. */
+export const REVIEW_WINDOW_MS = 14 * DAY;
+
+// ── Signet's own limits (open points of the spec) ────────────────────────────────────────────────────────────────
+/** Idempotency keys: at most this many visible ASCII characters, kept this long. */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
+/** Allowed embed origins per key. */
+export const MAX_EMBED_ORIGINS = 50;
+/** One PDF, uploaded or fetched from file_url. */
+export const MAX_FILE_BYTES = 25 * MB;
+export const MAX_PDF_PAGES = 500;
+/** Signers on one signing request, and fields placed on one document. */
+export const MAX_SIGNERS = 20;
+export const MAX_FIELDS = 500;
+/** A signing request's expiry when none is given, and the furthest one may be set. */
+export const DEFAULT_EXPIRY_MS = 30 * DAY;
+export const MAX_EXPIRY_MS = 365 * DAY;
+/** A drawn signature image. */
+export const MAX_PNG_BYTES = 2 * MB;
+export const MAX_PNG_SIDE = 4000;
+/** Request bodies: the default, routes that carry a PDF in base64 (25 MB of PDF plus the rest), and signing. */
+export const DEFAULT_BODY_LIMIT = 1 * MB;
+export const FILE_BODY_LIMIT = 40 * MB;
+export const SIGN_BODY_LIMIT = 4 * MB;
+/** Outbound URLs (target_url, callback_url, file_url). */
+export const MAX_URL_LENGTH = 2048;

@@ -1,0 +1,89 @@
+// The mail outbox as the rest of the service sees it. Guarantee: a message is rendered and written inside the
+// caller's transaction, so it exists exactly when the state change that caused it committed; nothing goes on the
+// wire before that (mailer.ts sends). Also the operator's reads (`signet mail list`).
+import type { Kysely } from 'kysely';
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db/db.js';
+import type { Database } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { isKnownLocale, type Locale } from './locales.js';
+import { findMail, findOutbox, insertMail, mailSenderOf } from './outbox.repo.js';
+import { presentMail, type MailView } from './presenters.js';
+import { isTemplateName, oneLine, renderMail, type TemplateName, type TemplateVars } from './templates.js';
+
+/** Template and its variables; the workspace name is filled in from the workspace row. */
+export type MailContent = {
+  [N in TemplateName]: { template: N; vars: Omit<TemplateVars[N], 'workspaceName'> };
+}[TemplateName];
+
+export type OutgoingMail = MailContent & {
+  workspaceId: string;
+  to: { email: string; name: string };
+  /** Reply-To address; omitted means the workspace's reply_to, null means none. */
+  replyTo?: string | null;
+  locale: Locale;
+  documentId?: string | null;
+  signingRequestId?: string | null;
+};
+
+export type MailQueue = {
+  /** Renders and queues a message in the caller's transaction (or on the plain Kysely instance). */
+  enqueue(trx: Kysely<Database>, msg: OutgoingMail): Promise<{ id: string; status: 'queued' }>;
+};
+
+/** One address, no display name, nothing that could split a header. */
+export const PLAIN_ADDRESS = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+$/;
+const newMailId = () => `mail_${randomBytes(12).toString('hex')}`;
+
+export function createMailQueue(clock: Clock): MailQueue {
+  return {
+    async enqueue(trx, msg) {
+      if (!isKnownLocale(msg.locale)) throw new Error(`unknown locale "${String(msg.locale)}"`);
+      if (!isTemplateName(msg.template)) throw new Error(`unknown mail template "${String(msg.template)}"`);
+      const toEmail = msg.to.email.trim();
+      if (!PLAIN_ADDRESS.test(toEmail)) throw new Error(`not a plain e-mail address: "${msg.to.email}"`);
+      const ws = await mailSenderOf(trx, msg.workspaceId);
+      if (!ws) throw new Error(`no workspace ${msg.workspaceId}`);
+      const replyTo = msg.replyTo === undefined ? ws.reply_to : msg.replyTo;
+      if (replyTo != null && !PLAIN_ADDRESS.test(replyTo)) throw new Error(`reply-to is not a plain e-mail address: "${replyTo}"`);
+      const rendered = renderMail(msg.template, msg.locale, { ...msg.vars, workspaceName: ws.name } as never);
+      const now = clock.now();
+      const id = newMailId();
+      await insertMail(trx, {
+        id,
+        workspace_id: msg.workspaceId,
+        document_id: msg.documentId ?? null,
+        signing_request_id: msg.signingRequestId ?? null,
+        template: msg.template,
+        locale: msg.locale,
+        to_email: toEmail,
+        to_name: oneLine(msg.to.name),
+        from_name: oneLine(ws.name),
+        reply_to: replyTo ?? null,
+        subject: rendered.subject,
+        text: rendered.text,
+        html: rendered.html,
+        status: 'queued',
+        attempts: 0,
+        next_attempt_at: now,
+        claimed_by: null,
+        claim_expires_at: null,
+        last_error: null,
+        message_id: null,
+        created_at: now,
+        updated_at: now,
+        sent_at: null,
+      });
+      return { id, status: 'queued' };
+    },
+  };
+}
+
+/** Newest first (limit 50 by default, at most 500). `to` matches the address case-insensitively. */
+export const listOutbox = async (db: Db, opts: Parameters<typeof findOutbox>[1] = {}): Promise<MailView[]> =>
+  (await findOutbox(db, opts)).map(presentMail);
+
+export async function getMail(db: Db, id: string): Promise<MailView | undefined> {
+  const row = await findMail(db, id);
+  return row && presentMail(row);
+}

@@ -1,0 +1,114 @@
+// Where outbox rows go: an SMTP server through nodemailer (pooled connections, a time limit per message, a fixed
+// Message-ID per row so receivers can drop a repeat), or, with no SMTP_URL, the log. The mail job decides retries.
+import nodemailer, { type Transporter } from 'nodemailer';
+import { parseConnectionUrl } from 'nodemailer/lib/shared/index.js';
+import addressparser from 'nodemailer/lib/addressparser/index.js';
+import type { Clock } from '../lib/clock.js';
+import { describeError, type Logger } from '../lib/logger.js';
+import type { MailRow } from './outbox.repo.js';
+import { PLAIN_ADDRESS } from './outbox.js';
+import { oneLine } from './templates.js';
+
+export type MailTransport = {
+  readonly mode: 'smtp' | 'log';
+  /** Sends one row; resolves with the Message-ID it carried (null when only logged); throws when it was not sent. */
+  deliver(row: MailRow): Promise<string | null>;
+  /** Error text for the row and the log, never with the SMTP password. */
+  describe(err: unknown): string;
+  close(): void;
+};
+
+export type TransportOptions = {
+  /** `smtp://` or `smtps://` URL; null prints mail to the log instead (embedded default). */
+  smtpUrl: string | null;
+  /** Envelope and From address with the product's display name, e.g. `Signet <no-reply@example.com>`. */
+  from: string;
+  clock: Clock;
+  logger: Logger;
+  /** Pooled SMTP connections. */
+  connections: number;
+  /** Upper bound on one send. */
+  sendTimeoutMs: number;
+};
+
+class SendTimeout extends Error {}
+
+export function createTransport(o: TransportOptions): MailTransport {
+  const parsedFrom = addressparser(o.from, { flatten: true });
+  if (parsedFrom.length !== 1 || !PLAIN_ADDRESS.test(parsedFrom[0]!.address)) {
+    throw new Error(`mail from must be one address like "Signet <no-reply@example.com>", got "${o.from}"`);
+  }
+  if (!o.smtpUrl) return logTransport(o.logger);
+
+  const fromAddress = parsedFrom[0]!.address;
+  const brand = oneLine(parsedFrom[0]!.name) || 'Signet';
+  const fromDomain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1);
+  const u = new URL(o.smtpUrl);
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new Error('smtpUrl must use smtp: or smtps:');
+  const password = u.password ? decodeURIComponent(u.password) : undefined;
+  const transport: Transporter = nodemailer.createTransport({
+    ...parseConnectionUrl(o.smtpUrl),
+    pool: true,
+    maxConnections: o.connections,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+
+  return {
+    mode: 'smtp',
+    async deliver(row) {
+      const messageId = `<${row.id}@${fromDomain}>`;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          transport.sendMail({
+            from: { name: `${row.from_name} via ${brand}`, address: fromAddress },
+            to: { name: row.to_name, address: row.to_email },
+            ...(row.reply_to ? { replyTo: row.reply_to } : {}),
+            subject: row.subject,
+            text: row.text,
+            html: row.html,
+            messageId,
+            date: new Date(o.clock.now()),
+            headers: { 'Auto-Submitted': 'auto-generated', 'Content-Language': row.locale },
+          }),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new SendTimeout(`no SMTP answer within ${o.sendTimeoutMs} ms`)), o.sendTimeoutMs);
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
+      return messageId;
+    },
+    describe: (err) => describeError(err, [password]),
+    close: () => transport.close(),
+  };
+}
+
+// Deliberate dev-mode exception: with no SMTP configured, the log is the only way a developer on the embedded
+// default can reach a signer link, so the text body (and the links in it) is logged. With SMTP set, no log line
+// ever carries a body or a link: they hold signer tokens.
+function logTransport(logger: Logger): MailTransport {
+  return {
+    mode: 'log',
+    async deliver(row) {
+      const links = row.text.match(/https?:\/\/\S+/g) ?? [];
+      logger.info(
+        { mailId: row.id, template: row.template, to: row.to_email, subject: row.subject, links, text: row.text },
+        'mail not sent: no SMTP_URL configured, logged instead',
+      );
+      return null;
+    },
+    describe: (err) => describeError(err),
+    close() {},
+  };
+}
+
+/** A 5xx answer to the envelope or the message, or an address nodemailer refused before sending. */
+export function isPermanent(err: unknown): boolean {
+  const e = err as { code?: string; responseCode?: number; command?: string };
+  if (e?.code !== 'EENVELOPE' && e?.code !== 'EMESSAGE') return false;
+  return (typeof e.responseCode === 'number' && e.responseCode >= 500) || e.command === 'API';
+}
