@@ -13,7 +13,7 @@ import { createAuthLookup, type AuthEntry } from '../keys/auth-cache.js';
 import { findKeyForAuth, hashKey, looksLikeKey } from '../keys/keys.repo.js';
 import type { LastUsedRecorder } from '../keys/last-used.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/ratelimit.js';
-import { DEFAULT_LIMIT } from '../ratelimit/ratelimit.js';
+import { RATE_LIMIT } from '../limits.js';
 import { apiError } from '../lib/errors.js';
 
 export const API_TIERS_WITHOUT_ACCESS = new Set(['free']);
@@ -91,7 +91,7 @@ export function registerAuth(
     if (req.routeOptions.config.rateLimit === false && req.method === 'GET') return done();
     let decision: RateDecision | Promise<RateDecision>;
     try {
-      decision = deps.limiter.hit(key.id, key.rateLimit ?? DEFAULT_LIMIT);
+      decision = deps.limiter.hit(key.id, key.rateLimit ?? RATE_LIMIT);
     } catch (err) {
       return done(err as Error);
     }

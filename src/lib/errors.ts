@@ -1,5 +1,7 @@
 // The closed error catalogue: every error body the service returns is built here, from a name in this table.
 // Body shape is fixed by the spec: { error, code, meta? } (+ top-level `ip` for ip_not_allowed only).
+// It lives outside http/ so that any layer (PDF workers included) can raise a catalogued error.
+import { MAX_FILE_BYTES, RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
 
 type Entry = { status: number; code: string; message: string };
 
@@ -30,12 +32,12 @@ export const catalogue = {
   request_not_signable: { status: 409, code: 'request_not_signable', message: 'The signing request is not pending or viewed, or is past its expiry.' },
   embedding_unavailable: { status: 503, code: 'embedding_unavailable', message: 'Embedding is temporarily unavailable; retry.' },
   invalid_request: { status: 400, code: 'invalid_request', message: 'The request is invalid.' },
-  rate_limited: { status: 429, code: 'rate_limited', message: 'Rate limit exceeded: 60 requests per 60 seconds per key.' },
+  rate_limited: { status: 429, code: 'rate_limited', message: `Rate limit exceeded: ${RATE_LIMIT} requests per ${RATE_WINDOW_MS / 1000} seconds per key.` },
   idempotency_in_progress: { status: 409, code: 'idempotency_in_progress', message: 'A request with this Idempotency-Key is still in progress.' },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused', message: 'This Idempotency-Key was used with a different request.' },
   document_not_completed: { status: 409, code: 'document_not_completed', message: 'The document is not completed yet.' },
   invalid_file: { status: 400, code: 'invalid_file', message: 'The file is not a readable, unencrypted PDF.' },
-  file_too_large: { status: 413, code: 'file_too_large', message: 'The file is over the 25 MB limit.' },
+  file_too_large: { status: 413, code: 'file_too_large', message: `The file is over the ${MAX_FILE_BYTES / 1024 / 1024} MB limit.` },
   file_url_unreachable: { status: 400, code: 'file_url_unreachable', message: 'The file_url could not be fetched.' },
   payload_too_large: { status: 413, code: 'payload_too_large', message: 'The request body is over the size limit.' },
   internal_error: { status: 500, code: 'internal_error', message: 'Internal error.' },

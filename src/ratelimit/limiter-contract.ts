@@ -2,7 +2,8 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../lib/clock.js';
-import { DEFAULT_LIMIT, WINDOW_MS, type RateLimiter } from './policy.js';
+import { RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
+import type { RateLimiter } from './policy.js';
 
 export type MakeLimiter = (clock: ManualClock) => Promise<RateLimiter> | RateLimiter;
 
@@ -19,7 +20,7 @@ export function limiterContract(make: MakeLimiter): void {
   it('admits 60 with remaining 59..0, then refuses the 61st with retryAfter', async () => {
     const { limiter } = await setup();
     try {
-      for (let i = 1; i <= DEFAULT_LIMIT; i++) {
+      for (let i = 1; i <= RATE_LIMIT; i++) {
         const d = await limiter.hit('k');
         assert.deepEqual(d, { allowed: true, limit: 60, remaining: 60 - i, resetSeconds: 60 }, `hit ${i}`);
       }
@@ -40,7 +41,7 @@ export function limiterContract(make: MakeLimiter): void {
       assert.equal((await limiter.hit('k')).resetSeconds, 50);
       clock.set(T0 + 20_000);
       assert.equal((await limiter.hit('k')).resetSeconds, 40);
-      clock.set(T0 + WINDOW_MS - 1);
+      clock.set(T0 + RATE_WINDOW_MS - 1);
       const last = await limiter.hit('k');
       assert.equal(last.resetSeconds, 1);
       assert.equal(last.remaining, 55);
@@ -57,15 +58,15 @@ export function limiterContract(make: MakeLimiter): void {
       const mid = await limiter.hit('k');
       assert.equal(mid.allowed, false);
       assert.equal(mid.retryAfterSeconds, 40);
-      clock.set(T0 + WINDOW_MS - 1);
+      clock.set(T0 + RATE_WINDOW_MS - 1);
       const edge = await limiter.hit('k');
       assert.equal(edge.allowed, false);
       assert.equal(edge.retryAfterSeconds, 1);
-      clock.set(T0 + WINDOW_MS);
+      clock.set(T0 + RATE_WINDOW_MS);
       const reopened = await limiter.hit('k');
       assert.deepEqual(reopened, { allowed: true, limit: 60, remaining: 59, resetSeconds: 60 });
       // The new window starts at this request, not at the end of the old one plus anything.
-      clock.advance(WINDOW_MS - 1);
+      clock.advance(RATE_WINDOW_MS - 1);
       assert.equal((await limiter.hit('k')).remaining, 58);
       clock.advance(1);
       assert.equal((await limiter.hit('k')).remaining, 59);
@@ -84,10 +85,10 @@ export function limiterContract(make: MakeLimiter): void {
       assert.deepEqual(d, { allowed: true, limit: 10, remaining: 4, resetSeconds: 60 });
 
       // Refusals in one window leave the next window its full allowance.
-      clock.advance(WINDOW_MS);
+      clock.advance(RATE_WINDOW_MS);
       for (let i = 0; i < 60; i++) await limiter.hit('k');
       for (let i = 0; i < 30; i++) assert.equal((await limiter.hit('k')).allowed, false);
-      clock.advance(WINDOW_MS);
+      clock.advance(RATE_WINDOW_MS);
       let admitted = 0;
       for (let i = 0; i < 61; i++) if ((await limiter.hit('k')).allowed) admitted++;
       assert.equal(admitted, 60);

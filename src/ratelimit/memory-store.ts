@@ -1,7 +1,8 @@
 // In-process fixed-window counter: exact for one process, O(1) per hit, memory bounded by the buckets
 // active in the last two windows.
 import type { Clock } from '../lib/clock.js';
-import { DEFAULT_LIMIT, WINDOW_MS, checkLimit, decide, type RateDecision, type RateLimiter } from './policy.js';
+import { RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
+import { checkLimit, decide, type RateDecision, type RateLimiter } from './policy.js';
 
 type Bucket = { start: number; count: number };
 
@@ -17,12 +18,12 @@ export class MemoryStore {
     if (b === undefined) {
       b = { start: now, count: 0 };
       this.buckets.set(bucket, b);
-    } else if (now >= b.start + WINDOW_MS) {
+    } else if (now >= b.start + RATE_WINDOW_MS) {
       // Reuse the object: no allocation for a returning key.
       b.start = now;
       b.count = 0;
     }
-    const msLeft = b.start + WINDOW_MS - now;
+    const msLeft = b.start + RATE_WINDOW_MS - now;
     if (b.count >= limit) return decide(false, limit, b.count, msLeft);
     b.count++;
     return decide(true, limit, b.count, msLeft);
@@ -30,8 +31,8 @@ export class MemoryStore {
 
   /** Drops buckets whose window has closed; runs at most once per window. */
   sweep(now: number): void {
-    for (const [k, b] of this.buckets) if (now >= b.start + WINDOW_MS) this.buckets.delete(k);
-    this.nextSweep = now + WINDOW_MS;
+    for (const [k, b] of this.buckets) if (now >= b.start + RATE_WINDOW_MS) this.buckets.delete(k);
+    this.nextSweep = now + RATE_WINDOW_MS;
   }
 
   get size(): number {
@@ -47,7 +48,7 @@ export function createMemoryLimiter(opts: { clock: Clock }): RateLimiter {
   const { clock } = opts;
   const store = new MemoryStore();
   return {
-    hit(bucket: string, limit: number = DEFAULT_LIMIT): RateDecision | Promise<RateDecision> {
+    hit(bucket: string, limit: number = RATE_LIMIT): RateDecision | Promise<RateDecision> {
       // Synchronous: no promise per hit on the hot path; a bad limit still surfaces as a rejection.
       try {
         checkLimit(limit);

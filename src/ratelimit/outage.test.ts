@@ -9,7 +9,8 @@ import { Redis } from 'ioredis';
 import { ManualClock } from '../lib/clock.js';
 import { createRedisLimiter } from './redis-store.js';
 import { createRateLimiter } from './ratelimit.js';
-import type { Logger, RateDecision, RateLimiter } from './policy.js';
+import type { Logger } from '../lib/logger.js';
+import type { RateDecision, RateLimiter } from './policy.js';
 
 const hasRedisServer = !spawnSync('redis-server', ['--version']).error;
 const skip = hasRedisServer ? false : 'redis-server not on PATH';
@@ -50,10 +51,11 @@ async function kill(child: ChildProcess | undefined): Promise<void> {
 }
 
 function recordingLogger() {
-  const lines: { level: string; obj: object; msg: string }[] = [];
+  const lines: { level: string; obj: object; msg?: string }[] = [];
   const logger: Logger = {
     warn: (obj, msg) => lines.push({ level: 'warn', obj, msg }),
     info: (obj, msg) => lines.push({ level: 'info', obj, msg }),
+    error: (obj, msg) => lines.push({ level: 'error', obj, msg }),
   };
   return { logger, lines };
 }

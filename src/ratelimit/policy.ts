@@ -14,10 +14,6 @@ export type RateLimiter = {
   close(): Promise<void>;
 };
 
-/** Pino-compatible subset; only state changes are logged, never bucket ids or URLs. */
-export type Logger = { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
-
-export { RATE_LIMIT as DEFAULT_LIMIT, RATE_WINDOW_MS as WINDOW_MS } from '../limits.js';
 
 export function checkLimit(limit: number): void {
   // A zero/negative/fractional limit is a caller bug; failing loudly beats silently admitting or refusing everyone.

@@ -2,10 +2,11 @@
 // configured, per-instance otherwise (and while Redis is down); a hit never throws for infrastructure reasons.
 import type { Clock } from '../lib/clock.js';
 import { createMemoryLimiter } from './memory-store.js';
-import type { Logger, RateLimiter } from './policy.js';
+import type { Logger } from '../lib/logger.js';
+import type { RateLimiter } from './policy.js';
 import { createRedisLimiter } from './redis-store.js';
 
-export { DEFAULT_LIMIT, WINDOW_MS, type Logger, type RateDecision, type RateLimiter } from './policy.js';
+export type { RateDecision, RateLimiter } from './policy.js';
 export { createMemoryLimiter, MemoryStore } from './memory-store.js';
 export { createRedisLimiter } from './redis-store.js';
 

@@ -6,7 +6,8 @@ import { redisForTests, redisTestPrefix } from '../testing/services.js';
 import { createRedisLimiter } from './redis-store.js';
 import { createRateLimiter } from './ratelimit.js';
 import { limiterContract } from './limiter-contract.js';
-import { WINDOW_MS, type RateLimiter } from './policy.js';
+import { RATE_WINDOW_MS } from '../limits.js';
+import type { RateLimiter } from './policy.js';
 
 const redis = await redisForTests();
 const skip = 'skip' in redis ? redis.skip : false;
@@ -43,7 +44,7 @@ describe('redis limiter', { skip }, () => {
     assert.equal(limiter.mode, 'redis');
     assert.deepEqual(await admin.hgetall(`${p}key_abc`), { s: '1000000', c: '1' });
     const ttl = await admin.pttl(`${p}key_abc`);
-    assert.ok(ttl > WINDOW_MS - 1000 && ttl <= WINDOW_MS + 5_000, `pttl ${ttl}`);
+    assert.ok(ttl > RATE_WINDOW_MS - 1000 && ttl <= RATE_WINDOW_MS + 5_000, `pttl ${ttl}`);
   });
 
   it('keeps a 13-digit epoch window start exact', async () => {
@@ -52,7 +53,7 @@ describe('redis limiter', { skip }, () => {
     const limiter = make(clock, p);
     await limiter.hit('k');
     assert.equal(await admin.hget(`${p}k`, 's'), '1767225645123');
-    clock.advance(WINDOW_MS - 1);
+    clock.advance(RATE_WINDOW_MS - 1);
     assert.equal((await limiter.hit('k')).remaining, 58);
     clock.advance(1);
     assert.equal((await limiter.hit('k')).remaining, 59);
@@ -70,7 +71,7 @@ describe('redis limiter', { skip }, () => {
     assert.equal((await a.hit('k')).allowed, false);
     assert.equal((await b.hit('k')).allowed, false);
     // A window opened by one instance closes for both.
-    clock.advance(WINDOW_MS);
+    clock.advance(RATE_WINDOW_MS);
     assert.equal((await b.hit('k')).remaining, 59);
     assert.equal((await a.hit('k')).remaining, 58);
   });

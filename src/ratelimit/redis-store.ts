@@ -3,7 +3,9 @@
 import { Redis } from 'ioredis';
 import type { Clock } from '../lib/clock.js';
 import { MemoryStore } from './memory-store.js';
-import { DEFAULT_LIMIT, WINDOW_MS, checkLimit, decide, type Logger, type RateDecision, type RateLimiter } from './policy.js';
+import { RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
+import type { Logger } from '../lib/logger.js';
+import { checkLimit, decide, type RateDecision, type RateLimiter } from './policy.js';
 
 /** Extra key lifetime past the window end, so a slow clock or in-flight hit never sees a vanished bucket. */
 const TTL_SLACK_MS = 5_000;
@@ -100,7 +102,7 @@ export function createRedisLimiter(opts: {
     client.once('ready', done).once('error', done).once('close', done);
   });
 
-  async function hit(bucket: string, limit: number = DEFAULT_LIMIT): Promise<RateDecision> {
+  async function hit(bucket: string, limit: number = RATE_LIMIT): Promise<RateDecision> {
     checkLimit(limit);
     if (starting) await starting;
     const now = clock.now();
@@ -109,7 +111,7 @@ export function createRedisLimiter(opts: {
       markDown(`connection ${client.status}`);
     } else if (now >= openUntil) {
       try {
-        const [admitted, count, msLeft] = await client.signetRateHit(prefix + bucket, now, WINDOW_MS, limit, TTL_SLACK_MS);
+        const [admitted, count, msLeft] = await client.signetRateHit(prefix + bucket, now, RATE_WINDOW_MS, limit, TTL_SLACK_MS);
         if (down) markUp();
         mode = 'redis';
         return decide(admitted === 1, limit, count, msLeft);

@@ -2,35 +2,24 @@
 // run. Wiring only.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { listAudit, verifyChain } from '../documents/audit.repo.js';
-import { apiError } from '../lib/errors.js';
 import { FILE_BODY_LIMIT } from '../limits.js';
 import { authOf } from '../http/request-context.js';
 import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
-import { fileOf } from './create.js';
-import { auditCertificateEvents, auditPageInput, presentDocument } from './presenters.js';
+import { auditCertificate, auditTrail, getDocument, previewPlacement, signedPdf } from './documents.service.js';
 import { AuditTrailOut, DocumentOut, PreviewBody, PreviewOut } from './signing.schemas.js';
-import { findDocument, listRequests } from './signing.repo.js';
 import { withdrawDocument, type SigningDeps } from './signing.service.js';
+
+/** `Accept: application/pdf` (unless JSON comes first) asks for the audit certificate. */
+const wantsPdf = (accept: string) => /application\/pdf/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '');
 
 export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Documents'];
 
-  const mustFind = async (workspaceId: string, id: string) => {
-    const d = await findDocument(deps.db.kysely, workspaceId, id);
-    if (!d) throw apiError('not_found');
-    return d;
-  };
-  const present = async (workspaceId: string, id: string) => {
-    const d = await mustFind(workspaceId, id);
-    return presentDocument(d, await listRequests(deps.db.kysely, d.id), deps.config.baseUrl);
-  };
-
   app.get(
     '/documents/:id',
     { schema: { tags, summary: 'A document and its signing requests (never signer links).', params: IdParam, response: { 200: DocumentOut, ...errorResponses(404, ...AUTH_ERRORS) } } },
-    async (req) => present(authOf(req).workspace.id, req.params.id),
+    async (req) => getDocument(deps, authOf(req).workspace.id, req.params.id),
   );
 
   app.post(
@@ -38,7 +27,7 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
     { schema: { tags, summary: 'Withdraw a document: every open request closes and it never completes.', params: IdParam, response: { 200: DocumentOut, ...errorResponses(404, 409, ...AUTH_ERRORS) } } },
     async (req) => {
       await withdrawDocument(deps, authOf(req), req.params.id);
-      return present(authOf(req).workspace.id, req.params.id);
+      return getDocument(deps, authOf(req).workspace.id, req.params.id);
     },
   );
 
@@ -53,14 +42,12 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
       },
     },
     async (req, reply) => {
-      const d = await mustFind(authOf(req).workspace.id, req.params.id);
-      if (d.status !== 'completed' || !d.signed_blob) throw apiError('document_not_completed', { meta: { status: d.status } });
-      const pdf = await deps.blobs.get(d.signed_blob);
+      const d = await signedPdf(deps, authOf(req).workspace.id, req.params.id);
       return reply
         .type('application/pdf')
         .header('content-disposition', `attachment; filename="${d.id}-signed.pdf"`)
-        .header('x-content-sha256', d.signed_sha256 ?? '')
-        .send(Buffer.from(pdf) as never);
+        .header('x-content-sha256', d.sha256 ?? '')
+        .send(Buffer.from(d.pdf) as never);
     },
   );
 
@@ -75,23 +62,10 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
       },
     },
     async (req, reply) => {
-      const d = await mustFind(authOf(req).workspace.id, req.params.id);
-      const entries = await listAudit(deps.db.kysely, d.id);
-      const accept = String(req.headers.accept ?? '');
-      if (/application\/pdf/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '')) {
-        const requests = await listRequests(deps.db.kysely, d.id);
-        const pdf = await deps.pdf.auditCertificate(auditPageInput(d, requests, d.completed_at ?? deps.clock.now()), auditCertificateEvents(entries));
-        return reply.type('application/pdf').header('content-disposition', `inline; filename="${d.id}-audit.pdf"`).send(Buffer.from(pdf) as never);
-      }
-      return {
-        document_id: d.id,
-        status: d.status,
-        original_sha256: d.original_sha256,
-        signed_sha256: d.signed_sha256,
-        chain_valid: verifyChain(d.id, entries) === null,
-        head_hash: entries.at(-1)?.hash ?? '',
-        entries,
-      };
+      const workspaceId = authOf(req).workspace.id;
+      if (!wantsPdf(String(req.headers.accept ?? ''))) return auditTrail(deps, workspaceId, req.params.id);
+      const c = await auditCertificate(deps, workspaceId, req.params.id);
+      return reply.type('application/pdf').header('content-disposition', `inline; filename="${c.id}-audit.pdf"`).send(Buffer.from(c.pdf) as never);
     },
   );
 
@@ -106,11 +80,6 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
         response: { 200: PreviewOut, ...errorResponses(400, 413, ...AUTH_ERRORS) },
       },
     },
-    async (req) => {
-      const bytes = await fileOf(deps, req.body);
-      const info = await deps.pdf.inspect(bytes);
-      const r = await deps.pdf.preview(bytes, req.body.roles);
-      return { page_count: info.pageCount, anchors: r.anchors, problems: r.problems };
-    },
+    async (req) => previewPlacement(deps, req.body),
   );
 }

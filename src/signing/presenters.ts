@@ -2,10 +2,11 @@
 // Signer links never appear here.
 import type { AuditEntry } from '../documents/audit.repo.js';
 import type { AuditEvent, AuditInfo } from '../documents/pdf/audit-page.js';
+import type { Field } from '../documents/pdf/types.js';
 import type { AuthContext } from '../http/request-context.js';
 import { iso } from '../lib/clock.js';
 import type { DocumentRow, RequestRow } from './signing.repo.js';
-import type { DocumentOut, RequestBrief, RequestOut } from './signing.schemas.js';
+import type { AuditTrailOut, DocumentOut, RequestBrief, RequestOut } from './signing.schemas.js';
 
 const t = (ms: number | null) => (ms === null ? null : iso(ms));
 
@@ -52,6 +53,24 @@ export const presentDocument = (d: DocumentRow, requests: RequestRow[], baseUrl:
   completed_at: t(d.completed_at),
   ...(d.status === 'completed' ? documentUrls(baseUrl, d.id) : {}),
   signing_requests: requests.map(presentRequest),
+});
+
+export const presentAuditTrail = (d: DocumentRow, entries: AuditEntry[], chainValid: boolean): AuditTrailOut => ({
+  document_id: d.id,
+  status: d.status,
+  original_sha256: d.original_sha256,
+  signed_sha256: d.signed_sha256,
+  chain_valid: chainValid,
+  head_hash: entries.at(-1)?.hash ?? '',
+  entries,
+});
+
+/** What the signing page's script reads (`/sign/<token>/info`): never another signer's data. */
+export const presentSignerInfo = (v: { state: string; document: DocumentRow; request: RequestRow; workspaceName: string; fields: Field[] }) => ({
+  state: v.state,
+  document: { title: v.document.title, page_count: v.document.page_count, locale: v.document.locale, workspace: v.workspaceName },
+  signer: { name: v.request.name, email: v.request.email, role: v.request.role },
+  fields: v.fields,
 });
 
 /** The signer as webhook payloads carry it (signed, viewed, declined, expired). */

@@ -6,6 +6,7 @@ import { SIGN_BODY_LIMIT } from '../limits.js';
 import { clientMeta } from '../http/request-context.js';
 import { errorResponses } from '../http/schemas.js';
 import { renderClosedPage, renderSignerPage } from './page/signer-page.js';
+import { presentSignerInfo } from './presenters.js';
 import { DeclineBody, SignBody, SignerActionOut, TokenParam } from './signing.schemas.js';
 import { declineRequest, signerPdf, signerView, signRequest, viewRequest, type SigningDeps } from './signing.service.js';
 
@@ -36,12 +37,7 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
   app.get('/sign/:token/info', { schema: { tags, summary: 'What the signing page shows: document, signer, own fields, state.', params: TokenParam } }, async (req, reply) => {
     const v = await signerView(deps, req.params.token);
     reply.headers(PRIVATE);
-    return {
-      state: v.state,
-      document: { title: v.document.title, page_count: v.document.page_count, locale: v.document.locale, workspace: v.workspaceName },
-      signer: { name: v.request.name, email: v.request.email, role: v.request.role },
-      fields: v.fields,
-    };
+    return presentSignerInfo(v);
   });
 
   app.get('/sign/:token/document.pdf', { schema: { hide: true, params: TokenParam } }, async (req, reply) => {

@@ -57,41 +57,34 @@ export const workspaceNameOf = async (db: Trx, workspaceId: string) =>
 type RequestPatch = Partial<Omit<RequestRow, 'status' | 'id'>>;
 type DocumentPatch = Partial<Omit<DocumentRow, 'status' | 'id'>>;
 
-/** Makes `move` on one request; false when it was not in one of the move's from-states (someone else won). */
-export async function moveRequest(trx: Trx, id: string, move: RequestMove, patch: RequestPatch): Promise<boolean> {
-  const { from, to } = REQUEST_MOVES[move];
-  const r = await trx
-    .updateTable('signing_requests')
+// The one guarded update behind every move: rows matching `where` that are in one of `from` take status `to`.
+async function guardedMove(
+  trx: Trx,
+  table: 'signing_requests' | 'documents',
+  where: { column: 'id' | 'document_id'; value: string },
+  { from, to }: { from: readonly string[]; to: string },
+  patch: object,
+): Promise<number> {
+  const r = await (trx as Kysely<any>)
+    .updateTable(table)
     .set({ ...patch, status: to })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}
-
-/** Makes `move` on every request of a document that can make it; returns how many did. */
-export async function moveDocumentRequests(trx: Trx, documentId: string, move: RequestMove, patch: RequestPatch): Promise<number> {
-  const { from, to } = REQUEST_MOVES[move];
-  const r = await trx
-    .updateTable('signing_requests')
-    .set({ ...patch, status: to })
-    .where('document_id', '=', documentId)
+    .where(where.column, '=', where.value)
     .where('status', 'in', [...from])
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
 
+/** Makes `move` on one request; false when it was not in one of the move's from-states (someone else won). */
+export const moveRequest = async (trx: Trx, id: string, move: RequestMove, patch: RequestPatch): Promise<boolean> =>
+  (await guardedMove(trx, 'signing_requests', { column: 'id', value: id }, REQUEST_MOVES[move], patch)) > 0;
+
+/** Makes `move` on every request of a document that can make it; returns how many did. */
+export const moveDocumentRequests = (trx: Trx, documentId: string, move: RequestMove, patch: RequestPatch): Promise<number> =>
+  guardedMove(trx, 'signing_requests', { column: 'document_id', value: documentId }, REQUEST_MOVES[move], patch);
+
 /** Makes `move` on a document; false when it was not in one of the move's from-states. */
-export async function moveDocument(trx: Trx, id: string, move: DocumentMove, patch: DocumentPatch): Promise<boolean> {
-  const { from, to } = DOCUMENT_MOVES[move];
-  const r = await trx
-    .updateTable('documents')
-    .set({ ...patch, status: to })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}
+export const moveDocument = async (trx: Trx, id: string, move: DocumentMove, patch: DocumentPatch): Promise<boolean> =>
+  (await guardedMove(trx, 'documents', { column: 'id', value: id }, DOCUMENT_MOVES[move], patch)) > 0;
 
 /** A fresh signer link replaces the old one (only its hash is kept, so the old link stops working). */
 export async function setSignerToken(trx: Trx, id: string, tokenHash: string, patch: RequestPatch = {}): Promise<void> {

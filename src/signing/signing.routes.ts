@@ -8,7 +8,7 @@ import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
 import { createSigningRequest } from './create.js';
 import { presentRequest } from './presenters.js';
 import { CreateBody, Created, RequestOut } from './signing.schemas.js';
-import { findRequest } from './signing.repo.js';
+import { getRequest } from './documents.service.js';
 import { remindRequest, withdrawRequest, type SigningDeps } from './signing.service.js';
 
 export async function signingRoutes(fastify: FastifyInstance, deps: SigningDeps): Promise<void> {
@@ -36,11 +36,7 @@ export async function signingRoutes(fastify: FastifyInstance, deps: SigningDeps)
   app.get(
     '/signing-requests/:id',
     { schema: { tags, summary: 'A signing request’s current state (never the signer link).', params: IdParam, response: { 200: RequestOut, ...errorResponses(404, ...AUTH_ERRORS) } } },
-    async (req) => {
-      const r = await findRequest(deps.db.kysely, authOf(req).workspace.id, req.params.id);
-      if (!r) throw apiError('not_found');
-      return presentRequest(r);
-    },
+    async (req) => getRequest(deps, authOf(req).workspace.id, req.params.id),
   );
 
   app.post(

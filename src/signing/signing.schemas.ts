@@ -117,6 +117,7 @@ export const AuditTrailOut = Type.Object({
   head_hash: Type.String(),
   entries: Type.Array(AuditEntryOut),
 });
+export type AuditTrailOut = Static<typeof AuditTrailOut>;
 
 export const PreviewBody = Type.Object(
   {
@@ -126,6 +127,7 @@ export const PreviewBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type PreviewBody = Static<typeof PreviewBody>;
 
 export const PreviewOut = Type.Object({
   page_count: Type.Integer(),
