@@ -1,0 +1,134 @@
+// The lease claim and the claim-guarded write, on both databases, over a real table (the mail outbox).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openDb, type Db } from '../db/db.js';
+import { MAIL_LEASE } from '../mail/outbox.repo.js';
+import { freshPostgres, postgresForTests } from '../testing/services.js';
+import { claimLeases, writeUnderLease } from './lease.repo.js';
+
+const T0 = Date.parse('2026-11-23T10:00:00Z');
+
+async function seed(db: Db, n: number, due = T0) {
+  const ids = Array.from({ length: n }, (_, i) => `mail_${String(i).padStart(3, '0')}`);
+  await db.kysely
+    .insertInto('mail_outbox')
+    .values(
+      ids.map((id, i) => ({
+        id,
+        workspace_id: 'ws_1',
+        document_id: null,
+        signing_request_id: null,
+        template: 'invitation',
+        locale: 'en',
+        to_email: `${i}@example.com`,
+        to_name: 'X',
+        from_name: 'Acme',
+        reply_to: null,
+        subject: 's',
+        text: 't',
+        html: 'h',
+        status: 'queued',
+        attempts: 0,
+        next_attempt_at: due + i,
+        claimed_by: null,
+        claim_expires_at: null,
+        last_error: null,
+        message_id: null,
+        created_at: T0,
+        updated_at: T0,
+        sent_at: null,
+      })),
+    )
+    .execute();
+  return ids;
+}
+
+function suite(open: () => Promise<{ db: Db; other: Db; close(): Promise<void> }>) {
+  let db: Db;
+  let other: Db;
+  let close: () => Promise<void>;
+  before(async () => ({ db, other, close } = await open()));
+  after(() => close());
+  // RETURNING gives no order: sort for comparison (the claim's own order decides which rows a limit takes).
+  const claim = async (d: Db, workerId: string, now = T0, limit = 100) =>
+    (await claimLeases(d, MAIL_LEASE, { now, workerId, leaseMs: 60_000, limit })).sort((x, y) => x.id.localeCompare(y.id));
+
+  test('only due rows, oldest first, up to the limit; a held lease keeps them until it lapses', async () => {
+    await db.kysely.deleteFrom('mail_outbox').execute();
+    const ids = await seed(db, 5);
+    const first = await claim(db, 'a', T0 + 2, 2);
+    assert.deepEqual(first.map((r) => r.id), ids.slice(0, 2));
+    assert.ok(first.every((r) => r.claimed_by === 'a' && r.claim_expires_at === T0 + 2 + 60_000));
+    assert.deepEqual((await claim(db, 'b', T0 + 2)).map((r) => r.id), [ids[2]], 'not due yet: rows 3 and 4');
+    const later = await claim(db, 'c', T0 + 60_001);
+    assert.deepEqual(later.map((r) => r.id), ids.slice(3), 'the now-due rows, not the three held ones');
+    assert.deepEqual((await claim(db, 'd', T0 + 60_002)).map((r) => r.id), ids.slice(0, 3), 'leases lapsed: taken again');
+  });
+
+  test('concurrent claimers on two connections take disjoint rows', async () => {
+    await db.kysely.deleteFrom('mail_outbox').execute();
+    const ids = await seed(db, 40);
+    const batches = await Promise.all([0, 1, 2, 3].map((i) => claim(i % 2 ? other : db, `w${i}`, T0 + 100, 7)));
+    const got = batches.flat().map((r) => r.id);
+    assert.equal(new Set(got).size, got.length, 'no row claimed twice');
+    assert.equal(got.length, 28);
+    assert.ok(got.every((id) => ids.includes(id)));
+  });
+
+  test('an outcome is written only by the holder, only with the attempt count it claimed at', async () => {
+    await db.kysely.deleteFrom('mail_outbox').execute();
+    const [id] = await seed(db, 1);
+    await claim(db, 'a');
+    const write = (worker: string, attempts: number) =>
+      writeUnderLease(db.kysely, MAIL_LEASE, id!, worker, { status: 'sent', attempts: attempts + 1 }, { release: true, attempts });
+    assert.equal(await write('b', 0), false, 'not the holder');
+    assert.equal(await write('a', 5), false, 'an attempt was recorded since');
+    assert.equal(await write('a', 0), true);
+    const row = await db.kysely.selectFrom('mail_outbox').selectAll().where('id', '=', id!).executeTakeFirstOrThrow();
+    assert.deepEqual([row.status, row.attempts, row.claimed_by, row.claim_expires_at], ['sent', 1, null, null]);
+    assert.equal(await write('a', 0), false, 'the claim ended with the write');
+  });
+
+  test('without release the lease stays, and extra guards apply', async () => {
+    await db.kysely.deleteFrom('mail_outbox').execute();
+    const [id] = await seed(db, 1);
+    await claim(db, 'a');
+    assert.equal(await writeUnderLease(db.kysely, MAIL_LEASE, id!, 'a', { last_error: 'x' }, { release: false, where: { status: 'sent' } }), false);
+    assert.equal(await writeUnderLease(db.kysely, MAIL_LEASE, id!, 'a', { last_error: 'x', claim_expires_at: T0 + 5 }, { release: false, where: { status: ['queued', 'sent'] } }), true);
+    const row = await db.kysely.selectFrom('mail_outbox').selectAll().where('id', '=', id!).executeTakeFirstOrThrow();
+    assert.deepEqual([row.last_error, row.claimed_by, row.claim_expires_at], ['x', 'a', T0 + 5]);
+  });
+}
+
+describe('lease claims (SQLite)', () => {
+  suite(async () => {
+    const dir = (await import('node:fs')).mkdtempSync(`${(await import('node:os')).tmpdir()}/signet-lease-`);
+    const db = await openDb(`sqlite:${dir}/signet.db`);
+    const other = await openDb(`sqlite:${dir}/signet.db`, { migrate: false });
+    return {
+      db,
+      other,
+      async close() {
+        await other.close();
+        await db.close();
+        (await import('node:fs')).rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+});
+
+const pg = await postgresForTests();
+describe('lease claims (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : false }, () => {
+  suite(async () => {
+    const fresh = await freshPostgres((pg as { url: string }).url);
+    const other = await openDb(fresh.url, { migrate: false });
+    return {
+      db: fresh.db,
+      other,
+      async close() {
+        await other.close();
+        await fresh.drop();
+      },
+    };
+  });
+});

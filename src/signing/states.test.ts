@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DOCUMENT_MOVES, DOCUMENT_STATUSES, OPEN_REQUEST_STATUSES, REQUEST_MOVES, REQUEST_STATUSES, canMoveRequest } from './states.js';
+
+test('every move names known statuses, and no move leaves a final state', () => {
+  const finalRequest = ['signed', 'declined', 'withdrawn', 'expired'];
+  for (const [name, m] of Object.entries(REQUEST_MOVES)) {
+    assert.ok((REQUEST_STATUSES as readonly string[]).includes(m.to), name);
+    for (const f of m.from) {
+      assert.ok((REQUEST_STATUSES as readonly string[]).includes(f), `${name} from ${f}`);
+      assert.ok(!finalRequest.includes(f), `${name} leaves final state ${f}`);
+    }
+  }
+  for (const [name, m] of Object.entries(DOCUMENT_MOVES)) {
+    assert.ok((DOCUMENT_STATUSES as readonly string[]).includes(m.to), name);
+    assert.deepEqual(m.from, ['in_progress'], `${name}: only an in-progress document moves`);
+  }
+});
+
+test("the spec's rows: a signer signs from pending (or viewed); the hourly expiry takes pending and viewed only", () => {
+  assert.equal(canMoveRequest('sign', 'pending'), true);
+  assert.equal(canMoveRequest('sign', 'viewed'), true);
+  assert.equal(canMoveRequest('sign', 'queued'), false, 'a queued sequential signer cannot sign yet');
+  assert.deepEqual([...REQUEST_MOVES.expire.from].sort(), ['pending', 'viewed']);
+  assert.deepEqual(OPEN_REQUEST_STATUSES, REQUEST_MOVES.sign.from);
+  assert.equal(canMoveRequest('view', 'viewed'), false, 'viewed once');
+  assert.equal(canMoveRequest('withdraw', 'queued'), true);
+});
