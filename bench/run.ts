@@ -55,7 +55,10 @@ const pending = new Map<number, (r: LoadReport) => void>();
 
 function loadGenerator(): ChildProcess {
   if (child) return child;
-  child = fork(path.join(here, 'load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  child = fork(path.join(here, 'load.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   child.on('message', (r: LoadReport) => {
     pending.get(r.id)?.(r);
     pending.delete(r.id);
@@ -70,7 +73,13 @@ function loadGenerator(): ChildProcess {
 function load(url: string, headers: Record<string, string>): Promise<LoadReport> {
   const job: LoadJob = {
     id: ++jobSeq,
-    opts: { url, headers, connections: CONNECTIONS, duration: DURATION_S, warmup: { connections: CONNECTIONS, duration: WARMUP_S } },
+    opts: {
+      url,
+      headers,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      warmup: { connections: CONNECTIONS, duration: WARMUP_S },
+    },
   };
   return new Promise((resolve) => {
     pending.set(job.id, resolve);
@@ -89,7 +98,11 @@ const rows: Row[] = [];
 const notes: string[] = [];
 let failures = 0;
 
-async function measure(name: string, url: string, headers: Record<string, string> = {}): Promise<LoadReport | undefined> {
+async function measure(
+  name: string,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<LoadReport | undefined> {
   process.stdout.write(`  ${name} … `);
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
@@ -103,10 +116,14 @@ async function measure(name: string, url: string, headers: Record<string, string
     return undefined;
   }
   const bad = r.non2xx + r.errors + r.warmupNon2xx + r.warmupErrors;
-  console.log(`${Math.round(r.rps)} req/s, p99 ${r.p99} ms, non-2xx ${r.non2xx} (warm-up ${r.warmupNon2xx}), errors ${r.errors}`);
+  console.log(
+    `${Math.round(r.rps)} req/s, p99 ${r.p99} ms, non-2xx ${r.non2xx} (warm-up ${r.warmupNon2xx}), errors ${r.errors}`,
+  );
   if (bad > 0) {
     failures++;
-    notes.push(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors (warm-up: ${r.warmupNon2xx} / ${r.warmupErrors}); codes ${JSON.stringify(r.statusCodes)}`);
+    notes.push(
+      `${name}: ${r.non2xx} non-2xx, ${r.errors} errors (warm-up: ${r.warmupNon2xx} / ${r.warmupErrors}); codes ${JSON.stringify(r.statusCodes)}`,
+    );
   }
   rows.push({ name, r, cost: { cpuUsPerReq: (cpu.user + cpu.system) / Math.max(1, r.total + r.warmupTotal), elu } });
   return r;
@@ -150,8 +167,14 @@ async function startSignet(db: Db, limiter: RateLimiter, label: string): Promise
   const auth = { authorization: `Bearer ${plaintext}` };
   const hooks = await fetch(`${base}/v1/hooks`, { headers: auth });
   const hooksBody = (await hooks.json()) as unknown[];
-  if (hooks.status !== 200 || hooksBody.length !== HOOKS || hooks.headers.get('ratelimit-limit') !== String(BENCH_RATE_LIMIT)) {
-    throw new Error(`sanity check failed: GET /v1/hooks → ${hooks.status}, ${hooksBody.length} hooks, limit ${hooks.headers.get('ratelimit-limit')}`);
+  if (
+    hooks.status !== 200 ||
+    hooksBody.length !== HOOKS ||
+    hooks.headers.get('ratelimit-limit') !== String(BENCH_RATE_LIMIT)
+  ) {
+    throw new Error(
+      `sanity check failed: GET /v1/hooks → ${hooks.status}, ${hooksBody.length} hooks, limit ${hooks.headers.get('ratelimit-limit')}`,
+    );
   }
   const me = await fetch(`${base}/v1/me`, { headers: auth });
   await me.arrayBuffer();
@@ -204,7 +227,9 @@ async function httpOnSqlite(): Promise<unknown> {
     const r = await startSignet(db, limiter, 'redis');
     try {
       // The limiter silently degrades to per-instance counting if Redis fails; say so rather than mislabel the row.
-      const row = await measure('sqlite  GET /v1/hooks (redis limiter)', `${r.base}/v1/hooks`, { authorization: `Bearer ${r.token}` });
+      const row = await measure('sqlite  GET /v1/hooks (redis limiter)', `${r.base}/v1/hooks`, {
+        authorization: `Bearer ${r.token}`,
+      });
       if (row && limiter.mode !== 'redis') notes.push(`redis limiter ended in mode "${limiter.mode}", not "redis"`);
     } finally {
       await r.close();
@@ -239,7 +264,15 @@ async function httpOnPostgres(): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------------
 // Webhook dispatch
 
-type DispatchResult = { emitMs: number; ms: number; delivered: number; received: number; passes: number; attempts: number; statuses: Record<string, number> };
+type DispatchResult = {
+  emitMs: number;
+  ms: number;
+  delivered: number;
+  received: number;
+  passes: number;
+  attempts: number;
+  statuses: Record<string, number>;
+};
 
 async function dispatch(): Promise<DispatchResult> {
   let received = 0;
@@ -264,7 +297,10 @@ async function dispatch(): Promise<DispatchResult> {
   for (let from = 0; from < DISPATCH_EVENTS; from += EMIT_BATCH) {
     await db.kysely.transaction().execute(async (trx) => {
       for (let i = from; i < Math.min(from + EMIT_BATCH, DISPATCH_EVENTS); i++) {
-        await emit(trx, 'signing_request.signed', ws.id, { document_id: `doc_bench_${i}`, signing_request_id: `req_bench_${i}` });
+        await emit(trx, 'signing_request.signed', ws.id, {
+          document_id: `doc_bench_${i}`,
+          signing_request_id: `req_bench_${i}`,
+        });
       }
     });
   }
@@ -280,10 +316,15 @@ async function dispatch(): Promise<DispatchResult> {
   };
 
   // The guarded agent the service uses in production, with private addresses allowed for the loopback receiver.
-  const dispatcher = createDispatcher({ db, clock: systemClock, workerId: `bench:${process.pid}`, allowPrivateNetwork: true });
+  const dispatcher = createDispatcher({
+    db,
+    clock: systemClock,
+    workerId: `bench:${process.pid}`,
+    allowPrivateNetwork: true,
+  });
   let passes = 0;
   let attempts = 0;
-  let statuses: Record<string, number> = {};
+  let statuses: Record<string, number>;
   const t0 = performance.now();
   try {
     for (;;) {
@@ -318,18 +359,26 @@ function table(head: string[], body: string[][]): string {
   return [line(head), w.map((n) => '-'.repeat(n)).join('  '), ...body.map(line)].join('\n');
 }
 
-const loadavg = () => os.loadavg().map((n) => n.toFixed(2)).join(' / ');
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' / ');
 let loadAtStart = '';
 
 async function main(): Promise<void> {
   const started = performance.now();
   loadAtStart = loadavg();
-  console.log(`Signet bench — node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? '?'})`);
+  console.log(
+    `Signet bench — node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? '?'})`,
+  );
   console.log(
     `autocannon: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s measured per scenario, in a child process; servers in this process.`,
   );
   console.log(`Load average at start (other work on the host skews results): ${loadAtStart}`);
-  console.log(`The benchmark key's per-key rate limit is raised to ${fmt(BENCH_RATE_LIMIT)}/min (setRateLimit) so 60/min does not cap it.\n`);
+  console.log(
+    `The benchmark key's per-key rate limit is raised to ${fmt(BENCH_RATE_LIMIT)}/min (setRateLimit) so 60/min does not cap it.\n`,
+  );
 
   await httpOnSqlite();
   await httpOnPostgres();
@@ -351,10 +400,26 @@ async function main(): Promise<void> {
   const rpsRatio = (r?: LoadReport) => (r && bare?.r ? r.rps / bare.r.rps : NaN);
   const cpuRatio = (c?: ServerCost) => (c && bare?.cost ? bare.cost.cpuUsPerReq / c.cpuUsPerReq : NaN);
   console.log('\nHTTP — req/s: mean of per-second samples; latency ms; vs bare: req/s ÷ bare req/s;');
-  console.log('       srv CPU: server-process CPU µs per request; CPU vs bare: bare µs/req ÷ this µs/req (capacity on equal CPU)\n');
+  console.log(
+    '       srv CPU: server-process CPU µs per request; CPU vs bare: bare µs/req ÷ this µs/req (capacity on equal CPU)\n',
+  );
   console.log(
     table(
-      ['scenario', 'req/s', 'p50', 'p90', 'p99', 'max', 'requests', 'non-2xx', 'errors', 'vs bare', 'srv CPU µs/req', 'srv ELU', 'CPU vs bare'],
+      [
+        'scenario',
+        'req/s',
+        'p50',
+        'p90',
+        'p99',
+        'max',
+        'requests',
+        'non-2xx',
+        'errors',
+        'vs bare',
+        'srv CPU µs/req',
+        'srv ELU',
+        'CPU vs bare',
+      ],
       rows.map(({ name, r, cost, skipped }) =>
         r && cost
           ? [
@@ -382,7 +447,18 @@ async function main(): Promise<void> {
     console.log(
       table(
         ['events', 'emit ms', 'dispatch ms', 'deliveries/s', 'succeeded', 'received', 'runOnce passes', 'statuses'],
-        [[fmt(DISPATCH_EVENTS), fmt(d.emitMs), fmt(d.ms), fmt(perSec), fmt(d.delivered), fmt(d.received), String(d.passes), JSON.stringify(d.statuses)]],
+        [
+          [
+            fmt(DISPATCH_EVENTS),
+            fmt(d.emitMs),
+            fmt(d.ms),
+            fmt(perSec),
+            fmt(d.delivered),
+            fmt(d.received),
+            String(d.passes),
+            JSON.stringify(d.statuses),
+          ],
+        ],
       ),
     );
   }
@@ -394,7 +470,10 @@ async function main(): Promise<void> {
     `  authenticated GET /v1/hooks on SQLite ≥ ${HTTP_TARGET_RATIO * 100}% of bare: ${fmt(100 * httpRatio, 1)}% by req/s → ${httpRatio >= HTTP_TARGET_RATIO ? 'MET' : 'MISSED'}` +
       ` (${fmt(100 * cpuRatio(sq?.cost), 1)}% by server CPU per request)`,
   );
-  if (d) console.log(`  webhook dispatch ≥ ${DISPATCH_TARGET}/s: ${fmt(perSec)}/s → ${perSec >= DISPATCH_TARGET ? 'MET' : 'MISSED'}`);
+  if (d)
+    console.log(
+      `  webhook dispatch ≥ ${DISPATCH_TARGET}/s: ${fmt(perSec)}/s → ${perSec >= DISPATCH_TARGET ? 'MET' : 'MISSED'}`,
+    );
   const totalNon2xx = rows.reduce((n, r) => n + (r.r ? r.r.non2xx + r.r.warmupNon2xx : 0), 0);
   console.log(`  non-2xx responses across all HTTP scenarios (incl. warm-up): ${totalNon2xx}`);
   for (const n of notes) console.log(`  NOTE ${n}`);

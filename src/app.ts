@@ -101,7 +101,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         description: 'Electronic signatures: signing requests, sealed PDFs, audit trails and signed webhooks.',
       },
       servers: [{ url: deps.config.baseUrl }, ...(deps.config.aliasBaseUrl ? [{ url: deps.config.aliasBaseUrl }] : [])],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svk_live_… or lgk_live_…' } } },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svk_live_… or lgk_live_…' } },
+      },
       security: [{ bearer: [] }],
     },
   });

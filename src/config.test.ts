@@ -51,12 +51,15 @@ test('a bad value stops start-up with one line naming the variable, never echoin
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL /],
   ];
   for (const [env, re] of bad) {
-    assert.throws(() => loadConfig(env), (e: unknown) => {
-      assert.ok(e instanceof ConfigError);
-      assert.match(e.message, re);
-      assert.ok(!e.message.includes('\n'));
-      assert.ok(!e.message.includes('secretpw'));
-      return true;
-    });
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        assert.match(e.message, re);
+        assert.ok(!e.message.includes('\n'));
+        assert.ok(!e.message.includes('secretpw'));
+        return true;
+      },
+    );
   }
 });

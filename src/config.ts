@@ -69,7 +69,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const port = Number(portRaw);
   const host = env.HOST || '::';
-  const baseUrl = parseUrl('BASE_URL', env.BASE_URL || `http://localhost:${port}`, ['http:', 'https:']).replace(/\/+$/, '');
+  const baseUrl = parseUrl('BASE_URL', env.BASE_URL || `http://localhost:${port}`, ['http:', 'https:']).replace(
+    /\/+$/,
+    '',
+  );
   const aliasBaseUrl = env.ALIAS_BASE_URL
     ? parseUrl('ALIAS_BASE_URL', env.ALIAS_BASE_URL, ['http:', 'https:']).replace(/\/+$/, '')
     : null;
@@ -85,7 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const smtpUrl = env.SMTP_URL ? parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']) : null;
   const mailFrom = env.MAIL_FROM || 'no-reply@localhost';
-  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(mailFrom)) throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(mailFrom))
+    throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
   const tsaUrl = env.TSA_URL ? parseUrl('TSA_URL', env.TSA_URL, ['http:', 'https:']) : null;
   const sealP12 = env.SEAL_P12 ? path.resolve(env.SEAL_P12) : null;
   return {

@@ -30,17 +30,22 @@ const baseEnv = (dataDir: string): Record<string, string> => ({
 /** Runs `signet …` and returns its one JSON object (exit 0, nothing on stderr). */
 function signetJson(dataDir: string, args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...args, '--json'], { cwd: ROOT, env: baseEnv(dataDir), timeout: 120_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`signet ${args.join(' ')} failed: ${stderr || err.message}`));
-      try {
-        assert.equal(stderr, '');
-        const lines = stdout.trim().split('\n');
-        assert.equal(lines.length, 1, `one line of JSON: ${stdout}`);
-        resolve(JSON.parse(lines[0]!));
-      } catch (e) {
-        reject(e);
-      }
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args, '--json'],
+      { cwd: ROOT, env: baseEnv(dataDir), timeout: 120_000 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`signet ${args.join(' ')} failed: ${stderr || err.message}`));
+        try {
+          assert.equal(stderr, '');
+          const lines = stdout.trim().split('\n');
+          assert.equal(lines.length, 1, `one line of JSON: ${stdout}`);
+          resolve(JSON.parse(lines[0]!));
+        } catch (e) {
+          reject(e);
+        }
+      },
+    );
   });
 }
 
@@ -65,7 +70,9 @@ async function startServer(dataDir: string) {
   let log = '';
   child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  const exited = new Promise<Exit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
   await new Promise<void>((resolve, reject) => {
     const onData = () => {
       if (log.includes('"msg":"signet listening"')) {
@@ -131,7 +138,10 @@ describe('SIGTERM drains', () => {
     receiver = http.createServer((req, res) => {
       req.resume();
       req.on('end', () => {
-        const d: (typeof deliveries)[number] = { eventId: String(req.headers['x-service-event-id']), receivedAt: Date.now() };
+        const d: (typeof deliveries)[number] = {
+          eventId: String(req.headers['x-service-event-id']),
+          receivedAt: Date.now(),
+        };
         deliveries.push(d);
         res.on('finish', () => (d.finishedAt = Date.now()));
         res.on('close', () => {
@@ -150,7 +160,10 @@ describe('SIGTERM drains', () => {
     const api = async (method: string, p: string, body?: unknown) => {
       const res = await request(`http://127.0.0.1:${port}${p}`, {
         method: method as never,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         dispatcher: agent,
       });
@@ -162,7 +175,9 @@ describe('SIGTERM drains', () => {
     assert.equal(hook.status, 201);
 
     // A slow client: the request head and half the body now, the rest only after SIGTERM.
-    const slowBody = Buffer.from(JSON.stringify({ target_url: `${receiverUrl}?slow=1`, events: ['document.completed'] }));
+    const slowBody = Buffer.from(
+      JSON.stringify({ target_url: `${receiverUrl}?slow=1`, events: ['document.completed'] }),
+    );
     const slow = net.connect(port, '127.0.0.1');
     const slowResponse = new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -191,9 +206,12 @@ describe('SIGTERM drains', () => {
     release();
     const probe = new Agent({ connect: { timeout: 2_000 } });
     try {
-      await assert.rejects(request(`http://127.0.0.1:${port}/v1/me`, { dispatcher: probe, headers: { authorization: `Bearer ${token}` } }), {
-        code: 'ECONNREFUSED',
-      });
+      await assert.rejects(
+        request(`http://127.0.0.1:${port}/v1/me`, { dispatcher: probe, headers: { authorization: `Bearer ${token}` } }),
+        {
+          code: 'ECONNREFUSED',
+        },
+      );
     } finally {
       await probe.close();
     }
@@ -235,8 +253,7 @@ describe('SIGTERM drains', () => {
     const sqlite = new Database(path.join(dir, 'signet.db'), { readonly: true });
     try {
       const stored = sqlite.prepare('select id, workspace_id, events from hooks where id = ?').get(created.id) as
-        | { id: string; workspace_id: string; events: string }
-        | undefined;
+        { id: string; workspace_id: string; events: string } | undefined;
       assert.deepEqual(stored, { id: created.id, workspace_id: ws.id, events: '["document.completed"]' });
     } finally {
       sqlite.close();

@@ -9,10 +9,16 @@ import { createRuntime } from './runtime.js';
 export function createLogger(config: Config) {
   return pino({
     level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', '*.secret', '*.plaintext', 'secret', 'plaintext', '*.token', 'token'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', '*.secret', '*.plaintext', 'secret', 'plaintext', '*.token', 'token'],
+      censor: '[redacted]',
+    },
     serializers: {
       // Signer links carry their credential in the path.
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.replace(/^\/sign\/[^/?]+/, '/sign/[token]') }),
+      req: (req: { method: string; url: string }) => ({
+        method: req.method,
+        url: req.url.replace(/^\/sign\/[^/?]+/, '/sign/[token]'),
+      }),
     },
   });
 }
@@ -23,7 +29,12 @@ export async function runServer(config: Config, opts: { worker: boolean; api: bo
   if (rt.app) {
     await rt.app.listen({ port: config.port, host: config.host });
     logger.info(
-      { baseUrl: config.baseUrl, database: redactUrl(config.databaseUrl).replace(/^sqlite:.*/, 'sqlite'), redis: Boolean(config.redisUrl), smtp: Boolean(config.smtpUrl) },
+      {
+        baseUrl: config.baseUrl,
+        database: redactUrl(config.databaseUrl).replace(/^sqlite:.*/, 'sqlite'),
+        redis: Boolean(config.redisUrl),
+        smtp: Boolean(config.smtpUrl),
+      },
       'signet listening',
     );
   }

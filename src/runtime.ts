@@ -37,7 +37,8 @@ type JobDeps = { db: Db; clock: Clock; wake: Wakers };
 /** Every clock-driven job, by the name `signet jobs run` takes; each feature defines its own. */
 const JOBS: Record<string, (deps: JobDeps) => ScheduledJob> = {
   'prune-idempotency': pruneIdempotencyJob,
-  'expire-requests': ({ db, clock, wake }) => expireRequestsJob({ db, clock, emit: createEmitter(clock), mail: createMailQueue(clock), wake }),
+  'expire-requests': ({ db, clock, wake }) =>
+    expireRequestsJob({ db, clock, emit: createEmitter(clock), mail: createMailQueue(clock), wake }),
 };
 
 export const jobNames = (): string[] => Object.keys(JOBS);
@@ -76,7 +77,12 @@ export type Runtime = {
 };
 
 async function createPkiSealer(config: Config, clock: Clock): Promise<Sealer> {
-  const pki = await loadOrCreatePki({ dataDir: config.dataDir, clock, sealP12: config.sealP12 ?? undefined, sealP12Password: config.sealP12Password });
+  const pki = await loadOrCreatePki({
+    dataDir: config.dataDir,
+    clock,
+    sealP12: config.sealP12 ?? undefined,
+    sealP12Password: config.sealP12Password,
+  });
   let tsa;
   if (config.tsaUrl) {
     const trustedCaDer = config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : undefined;
@@ -86,7 +92,9 @@ async function createPkiSealer(config: Config, clock: Clock): Promise<Sealer> {
 }
 
 const pemToDer = (pem: string): Uint8Array[] =>
-  [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')));
+  [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map(
+    (m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')),
+  );
 
 export async function createRuntime(config: Config, opts: RuntimeOptions): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
@@ -94,27 +102,70 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
   const workerId = newWorkerId();
   const db = opts.db ?? (await openDb(config.databaseUrl));
   const limiter = opts.limiter ?? createRateLimiter({ redisUrl: config.redisUrl, clock, logger });
-  const mailer = createMailer({ db, clock, smtpUrl: config.smtpUrl, from: `Signet <${config.mailFrom}>`, logger, workerId });
+  const mailer = createMailer({
+    db,
+    clock,
+    smtpUrl: config.smtpUrl,
+    from: `Signet <${config.mailFrom}>`,
+    logger,
+    workerId,
+  });
   const blobs = createBlobStore(db, clock, config.dataDir);
   const files: FileFetcher = createFileFetcher({ allowPrivateNetwork: config.allowPrivateNetwork });
   const emit = createEmitter(clock);
 
   const dispatcher = opts.worker
-    ? createDispatcher({ db, clock, workerId, allowPrivateNetwork: config.allowPrivateNetwork, logger, timeoutMs: opts.deliveryTimeoutMs })
+    ? createDispatcher({
+        db,
+        clock,
+        workerId,
+        allowPrivateNetwork: config.allowPrivateNetwork,
+        logger,
+        timeoutMs: opts.deliveryTimeoutMs,
+      })
     : null;
   let sealing: Runner | null = null;
-  const wake: Wakers = { deliveries: () => dispatcher?.wake(), mail: () => mailer.wake(), sealing: () => sealing?.wake() };
+  const wake: Wakers = {
+    deliveries: () => dispatcher?.wake(),
+    mail: () => mailer.wake(),
+    sealing: () => sealing?.wake(),
+  };
   // The PKI (and its worker pool) is loaded on first use, so API-only processes never touch the seal key.
   let pkiSealer: Promise<Sealer> | null = null;
-  const sealer: Pick<Sealer, 'seal'> = { seal: async (pdf, meta) => (await (pkiSealer ??= createPkiSealer(config, clock))).seal(pdf, meta) };
+  const sealer: Pick<Sealer, 'seal'> = {
+    seal: async (pdf, meta) => (await (pkiSealer ??= createPkiSealer(config, clock))).seal(pdf, meta),
+  };
   if (opts.worker) {
-    sealing = createSealingRunner({ db, clock, blobs, emit, mail: mailer, wake, pdf: pdfEngine, sealer, baseUrl: config.baseUrl, workerId, logger });
+    sealing = createSealingRunner({
+      db,
+      clock,
+      blobs,
+      emit,
+      mail: mailer,
+      wake,
+      pdf: pdfEngine,
+      sealer,
+      baseUrl: config.baseUrl,
+      workerId,
+      logger,
+    });
   }
   const jobs = scheduledJobs({ db, clock, wake });
   const scheduler = opts.worker ? createScheduler({ db, clock, workerId, logger, jobs }) : null;
 
   const app = opts.api
-    ? await buildApp({ config, db, clock, limiter, logger: opts.logger ?? false, mail: mailer, blobs, files, pdf: pdfEngine, wake })
+    ? await buildApp({
+        config,
+        db,
+        clock,
+        limiter,
+        logger: opts.logger ?? false,
+        mail: mailer,
+        blobs,
+        files,
+        pdf: pdfEngine,
+        wake,
+      })
     : null;
 
   return {

@@ -38,7 +38,11 @@ function runSignet(dataDir: string, args: string[], env: Record<string, string> 
       [BIN, ...args],
       { cwd: ROOT, env: { ...baseEnv(dataDir), ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : -1
+          : 0;
         resolve({ code, stdout, stderr });
       },
     );
@@ -82,7 +86,12 @@ type Server = {
   port: number;
   child: ChildProcess;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  call(method: string, p: string, token: string, body?: unknown): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
+  call(
+    method: string,
+    p: string,
+    token: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
@@ -121,7 +130,10 @@ async function startServer(dataDir: string, args: string[] = []): Promise<Server
     async call(method, p, token, body) {
       const res = await request(`http://127.0.0.1:${port}${p}`, {
         method: method as never,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         dispatcher: agent,
       });
@@ -234,7 +246,6 @@ describe('signet CLI', () => {
     assert.match(oneErrorLine(missing, 'missing --name'), /name/);
   });
 
-
   test('key create: svk_live_/lgk_live_ shapes, label is the first 12 characters, the plaintext is stored nowhere', async () => {
     const ws = await createWorkspace(db.kysely, { name: 'Keys Inc', tier: 'business' }, Date.now());
     const [cur, leg, nope] = await Promise.all([
@@ -277,7 +288,8 @@ describe('signet CLI', () => {
         assert.equal(row.legacy, out.plaintext.startsWith('lgk_') ? 1 : 0);
       }
       const everything = JSON.stringify(sqlite.prepare('select * from api_keys').all());
-      for (const { out } of keys) assert.ok(!everything.includes(out.plaintext.slice(12)), 'no column holds the secret part');
+      for (const { out } of keys)
+        assert.ok(!everything.includes(out.plaintext.slice(12)), 'no column holds the secret part');
     } finally {
       sqlite.close();
       db = await openDb(`sqlite:${path.join(dir, 'signet.db')}`);
@@ -314,7 +326,10 @@ describe('signet CLI', () => {
 
   test('key set-ips: canonical list; one bad entry refuses the whole save, naming it; 51 refused; --clear empties', async () => {
     const { id: keyId } = await seedKey('IPs');
-    const saved = oneJson(await signet(['key', 'set-ips', keyId, '10.1.2.3/24', '::1', '2001:DB8::1/128', '--json']), 'set-ips');
+    const saved = oneJson(
+      await signet(['key', 'set-ips', keyId, '10.1.2.3/24', '::1', '2001:DB8::1/128', '--json']),
+      'set-ips',
+    );
     assert.deepEqual(saved, { key_id: keyId, allowed_ips: ['10.1.2.0/24', '::1', '2001:db8::1'] });
     const savedList = '["10.1.2.0/24","::1","2001:db8::1"]';
     assert.equal((await keyRow(keyId)).allowed_ips, savedList);
@@ -334,21 +349,45 @@ describe('signet CLI', () => {
     assert.match(oneErrorLine(fiftyOne!, '51 entries'), /50/);
     assert.equal((await keyRow(keyId)).allowed_ips, savedList, 'every refusal left the previous list in place');
 
-    assert.deepEqual(oneJson(await signet(['key', 'set-ips', keyId, '--clear', '--json']), 'set-ips --clear'), { key_id: keyId, allowed_ips: [] });
+    assert.deepEqual(oneJson(await signet(['key', 'set-ips', keyId, '--clear', '--json']), 'set-ips --clear'), {
+      key_id: keyId,
+      allowed_ips: [],
+    });
     assert.equal((await keyRow(keyId)).allowed_ips, '[]');
   });
 
   test('key set-origins: plain https origins only; http, path, query and wildcard are refused by name', async () => {
     const { id: keyId } = await seedKey('Origins');
-    const ok = oneJson(await signet(['key', 'set-origins', keyId, 'https://app.example.com', 'HTTPS://Embed.Example.com:443/', '--json']), 'set-origins');
+    const ok = oneJson(
+      await signet([
+        'key',
+        'set-origins',
+        keyId,
+        'https://app.example.com',
+        'HTTPS://Embed.Example.com:443/',
+        '--json',
+      ]),
+      'set-origins',
+    );
     assert.deepEqual(ok, { key_id: keyId, allowed_origins: ['https://app.example.com', 'https://embed.example.com'] });
-    const bad = ['http://app.example.com', 'https://app.example.com/path', 'https://app.example.com/?q=1', 'https://*.example.com'];
-    const results = await Promise.all(bad.map((o) => signet(['key', 'set-origins', keyId, 'https://ok.example.com', o, '--json'])));
+    const bad = [
+      'http://app.example.com',
+      'https://app.example.com/path',
+      'https://app.example.com/?q=1',
+      'https://*.example.com',
+    ];
+    const results = await Promise.all(
+      bad.map((o) => signet(['key', 'set-origins', keyId, 'https://ok.example.com', o, '--json'])),
+    );
     results.forEach((r, i) => {
       const line = oneErrorLine(r, `set-origins ${bad[i]}`);
       assert.ok(line.includes(`"${bad[i]}"`), `the message names the origin: ${line}`);
     });
-    assert.equal((await keyRow(keyId)).allowed_origins, '["https://app.example.com","https://embed.example.com"]', 'refusals saved nothing');
+    assert.equal(
+      (await keyRow(keyId)).allowed_origins,
+      '["https://app.example.com","https://embed.example.com"]',
+      'refusals saved nothing',
+    );
   });
 
   test('a bad environment value stops with exactly one clear line on stderr', async () => {
@@ -484,7 +523,10 @@ describe('signet CLI', () => {
       assert.match(d.next_attempt_at, ISO_MS);
       // Attempt 2 is due one minute after attempt 1 failed.
       const gap = Date.parse(d.next_attempt_at) - Date.parse(d.attempts_log[0].started_at);
-      assert.ok(gap >= 60_000 && gap <= 60_000 + d.attempts_log[0].duration_ms + 1_000, `next attempt ${gap} ms after the first`);
+      assert.ok(
+        gap >= 60_000 && gap <= 60_000 + d.attempts_log[0].duration_ms + 1_000,
+        `next attempt ${gap} ms after the first`,
+      );
 
       const [replayRun, noHook, noDelivery] = await Promise.all([
         signet(['deliveries', 'replay', d.id, '--now', '--json']),
@@ -507,7 +549,11 @@ describe('signet CLI', () => {
       verifySignature(String(second.headers['x-service-signature']), hook.secret, second.body);
 
       // The original delivery is still pending (nothing runs a worker here); the replay is its own row.
-      const rows = await db.kysely.selectFrom('deliveries').select(['id', 'status', 'event_id']).where('hook_id', '=', hook.id).execute();
+      const rows = await db.kysely
+        .selectFrom('deliveries')
+        .select(['id', 'status', 'event_id'])
+        .where('hook_id', '=', hook.id)
+        .execute();
       assert.deepEqual(
         rows.map((r) => [r.id, r.status, r.event_id]).sort(),
         [

@@ -52,7 +52,12 @@ async function mustKey(db: Db, id: string) {
 
 /** Sends due deliveries from this process, for operators who run no worker while testing a hook. */
 async function deliverNow(db: Db): Promise<number> {
-  const d = createDispatcher({ db, clock: systemClock, workerId: workerId(), allowPrivateNetwork: config.allowPrivateNetwork });
+  const d = createDispatcher({
+    db,
+    clock: systemClock,
+    workerId: workerId(),
+    allowPrivateNetwork: config.allowPrivateNetwork,
+  });
   const n = await d.runOnce();
   await d.stop();
   return n;
@@ -87,7 +92,9 @@ workspace
     const name = o.name.trim();
     if (!name || name.length > 200) throw new CliError('--name must be 1 to 200 characters');
     if (!(tiers as readonly string[]).includes(o.tier)) throw new CliError(`--tier must be one of ${tiers.join('|')}`);
-    const ws = await withDb((db) => createWorkspace(db.kysely, { name, tier: o.tier, replyTo: o.replyTo }, systemClock.now()));
+    const ws = await withDb((db) =>
+      createWorkspace(db.kysely, { name, tier: o.tier, replyTo: o.replyTo }, systemClock.now()),
+    );
     print(!!o.json, { workspace: presentWorkspace(ws) }, `${ws.id}\t${ws.slug}\t${ws.tier}`);
   });
 
@@ -102,10 +109,19 @@ key
       if (!(await findWorkspace(db.kysely, o.workspace))) throw new CliError(`no workspace ${o.workspace}`);
       const now = systemClock.now();
       const r = await createKey(db.kysely, { workspaceId: o.workspace, legacy: !!o.legacy }, now);
-      await recordAudit(db.kysely, { workspaceId: o.workspace, actor: actor(), action: 'key.created', targetId: r.key.id }, now);
+      await recordAudit(
+        db.kysely,
+        { workspaceId: o.workspace, actor: actor(), action: 'key.created', targetId: r.key.id },
+        now,
+      );
       return r;
     });
-    const k = { id: out.key.id, label: out.key.label, workspace_id: out.key.workspace_id, created_at: new Date(out.key.created_at).toISOString() };
+    const k = {
+      id: out.key.id,
+      label: out.key.label,
+      workspace_id: out.key.workspace_id,
+      created_at: new Date(out.key.created_at).toISOString(),
+    };
     print(!!o.json, { key: k, plaintext: out.plaintext }, `${out.plaintext}\n(shown once; key id ${k.id})`);
   });
 
@@ -118,11 +134,19 @@ key
       const k = await mustKey(db, keyId);
       const now = systemClock.now();
       if (await revokeKey(db.kysely, keyId, o.actor, now)) {
-        await recordAudit(db.kysely, { workspaceId: k.workspace_id, actor: o.actor, action: 'key.revoked', targetId: keyId }, now);
+        await recordAudit(
+          db.kysely,
+          { workspaceId: k.workspace_id, actor: o.actor, action: 'key.revoked', targetId: keyId },
+          now,
+        );
       }
       return (await findKey(db.kysely, keyId))!;
     });
-    print(!!o.json, { key: presentKey(k) }, `revoked ${k.id} at ${new Date(k.revoked_at!).toISOString()} by ${k.revoked_by}`);
+    print(
+      !!o.json,
+      { key: presentKey(k) },
+      `revoked ${k.id} at ${new Date(k.revoked_at!).toISOString()} by ${k.revoked_by}`,
+    );
   });
 
 key
@@ -134,7 +158,12 @@ key
     print(
       !!o.json,
       { keys },
-      keys.map((k) => `${k.id}\t${k.label}…\tcreated ${k.created_at}\tlast used ${k.last_used_at ?? 'never'}${k.revoked_at ? `\trevoked ${k.revoked_at}` : ''}`).join('\n') || '(no keys)',
+      keys
+        .map(
+          (k) =>
+            `${k.id}\t${k.label}…\tcreated ${k.created_at}\tlast used ${k.last_used_at ?? 'never'}${k.revoked_at ? `\trevoked ${k.revoked_at}` : ''}`,
+        )
+        .join('\n') || '(no keys)',
     );
   });
 
@@ -147,11 +176,18 @@ key
     if (o.clear && entries.length) throw new CliError('--clear takes no entries');
     if (!o.clear && !entries.length) throw new CliError('give entries, or --clear to empty the list');
     const r = canonicaliseAllowlist(o.clear ? [] : entries);
-    if (!r.ok) throw new CliError(r.entry ? `refused entry "${r.entry}": ${r.reason}; nothing saved` : `${r.reason}; nothing saved`);
+    if (!r.ok)
+      throw new CliError(
+        r.entry ? `refused entry "${r.entry}": ${r.reason}; nothing saved` : `${r.reason}; nothing saved`,
+      );
     await withDb(async (db) => {
       const k = await mustKey(db, keyId);
       await setAllowedIps(db.kysely, keyId, r.list);
-      await recordAudit(db.kysely, { workspaceId: k.workspace_id, actor: actor(), action: 'key.ips_set', targetId: keyId, detail: r.list }, systemClock.now());
+      await recordAudit(
+        db.kysely,
+        { workspaceId: k.workspace_id, actor: actor(), action: 'key.ips_set', targetId: keyId, detail: r.list },
+        systemClock.now(),
+      );
     });
     print(!!o.json, { key_id: keyId, allowed_ips: r.list }, r.list.join('\n') || '(empty: any address allowed)');
   });
@@ -165,11 +201,18 @@ key
     if (o.clear && origins.length) throw new CliError('--clear takes no origins');
     if (!o.clear && !origins.length) throw new CliError('give origins, or --clear to empty the list');
     const r = canonicaliseOrigins(o.clear ? [] : origins);
-    if (!r.ok) throw new CliError(r.entry ? `refused origin "${r.entry}": ${r.reason}; nothing saved` : `${r.reason}; nothing saved`);
+    if (!r.ok)
+      throw new CliError(
+        r.entry ? `refused origin "${r.entry}": ${r.reason}; nothing saved` : `${r.reason}; nothing saved`,
+      );
     await withDb(async (db) => {
       const k = await mustKey(db, keyId);
       await setAllowedOrigins(db.kysely, keyId, r.list);
-      await recordAudit(db.kysely, { workspaceId: k.workspace_id, actor: actor(), action: 'key.origins_set', targetId: keyId, detail: r.list }, systemClock.now());
+      await recordAudit(
+        db.kysely,
+        { workspaceId: k.workspace_id, actor: actor(), action: 'key.origins_set', targetId: keyId, detail: r.list },
+        systemClock.now(),
+      );
     });
     print(!!o.json, { key_id: keyId, allowed_origins: r.list }, r.list.join('\n') || '(empty)');
   });
@@ -179,11 +222,16 @@ key
   .description('requests per 60-second window for this key (default 60)')
   .option('--json', 'print JSON')
   .action(async (keyId: string, n: string, o: { json?: boolean }) => {
-    if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > 1_000_000) throw new CliError('N must be an integer 1 to 1000000');
+    if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > 1_000_000)
+      throw new CliError('N must be an integer 1 to 1000000');
     await withDb(async (db) => {
       const k = await mustKey(db, keyId);
       await setRateLimit(db.kysely, keyId, Number(n));
-      await recordAudit(db.kysely, { workspaceId: k.workspace_id, actor: actor(), action: 'key.limit_set', targetId: keyId, detail: Number(n) }, systemClock.now());
+      await recordAudit(
+        db.kysely,
+        { workspaceId: k.workspace_id, actor: actor(), action: 'key.limit_set', targetId: keyId, detail: Number(n) },
+        systemClock.now(),
+      );
     });
     print(!!o.json, { key_id: keyId, rate_limit: Number(n) }, `${keyId}: ${n} requests per 60 s`);
   });
@@ -196,11 +244,15 @@ deliveries
   .option('--limit <n>', 'at most n rows', '50')
   .option('--json', 'print JSON')
   .action(async (o: { hook?: string; workspace?: string; limit: string; json?: boolean }) => {
-    const rows = await withDb((db) => listDeliveries(db, { hookId: o.hook, workspaceId: o.workspace, limit: Number(o.limit) || 50 }));
+    const rows = await withDb((db) =>
+      listDeliveries(db, { hookId: o.hook, workspaceId: o.workspace, limit: Number(o.limit) || 50 }),
+    );
     print(
       !!o.json,
       { deliveries: rows },
-      rows.map((d) => `${d.id}\t${d.event}\t${d.status}\tattempts ${d.attempts}\tnext ${d.next_attempt_at ?? '-'}`).join('\n') || '(none)',
+      rows
+        .map((d) => `${d.id}\t${d.event}\t${d.status}\tattempts ${d.attempts}\tnext ${d.next_attempt_at ?? '-'}`)
+        .join('\n') || '(none)',
     );
   });
 
@@ -230,7 +282,11 @@ program
     const out = await withDb(async (db) => {
       const hook = await findHookAnyWorkspace(db.kysely, hookId);
       if (!hook) throw new CliError(`no hook ${hookId}`);
-      const r = await sendTestEvent({ db, emit: createEmitter(systemClock), wakeDeliveries: () => undefined }, hook.workspace_id, hook.id);
+      const r = await sendTestEvent(
+        { db, emit: createEmitter(systemClock), wakeDeliveries: () => undefined },
+        hook.workspace_id,
+        hook.id,
+      );
       if (o.now) await deliverNow(db);
       return r;
     });
@@ -241,9 +297,16 @@ program
   .command('pki')
   .description('seal certificate authority')
   .command('export-ca')
-  .description('print the CA certificate (PEM) that issues the seal and timestamp certificates; add it to your trust store')
+  .description(
+    'print the CA certificate (PEM) that issues the seal and timestamp certificates; add it to your trust store',
+  )
   .action(async () => {
-    const pki = await loadOrCreatePki({ dataDir: config.dataDir, clock: systemClock, sealP12: config.sealP12 ?? undefined, sealP12Password: config.sealP12Password });
+    const pki = await loadOrCreatePki({
+      dataDir: config.dataDir,
+      clock: systemClock,
+      sealP12: config.sealP12 ?? undefined,
+      sealP12Password: config.sealP12Password,
+    });
     process.stdout.write(pki.caCertPem.endsWith('\n') ? pki.caCertPem : `${pki.caCertPem}\n`);
   });
 
@@ -256,7 +319,11 @@ program
   .option('--json', 'print JSON')
   .action(async (o: { document?: string; to?: string; json?: boolean }) => {
     const rows = await withDb((db) => listOutbox(db, { documentId: o.document, to: o.to }));
-    print(!!o.json, { mail: rows }, rows.map((m) => `${m.id}\t${m.status}\t${m.to_email}\t${m.subject}`).join('\n') || '(none)');
+    print(
+      !!o.json,
+      { mail: rows },
+      rows.map((m) => `${m.id}\t${m.status}\t${m.to_email}\t${m.subject}`).join('\n') || '(none)',
+    );
   });
 
 program

@@ -157,7 +157,8 @@ describe('SQLite change probe', () => {
   test("moves on this connection's own writes, which its data_version does not show", async () => {
     const probe = db.probe!;
     // The same connection's data_version: unchanged by its own commits (SQLite documents this), hence total_changes.
-    const dv = async () => (await sql<{ data_version: number }>`pragma data_version`.execute(db.kysely)).rows[0]!.data_version;
+    const dv = async () =>
+      (await sql<{ data_version: number }>`pragma data_version`.execute(db.kysely)).rows[0]!.data_version;
     const v = probe.version();
     const before = await dv();
     await sql`insert into probe_t (v) values (2)`.execute(db.kysely);

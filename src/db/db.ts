@@ -105,13 +105,17 @@ function sqliteChangeProbe(sqlite: Database.Database): ChangeProbe {
   };
 }
 
+// Any select builder, whatever its tables and row type.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's own generic bound for "any builder"
+type AnySelect = SelectQueryBuilder<any, any, any>;
+
 /** `FOR UPDATE SKIP LOCKED` where the database has it; SQLite serialises writers, so it needs none. */
-export function skipLocked<QB extends SelectQueryBuilder<any, any, any>>(db: Db, qb: QB): QB {
+export function skipLocked<QB extends AnySelect>(db: Db, qb: QB): QB {
   return db.dialect === 'postgres' ? (qb.forUpdate().skipLocked() as QB) : qb;
 }
 
 /** `FOR UPDATE` where the database has it: serialises writers of one row. SQLite transactions are already serial. */
-export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Db, qb: QB): QB {
+export function forUpdate<QB extends AnySelect>(db: Db, qb: QB): QB {
   return db.dialect === 'postgres' ? (qb.forUpdate() as QB) : qb;
 }
 

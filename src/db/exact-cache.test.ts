@@ -56,7 +56,11 @@ test('a reading taken before a slow load stays with the entry, so a write during
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   let version = 1;
-  const cache = createExactCache<string, number>({ probe: { version: () => version }, max: 9, load: async () => (await gate, 42) });
+  const cache = createExactCache<string, number>({
+    probe: { version: () => version },
+    max: 9,
+    load: async () => (await gate, 42),
+  });
   const pending = cache.load('k');
   version = 2;
   release();

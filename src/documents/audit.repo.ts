@@ -35,7 +35,17 @@ export type AuditEntry = {
 
 /** The exact bytes hashed for an entry: a fixed field order, so a verifier can recompute it from the JSON. */
 export function entryHash(documentId: string, e: Omit<AuditEntry, 'hash'>): string {
-  const content = JSON.stringify([documentId, e.seq, e.at, e.action, e.actor, e.signing_request_id, e.ip, e.user_agent, e.detail]);
+  const content = JSON.stringify([
+    documentId,
+    e.seq,
+    e.at,
+    e.action,
+    e.actor,
+    e.signing_request_id,
+    e.ip,
+    e.user_agent,
+    e.detail,
+  ]);
   return sha256Hex(`${e.prev_hash}\n${content}`);
 }
 
@@ -80,7 +90,12 @@ export async function appendAudit(trx: Kysely<Database>, input: AuditInput, now:
 }
 
 export async function listAudit(db: Kysely<Database>, documentId: string): Promise<AuditEntry[]> {
-  const rows = await db.selectFrom('audit_events').selectAll().where('document_id', '=', documentId).orderBy('seq').execute();
+  const rows = await db
+    .selectFrom('audit_events')
+    .selectAll()
+    .where('document_id', '=', documentId)
+    .orderBy('seq')
+    .execute();
   return rows.map((r) => ({
     seq: r.seq,
     at: iso(r.at),

@@ -42,7 +42,12 @@ export function createDbBlobStore(db: Db, clock: Clock): BlobStore {
       const key = newKey(kind);
       await (trx ?? db.kysely)
         .insertInto('blobs')
-        .values({ key, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), size: bytes.byteLength, created_at: clock.now() })
+        .values({
+          key,
+          data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          size: bytes.byteLength,
+          created_at: clock.now(),
+        })
         .execute();
       return key;
     },

@@ -10,7 +10,10 @@ const MAX_REDIRECTS = 3;
 const TIMEOUT_MS = 20_000;
 
 const unreachable = (reason: string) =>
-  apiError('file_url_unreachable', { message: `file_url could not be fetched: ${reason}.`, meta: { field: 'file_url', reason } });
+  apiError('file_url_unreachable', {
+    message: `file_url could not be fetched: ${reason}.`,
+    meta: { field: 'file_url', reason },
+  });
 
 export type FileFetcher = { fetch(url: string): Promise<Uint8Array>; close(): Promise<void> };
 

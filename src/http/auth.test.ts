@@ -103,7 +103,11 @@ describe('authentication', () => {
     assert.ok(noRateHeaders(out.headers));
     assert.equal((await from('127.0.0.12')).status, 403);
     // Headers claiming an allowed address change nothing.
-    const spoof = await from('127.0.0.3', { 'x-forwarded-for': '127.0.0.2', 'x-real-ip': '127.0.0.2', forwarded: 'for=127.0.0.2' });
+    const spoof = await from('127.0.0.3', {
+      'x-forwarded-for': '127.0.0.2',
+      'x-real-ip': '127.0.0.2',
+      forwarded: 'for=127.0.0.2',
+    });
     assert.equal(spoof.status, 403);
     assert.equal(spoof.json.ip, '127.0.0.3');
     // An IPv6-only list refuses every IPv4 caller.
@@ -121,12 +125,16 @@ describe('authentication', () => {
     const sockets = new Set<unknown>();
     const get = (p: string, authorization?: string) =>
       new Promise<{ status: number; body: any }>((resolve, reject) => {
-        const req = http.get(h.url(p), { agent, headers: authorization === undefined ? {} : { authorization } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-        });
+        const req = http.get(
+          h.url(p),
+          { agent, headers: authorization === undefined ? {} : { authorization } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+          },
+        );
         req.on('socket', (s) => sockets.add(s));
         req.on('error', reject);
       });
@@ -186,7 +194,6 @@ describe('IPv6 callers', () => {
     // The other key of the same workspace has an empty list: unrestricted.
     assert.equal((await h.request('GET', '/v1/hooks', { token: second.plaintext, host: '::1' })).status, 200);
   });
-
 });
 
 describe('IPv4-mapped callers', () => {
@@ -209,7 +216,6 @@ describe('IPv4-mapped callers', () => {
   });
 });
 
-
 describe('caller address unknown', () => {
   test('a non-empty allowlist refuses a caller whose address cannot be determined, with ip: null', async () => {
     // A Unix-socket listener is a real connection whose peer has no IP address.
@@ -221,7 +227,14 @@ describe('caller address unknown', () => {
     const sock = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'signet-sock-')), 'api.sock');
     const { createRuntime } = await import('../runtime.js');
     const { createMemoryLimiter } = await import('../ratelimit/ratelimit.js');
-    const rt = await createRuntime(h.config, { api: true, worker: false, db: h.db, clock: h.clock, limiter: createMemoryLimiter({ clock: h.clock }), logger: false });
+    const rt = await createRuntime(h.config, {
+      api: true,
+      worker: false,
+      db: h.db,
+      clock: h.clock,
+      limiter: createMemoryLimiter({ clock: h.clock }),
+      logger: false,
+    });
     const app = rt.app!;
     await app.listen({ path: sock });
     const agent = new Agent({ connect: { socketPath: sock } });
@@ -230,7 +243,10 @@ describe('caller address unknown', () => {
       const open = await h.tenant();
       await setAllowedIps(h.db.kysely, restricted.keyId, ['127.0.0.1']);
       const call = async (token: string) => {
-        const r = await request('http://localhost/v1/hooks', { headers: { authorization: `Bearer ${token}` }, dispatcher: agent });
+        const r = await request('http://localhost/v1/hooks', {
+          headers: { authorization: `Bearer ${token}` },
+          dispatcher: agent,
+        });
         return { status: r.statusCode, json: (await r.body.json()) as Record<string, unknown> };
       };
       const refused = await call(restricted.token);
@@ -276,8 +292,11 @@ describe('auth cache: changes from elsewhere apply on the next request', () => {
         "const D = require('better-sqlite3'); const [file, sql, params] = process.argv.slice(1);" +
         "const d = new D(file); d.pragma('busy_timeout = 5000'); d.prepare(sql).run(...JSON.parse(params)); d.close();";
       const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-      execFile(process.execPath, ['-e', script, file, sql, JSON.stringify(params)], { cwd: root }, (err, _out, stderr) =>
-        err ? reject(new Error(`${err.message}: ${stderr}`)) : resolve(),
+      execFile(
+        process.execPath,
+        ['-e', script, file, sql, JSON.stringify(params)],
+        { cwd: root },
+        (err, _out, stderr) => (err ? reject(new Error(`${err.message}: ${stderr}`)) : resolve()),
       );
     });
 
@@ -286,7 +305,12 @@ describe('auth cache: changes from elsewhere apply on the next request', () => {
   test('a revoke by a second connection', async () => {
     const t = await h.tenant();
     for (let i = 0; i < 3; i++) assert.equal((await get(t.token)).status, 200);
-    onSecondConnection('update api_keys set revoked_at = ?, revoked_by = ? where id = ?', h.clock.now(), 'other', t.keyId);
+    onSecondConnection(
+      'update api_keys set revoked_at = ?, revoked_by = ? where id = ?',
+      h.clock.now(),
+      'other',
+      t.keyId,
+    );
     assert.equal((await get(t.token)).status, 401);
     assert.equal((await get(t.token, '/v1/me')).status, 401);
   });
@@ -294,7 +318,12 @@ describe('auth cache: changes from elsewhere apply on the next request', () => {
   test('a revoke by another process', async () => {
     const t = await h.tenant();
     for (let i = 0; i < 3; i++) assert.equal((await get(t.token, '/v1/me')).status, 200);
-    await inChildProcess('update api_keys set revoked_at = ?, revoked_by = ? where id = ?', h.clock.now(), 'cli:bob', t.keyId);
+    await inChildProcess(
+      'update api_keys set revoked_at = ?, revoked_by = ? where id = ?',
+      h.clock.now(),
+      'cli:bob',
+      t.keyId,
+    );
     const r = await get(t.token, '/v1/me');
     assert.equal(r.status, 401);
     assert.equal(r.json.code, 'invalid_key');
@@ -329,7 +358,11 @@ describe('auth cache: changes from elsewhere apply on the next request', () => {
     assert.equal((await get(t.token)).headers['ratelimit-limit'], '9');
     await h.db.kysely.updateTable('workspaces').set({ name: 'Renamed' }).where('id', '=', t.workspaceId).execute();
     assert.equal((await get(t.token, '/v1/me')).json.name, 'Renamed');
-    await h.db.kysely.updateTable('api_keys').set({ revoked_at: 1, revoked_by: 'raw' }).where('id', '=', t.keyId).execute();
+    await h.db.kysely
+      .updateTable('api_keys')
+      .set({ revoked_at: 1, revoked_by: 'raw' })
+      .where('id', '=', t.keyId)
+      .execute();
     assert.equal((await get(t.token)).status, 401);
   });
 
@@ -351,7 +384,11 @@ describe('revocation on PostgreSQL (no auth cache there)', { skip: 'skip' in pg 
       assert.equal((await h.request('GET', '/v1/hooks', { token: t.token })).status, 200);
       assert.equal((await h.request('GET', '/v1/hooks', { token: t.token })).status, 200);
       // Any pooled connection, and no local invalidation: only a per-request lookup sees this.
-      await h.db.kysely.updateTable('api_keys').set({ revoked_at: h.clock.now(), revoked_by: 'other' }).where('id', '=', t.keyId).execute();
+      await h.db.kysely
+        .updateTable('api_keys')
+        .set({ revoked_at: h.clock.now(), revoked_by: 'other' })
+        .where('id', '=', t.keyId)
+        .execute();
       assert.equal((await h.request('GET', '/v1/hooks', { token: t.token })).status, 401);
     } finally {
       await h.close();

@@ -66,10 +66,20 @@ export function registerAuth(
   function limited(req: FastifyRequest, decision: RateDecision, done: Done): void {
     req.rate = decision;
     if (decision.allowed) return done();
-    done(apiError('rate_limited', { headers: { 'Retry-After': String(decision.retryAfterSeconds ?? decision.resetSeconds) } }));
+    done(
+      apiError('rate_limited', {
+        headers: { 'Retry-After': String(decision.retryAfterSeconds ?? decision.resetSeconds) },
+      }),
+    );
   }
 
-  function admit(req: FastifyRequest, key: AuthEntry | undefined, conn: Connection, version: number | null, done: Done): void {
+  function admit(
+    req: FastifyRequest,
+    key: AuthEntry | undefined,
+    conn: Connection,
+    version: number | null,
+    done: Done,
+  ): void {
     if (!key || key.revoked) return done(apiError('invalid_key'));
 
     const peer = req.socket.remoteAddress;
@@ -113,14 +123,17 @@ export function registerAuth(
   });
 
   // RateLimit headers go on every 2xx and every 429, and on no other status. Callback-style: runs on every request.
-  app.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void) => {
-    const d = req.rate;
-    if (d && ((reply.statusCode >= 200 && reply.statusCode < 300) || reply.statusCode === 429)) {
-      reply.header('RateLimit-Limit', String(d.limit));
-      reply.header('RateLimit-Remaining', String(d.remaining));
-      reply.header('RateLimit-Reset', String(d.resetSeconds));
-      reply.header('RateLimit-Policy', `${d.limit};w=60`);
-    }
-    done(null, payload);
-  });
+  app.addHook(
+    'onSend',
+    (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void) => {
+      const d = req.rate;
+      if (d && ((reply.statusCode >= 200 && reply.statusCode < 300) || reply.statusCode === 429)) {
+        reply.header('RateLimit-Limit', String(d.limit));
+        reply.header('RateLimit-Remaining', String(d.remaining));
+        reply.header('RateLimit-Reset', String(d.resetSeconds));
+        reply.header('RateLimit-Policy', `${d.limit};w=60`);
+      }
+      done(null, payload);
+    },
+  );
 }

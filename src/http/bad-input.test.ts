@@ -45,7 +45,8 @@ function assertCatalogueError(r: Res, label: string): { error: string; code: str
   assert.ok(statuses, `${label}: code ${String(code)} is not in the catalogue (${short(r.text)})`);
   assert.ok(statuses.has(r.status), `${label}: code ${String(code)} answered with status ${r.status}`);
   const allowed = code === 'ip_not_allowed' ? ['error', 'code', 'meta', 'ip'] : ['error', 'code', 'meta'];
-  for (const k of Object.keys(body)) assert.ok(allowed.includes(k), `${label}: unexpected field "${k}" in ${short(r.text)}`);
+  for (const k of Object.keys(body))
+    assert.ok(allowed.includes(k), `${label}: unexpected field "${k}" in ${short(r.text)}`);
   if (meta !== undefined) assert.ok(isPlainObject(meta), `${label}: meta must be an object`);
   if (code === 'ip_not_allowed') assert.ok('ip' in body, `${label}: ip_not_allowed carries ip`);
   return body as { error: string; code: string; meta?: Record<string, unknown> };
@@ -143,8 +144,11 @@ function makeSender(h: Harness, token: string) {
     const tok = req.token === undefined ? token : req.token;
     if (tok !== null) headers.authorization = `Bearer ${tok}`;
     if (!req.raw) return h.request(req.method, req.path, { headers, rawBody: req.body });
-    const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
-    const head: Buffer[] = [Buffer.from(`${req.method} ${req.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n`, 'utf8')];
+    const body =
+      req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
+    const head: Buffer[] = [
+      Buffer.from(`${req.method} ${req.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n`, 'utf8'),
+    ];
     for (const [k, v] of Object.entries(headers)) head.push(Buffer.from(`${k}: ${v}\r\n`, 'utf8'));
     const parts: Buffer[] = [];
     if (body !== undefined && req.chunked) {
@@ -203,7 +207,10 @@ const POISON: Array<[string, string]> = [
   ['__proto__ with payload', '{"target_url":"http://127.0.0.1/h","__proto__":{"polluted":true}}'],
   ['nested __proto__', '{"target_url":"http://127.0.0.1/h","events":[],"x":{"__proto__":{"polluted":true}}}'],
   ['constructor.prototype', '{"constructor":{"prototype":{}}}'],
-  ['constructor.prototype with payload', '{"target_url":"http://127.0.0.1/h","constructor":{"prototype":{"polluted":true}}}'],
+  [
+    'constructor.prototype with payload',
+    '{"target_url":"http://127.0.0.1/h","constructor":{"prototype":{"polluted":true}}}',
+  ],
 ];
 
 const BAD_TARGET_URLS: Array<[string, unknown]> = [
@@ -324,11 +331,19 @@ describe('bad input at every route', () => {
     // One key for the whole barrage: its limit is raised so the 60/min window never answers instead.
     await setRateLimit(h.db.kysely, t.keyId, 1_000_000);
     send = makeSender(h, token);
-    const created = await send({ method: 'POST', path: '/v1/hooks', headers: JSON_CT, body: JSON.stringify({ target_url: 'http://127.0.0.1:9/own', events: [] }) });
+    const created = await send({
+      method: 'POST',
+      path: '/v1/hooks',
+      headers: JSON_CT,
+      body: JSON.stringify({ target_url: 'http://127.0.0.1:9/own', events: [] }),
+    });
     assert.equal(created.status, 201, created.text);
     hookId = created.json.id;
     const other = await h.tenant('business');
-    const otherHook = await h.request('POST', '/v1/hooks', { token: other.token, body: { target_url: 'http://127.0.0.1:9/other' } });
+    const otherHook = await h.request('POST', '/v1/hooks', {
+      token: other.token,
+      body: { target_url: 'http://127.0.0.1:9/other' },
+    });
     assert.equal(otherHook.status, 201, otherHook.text);
     otherHookId = otherHook.json.id;
   });
@@ -351,11 +366,31 @@ describe('bad input at every route', () => {
     for (const { method, path } of routes()) {
       const label = `${method} ${path}`;
       await refused(`${label} without a key`, { method, path, token: null }, { status: 401, code: 'invalid_key' });
-      await refused(`${label} with a wrong-prefix key`, { method, path, token: `sk_live_${'a'.repeat(32)}` }, { status: 401, code: 'invalid_key' });
-      await refused(`${label} with an unknown key`, { method, path, token: `svk_live_${'0'.repeat(32)}` }, { status: 401, code: 'invalid_key' });
-      await refused(`${label} with a non-ASCII key`, { method, path, token: `svk_live_${'é'.repeat(32)}`, raw: true }, { status: 401, code: 'invalid_key' });
-      await refused(`${label} with an emoji key`, { method, path, token: `svk_live_${'🙂'.repeat(16)}`, raw: true }, { status: 401, code: 'invalid_key' });
-      await refused(`${label} with a 4 KB key`, { method, path, token: `svk_live_${'a'.repeat(4096)}` }, { status: 401, code: 'invalid_key' });
+      await refused(
+        `${label} with a wrong-prefix key`,
+        { method, path, token: `sk_live_${'a'.repeat(32)}` },
+        { status: 401, code: 'invalid_key' },
+      );
+      await refused(
+        `${label} with an unknown key`,
+        { method, path, token: `svk_live_${'0'.repeat(32)}` },
+        { status: 401, code: 'invalid_key' },
+      );
+      await refused(
+        `${label} with a non-ASCII key`,
+        { method, path, token: `svk_live_${'é'.repeat(32)}`, raw: true },
+        { status: 401, code: 'invalid_key' },
+      );
+      await refused(
+        `${label} with an emoji key`,
+        { method, path, token: `svk_live_${'🙂'.repeat(16)}`, raw: true },
+        { status: 401, code: 'invalid_key' },
+      );
+      await refused(
+        `${label} with a 4 KB key`,
+        { method, path, token: `svk_live_${'a'.repeat(4096)}` },
+        { status: 401, code: 'invalid_key' },
+      );
     }
   });
 
@@ -363,7 +398,12 @@ describe('bad input at every route', () => {
     for (const { method, path } of routes()) {
       const label = `${method} ${path}`;
       // 100 KB of header: over Node's header limit, refused before routing.
-      await refused(`${label} with a 100 KB Authorization header`, { method, path, token: `svk_live_${HUNDRED_KB}`, raw: true });
+      await refused(`${label} with a 100 KB Authorization header`, {
+        method,
+        path,
+        token: `svk_live_${HUNDRED_KB}`,
+        raw: true,
+      });
       await refused(`${label} with a NUL in a header`, { method, path, headers: { 'x-odd': 'a\u0000b' }, raw: true });
     }
     await refused('unknown method FOO', { method: 'FOO', path: '/v1/me', raw: true });
@@ -394,7 +434,11 @@ describe('bad input at every route', () => {
       ['POST', `/v1/hooks/${hookId}/deliveries`],
     ];
     for (const [method, path] of cases) {
-      await refused(`${method} ${path}`, { method, path, headers: JSON_CT, body: method === 'GET' || method === 'TRACE' ? undefined : '{}' }, { status: 404, code: 'not_found' });
+      await refused(
+        `${method} ${path}`,
+        { method, path, headers: JSON_CT, body: method === 'GET' || method === 'TRACE' ? undefined : '{}' },
+        { status: 404, code: 'not_found' },
+      );
     }
   });
 
@@ -403,17 +447,46 @@ describe('bad input at every route', () => {
     const bodies: Array<[string, Req]> = [
       ['no body', { method: 'POST', path }],
       ['empty JSON object', { method: 'POST', path, headers: JSON_CT, body: '{}' }],
-      ['a plausible document', { method: 'POST', path, headers: JSON_CT, body: JSON.stringify({ file_url: 'https://example.com/a.pdf', placement: 'manual', signers: [{ role: 'a', email: 'a@example.com', name: 'A' }] }) }],
+      [
+        'a plausible document',
+        {
+          method: 'POST',
+          path,
+          headers: JSON_CT,
+          body: JSON.stringify({
+            file_url: 'https://example.com/a.pdf',
+            placement: 'manual',
+            signers: [{ role: 'a', email: 'a@example.com', name: 'A' }],
+          }),
+        },
+      ],
       ['2 MB JSON', { method: 'POST', path, headers: JSON_CT, body: TWO_MB }],
       ['2 MB chunked', { method: 'POST', path, headers: JSON_CT, body: TWO_MB, raw: true, chunked: 64 * 1024 }],
       ['100 KB string', { method: 'POST', path, headers: JSON_CT, body: JSON.stringify({ name: HUNDRED_KB }) }],
       ['text/plain', { method: 'POST', path, headers: { 'content-type': 'text/plain' }, body: 'hello' }],
-      ['multipart', { method: 'POST', path, headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: '--xyz\r\nContent-Disposition: form-data; name="file"\r\n\r\n%PDF-1.7\r\n--xyz--\r\n' }],
+      [
+        'multipart',
+        {
+          method: 'POST',
+          path,
+          headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+          body: '--xyz\r\nContent-Disposition: form-data; name="file"\r\n\r\n%PDF-1.7\r\n--xyz--\r\n',
+        },
+      ],
       ['no content type', { method: 'POST', path, body: '{}', raw: true }],
-      ['bad Idempotency-Key', { method: 'POST', path, headers: { ...JSON_CT, 'idempotency-key': 'k'.repeat(256) }, body: '{}' }],
-      ...MALFORMED_JSON.map(([l, b]): [string, Req] => [`malformed: ${l}`, { method: 'POST', path, headers: JSON_CT, body: b }]),
+      [
+        'bad Idempotency-Key',
+        { method: 'POST', path, headers: { ...JSON_CT, 'idempotency-key': 'k'.repeat(256) }, body: '{}' },
+      ],
+      ...MALFORMED_JSON.map(([l, b]): [string, Req] => [
+        `malformed: ${l}`,
+        { method: 'POST', path, headers: JSON_CT, body: b },
+      ]),
       ...POISON.map(([l, b]): [string, Req] => [`poison: ${l}`, { method: 'POST', path, headers: JSON_CT, body: b }]),
-      ...ODD_STRINGS.map(([l, s]): [string, Req] => [`odd Unicode: ${l}`, { method: 'POST', path, headers: JSON_CT, body: JSON.stringify({ name: s }) }]),
+      ...ODD_STRINGS.map(([l, s]): [string, Req] => [
+        `odd Unicode: ${l}`,
+        { method: 'POST', path, headers: JSON_CT, body: JSON.stringify({ name: s }) },
+      ]),
     ];
     for (const [label, req] of bodies) {
       await refused(`POST /v1/documents, ${label}`, req, { status: 410, code: 'placement_retired' });
@@ -423,17 +496,37 @@ describe('bad input at every route', () => {
   test('POST /v1/hooks: malformed JSON, prototype poisoning and wrong top-level types are 400 invalid_request', async () => {
     const path = '/v1/hooks';
     for (const [label, body] of MALFORMED_JSON) {
-      await refused(`malformed: ${label}`, { method: 'POST', path, headers: JSON_CT, body }, { status: 400, code: 'invalid_request' });
+      await refused(
+        `malformed: ${label}`,
+        { method: 'POST', path, headers: JSON_CT, body },
+        { status: 400, code: 'invalid_request' },
+      );
     }
     for (const [label, body] of POISON) {
-      await refused(`poison: ${label}`, { method: 'POST', path, headers: JSON_CT, body }, { status: 400, code: 'invalid_request' });
+      await refused(
+        `poison: ${label}`,
+        { method: 'POST', path, headers: JSON_CT, body },
+        { status: 400, code: 'invalid_request' },
+      );
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype untouched');
     for (const [label, body] of WRONG_TYPE_BODIES) {
-      await refused(`wrong type: ${label}`, { method: 'POST', path, headers: JSON_CT, body: JSON.stringify(body) }, { status: 400, code: 'invalid_request' });
+      await refused(
+        `wrong type: ${label}`,
+        { method: 'POST', path, headers: JSON_CT, body: JSON.stringify(body) },
+        { status: 400, code: 'invalid_request' },
+      );
     }
-    await refused('empty body', { method: 'POST', path, headers: JSON_CT, body: '' }, { status: 400, code: 'invalid_request' });
-    await refused('whitespace body', { method: 'POST', path, headers: JSON_CT, body: ' \n\t ' }, { status: 400, code: 'invalid_request' });
+    await refused(
+      'empty body',
+      { method: 'POST', path, headers: JSON_CT, body: '' },
+      { status: 400, code: 'invalid_request' },
+    );
+    await refused(
+      'whitespace body',
+      { method: 'POST', path, headers: JSON_CT, body: ' \n\t ' },
+      { status: 400, code: 'invalid_request' },
+    );
     await refused('no body at all', { method: 'POST', path }, { status: 400, code: 'invalid_request' });
   });
 
@@ -452,7 +545,12 @@ describe('bad input at every route', () => {
     for (const [label, events] of BAD_EVENTS) {
       const { body } = await refused(
         `events ${label}`,
-        { method: 'POST', path: '/v1/hooks', headers: JSON_CT, body: JSON.stringify({ target_url: 'http://127.0.0.1:9/h', events }) },
+        {
+          method: 'POST',
+          path: '/v1/hooks',
+          headers: JSON_CT,
+          body: JSON.stringify({ target_url: 'http://127.0.0.1:9/h', events }),
+        },
         { status: 400, code: 'invalid_request' },
       );
       assert.match(String(body.meta?.field), /^events(\.\d+)?$/, `events ${label}: ${JSON.stringify(body)}`);
@@ -461,18 +559,60 @@ describe('bad input at every route', () => {
 
   test('POST /v1/hooks: huge bodies — 100 KB values are 400, 2 MB bodies are 413 payload_too_large', async () => {
     const path = '/v1/hooks';
-    await refused('100 KB target_url', { method: 'POST', path, headers: JSON_CT, body: JSON.stringify({ target_url: `http://127.0.0.1/${HUNDRED_KB}` }) }, { status: 400, code: 'invalid_request' });
-    await refused('100 KB event name', { method: 'POST', path, headers: JSON_CT, body: JSON.stringify({ target_url: 'http://127.0.0.1/h', events: [HUNDRED_KB] }) }, { status: 400, code: 'invalid_request' });
-    await refused('100 KB unknown field', { method: 'POST', path, headers: JSON_CT, body: JSON.stringify({ target_url: 'http://127.0.0.1/h', pad: HUNDRED_KB }) }, { status: 400, code: 'invalid_request' });
-    await refused('2 MB JSON', { method: 'POST', path, headers: JSON_CT, body: TWO_MB }, { status: 413, code: 'payload_too_large' });
-    await refused('2 MB chunked JSON', { method: 'POST', path, headers: JSON_CT, body: TWO_MB, raw: true, chunked: 64 * 1024 }, { status: 413, code: 'payload_too_large' });
+    await refused(
+      '100 KB target_url',
+      {
+        method: 'POST',
+        path,
+        headers: JSON_CT,
+        body: JSON.stringify({ target_url: `http://127.0.0.1/${HUNDRED_KB}` }),
+      },
+      { status: 400, code: 'invalid_request' },
+    );
+    await refused(
+      '100 KB event name',
+      {
+        method: 'POST',
+        path,
+        headers: JSON_CT,
+        body: JSON.stringify({ target_url: 'http://127.0.0.1/h', events: [HUNDRED_KB] }),
+      },
+      { status: 400, code: 'invalid_request' },
+    );
+    await refused(
+      '100 KB unknown field',
+      {
+        method: 'POST',
+        path,
+        headers: JSON_CT,
+        body: JSON.stringify({ target_url: 'http://127.0.0.1/h', pad: HUNDRED_KB }),
+      },
+      { status: 400, code: 'invalid_request' },
+    );
+    await refused(
+      '2 MB JSON',
+      { method: 'POST', path, headers: JSON_CT, body: TWO_MB },
+      { status: 413, code: 'payload_too_large' },
+    );
+    await refused(
+      '2 MB chunked JSON',
+      { method: 'POST', path, headers: JSON_CT, body: TWO_MB, raw: true, chunked: 64 * 1024 },
+      { status: 413, code: 'payload_too_large' },
+    );
     // A 2 MB body of the wrong type may be refused for either reason, but never parsed.
-    const { body: wrongType } = await refused('2 MB of text/plain', { method: 'POST', path, headers: { 'content-type': 'text/plain' }, body: TWO_MB });
+    const { body: wrongType } = await refused('2 MB of text/plain', {
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'text/plain' },
+      body: TWO_MB,
+    });
     assert.ok(['invalid_request', 'payload_too_large'].includes(wrongType.code), wrongType.code);
     // A Content-Length over the limit is refused from the header alone.
     const before = await counts(h);
     const r = await rawExchange(h.port, [
-      Buffer.from(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\nConnection: close\r\n\r\n{}`),
+      Buffer.from(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\nConnection: close\r\n\r\n{}`,
+      ),
     ]);
     assert.equal(assertCatalogueError(r, 'Content-Length 2 MB').code, 'payload_too_large');
     assert.equal(r.status, 413);
@@ -488,22 +628,72 @@ describe('bad input at every route', () => {
     const valid = JSON.stringify({ target_url: 'http://127.0.0.1:9/h', events: [] });
     for (const { method, path } of bodyRoutes) {
       const label = `${method} ${path}`;
-      await refused(`${label} text/plain`, { method, path, headers: { 'content-type': 'text/plain' }, body: valid }, { status: 400, code: 'invalid_request' });
-      await refused(`${label} text/plain; charset`, { method, path, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: valid }, { status: 400, code: 'invalid_request' });
-      await refused(`${label} multipart`, { method, path, headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: `--xyz\r\nContent-Disposition: form-data; name="target_url"\r\n\r\nhttp://127.0.0.1:9/h\r\n--xyz--\r\n` }, { status: 400, code: 'invalid_request' });
-      await refused(`${label} form-encoded`, { method, path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'target_url=http%3A%2F%2F127.0.0.1%3A9%2Fh' }, { status: 400, code: 'invalid_request' });
-      await refused(`${label} application/jsonx`, { method, path, headers: { 'content-type': 'application/jsonx' }, body: valid }, { status: 400, code: 'invalid_request' });
-      await refused(`${label} no content type`, { method, path, body: valid, raw: true }, { status: 400, code: 'invalid_request' });
-      await refused(`${label} malformed JSON`, { method, path, headers: JSON_CT, body: '{"a":' }, { status: 400, code: 'invalid_request' });
-      await refused(`${label} prototype poisoning`, { method, path, headers: JSON_CT, body: '{"__proto__":{"polluted":true}}' }, { status: 400, code: 'invalid_request' });
-      await refused(`${label} 2 MB`, { method, path, headers: JSON_CT, body: TWO_MB }, { status: 413, code: 'payload_too_large' });
+      await refused(
+        `${label} text/plain`,
+        { method, path, headers: { 'content-type': 'text/plain' }, body: valid },
+        { status: 400, code: 'invalid_request' },
+      );
+      await refused(
+        `${label} text/plain; charset`,
+        { method, path, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: valid },
+        { status: 400, code: 'invalid_request' },
+      );
+      await refused(
+        `${label} multipart`,
+        {
+          method,
+          path,
+          headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+          body: `--xyz\r\nContent-Disposition: form-data; name="target_url"\r\n\r\nhttp://127.0.0.1:9/h\r\n--xyz--\r\n`,
+        },
+        { status: 400, code: 'invalid_request' },
+      );
+      await refused(
+        `${label} form-encoded`,
+        {
+          method,
+          path,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'target_url=http%3A%2F%2F127.0.0.1%3A9%2Fh',
+        },
+        { status: 400, code: 'invalid_request' },
+      );
+      await refused(
+        `${label} application/jsonx`,
+        { method, path, headers: { 'content-type': 'application/jsonx' }, body: valid },
+        { status: 400, code: 'invalid_request' },
+      );
+      await refused(
+        `${label} no content type`,
+        { method, path, body: valid, raw: true },
+        { status: 400, code: 'invalid_request' },
+      );
+      await refused(
+        `${label} malformed JSON`,
+        { method, path, headers: JSON_CT, body: '{"a":' },
+        { status: 400, code: 'invalid_request' },
+      );
+      await refused(
+        `${label} prototype poisoning`,
+        { method, path, headers: JSON_CT, body: '{"__proto__":{"polluted":true}}' },
+        { status: 400, code: 'invalid_request' },
+      );
+      await refused(
+        `${label} 2 MB`,
+        { method, path, headers: JSON_CT, body: TWO_MB },
+        { status: 413, code: 'payload_too_large' },
+      );
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype untouched');
   });
 
   test('bad Idempotency-Key values are 400 invalid_request before anything is written', async () => {
     const targets = [
-      { method: 'POST', path: '/v1/hooks', body: JSON.stringify({ target_url: 'http://127.0.0.1:9/idem', events: [] }) },
+      {
+        method: 'POST',
+        path: '/v1/hooks',
+        body: JSON.stringify({ target_url: 'http://127.0.0.1:9/idem', events: [] }),
+      },
       { method: 'POST', path: `/v1/hooks/${hookId}/test`, body: undefined },
       { method: 'DELETE', path: `/v1/hooks/${hookId}`, body: undefined },
     ];
@@ -511,7 +701,13 @@ describe('bad input at every route', () => {
       for (const [label, value, raw] of BAD_IDEMPOTENCY_KEYS) {
         const { body } = await refused(
           `${t.method} ${t.path} Idempotency-Key ${label}`,
-          { method: t.method, path: t.path, headers: { ...(t.body ? JSON_CT : {}), 'idempotency-key': value }, body: t.body, raw },
+          {
+            method: t.method,
+            path: t.path,
+            headers: { ...(t.body ? JSON_CT : {}), 'idempotency-key': value },
+            body: t.body,
+            raw,
+          },
           { status: 400, code: 'invalid_request' },
         );
         assert.equal(body.meta?.field, 'Idempotency-Key');
@@ -531,8 +727,14 @@ describe('bad input at every route', () => {
         await refused(`${req.method} ${label}`, { ...req, raw: o.raw }, o.code ? { code: o.code } : {});
       }
       // A hook of another workspace is indistinguishable from a missing one.
-      await refused(`${route('x').method} another workspace's hook`, route(otherHookId), { status: 404, code: 'not_found' });
-      await refused(`${route('x').method} upper-cased id`, route(hookId.toUpperCase()), { status: 404, code: 'not_found' });
+      await refused(`${route('x').method} another workspace's hook`, route(otherHookId), {
+        status: 404,
+        code: 'not_found',
+      });
+      await refused(`${route('x').method} upper-cased id`, route(hookId.toUpperCase()), {
+        status: 404,
+        code: 'not_found',
+      });
     }
   });
 
@@ -555,11 +757,38 @@ describe('bad input at every route', () => {
         }
       }
       // As a JSON key, too.
-      await refused(`odd key ${label}`, { method: 'POST', path: '/v1/hooks', headers: JSON_CT, body: JSON.stringify({ target_url: 'http://127.0.0.1:9/h', [s]: 1 }) }, { status: 400 });
+      await refused(
+        `odd key ${label}`,
+        {
+          method: 'POST',
+          path: '/v1/hooks',
+          headers: JSON_CT,
+          body: JSON.stringify({ target_url: 'http://127.0.0.1:9/h', [s]: 1 }),
+        },
+        { status: 400 },
+      );
     }
     // Raw bytes that are not UTF-8 at all.
-    await refused('invalid UTF-8 bytes', { method: 'POST', path: '/v1/hooks', headers: JSON_CT, body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]) }, { status: 400 });
-    await refused('UTF-16 body', { method: 'POST', path: '/v1/hooks', headers: { 'content-type': 'application/json; charset=utf-16' }, body: Buffer.from('{"target_url":"http://127.0.0.1:9/h"}', 'utf16le') }, { status: 400 });
+    await refused(
+      'invalid UTF-8 bytes',
+      {
+        method: 'POST',
+        path: '/v1/hooks',
+        headers: JSON_CT,
+        body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
+      },
+      { status: 400 },
+    );
+    await refused(
+      'UTF-16 body',
+      {
+        method: 'POST',
+        path: '/v1/hooks',
+        headers: { 'content-type': 'application/json; charset=utf-16' },
+        body: Buffer.from('{"target_url":"http://127.0.0.1:9/h"}', 'utf16le'),
+      },
+      { status: 400 },
+    );
   });
 
   // -------------------------------------------------------------------------------------------------------------
@@ -568,10 +797,32 @@ describe('bad input at every route', () => {
   const oddChar = fc.oneof(
     fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
     fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
-    fc.constantFrom('\u0000', '\u202e', '\u200f', '\ufeff', '\u0301', '🙂', '"', '\\', '/', '%', '?', '#', '@', ':', '[', ']'),
+    fc.constantFrom(
+      '\u0000',
+      '\u202e',
+      '\u200f',
+      '\ufeff',
+      '\u0301',
+      '🙂',
+      '"',
+      '\\',
+      '/',
+      '%',
+      '?',
+      '#',
+      '@',
+      ':',
+      '[',
+      ']',
+    ),
   );
   const oddString = fc.string({ unit: oddChar, maxLength: 40 });
-  const anyString = fc.oneof(oddString, fc.string({ unit: 'grapheme', maxLength: 60 }), fc.webUrl(), fc.constantFrom(...EVENT_NAMES));
+  const anyString = fc.oneof(
+    oddString,
+    fc.string({ unit: 'grapheme', maxLength: 60 }),
+    fc.webUrl(),
+    fc.constantFrom(...EVENT_NAMES),
+  );
 
   /** The invariant for any request: a 2xx, or a catalogue 4xx with no rows changed. */
   async function invariant(req: Req, label: string): Promise<Res> {
@@ -586,7 +837,10 @@ describe('bad input at every route', () => {
   test('property: any JSON value as the POST /v1/hooks body', async () => {
     await fc.assert(
       fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), async (v) => {
-        const r = await invariant({ method: 'POST', path: '/v1/hooks', headers: JSON_CT, body: JSON.stringify(v) }, 'json body');
+        const r = await invariant(
+          { method: 'POST', path: '/v1/hooks', headers: JSON_CT, body: JSON.stringify(v) },
+          'json body',
+        );
         if (r.status < 300) assert.equal(r.status, 201);
       }),
       { numRuns: 150, includeErrorInReport: true },
@@ -655,7 +909,10 @@ describe('bad input at every route', () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routesWithBodies), contentType, bytes, async (route, ct, body) => {
-        const r = await invariant({ ...route, headers: { 'content-type': ct }, body }, `${route.method} ${route.path} ${ct}`);
+        const r = await invariant(
+          { ...route, headers: { 'content-type': ct }, body },
+          `${route.method} ${route.path} ${ct}`,
+        );
         // Nothing here is valid for a route this key can reach, except a JSON body that happens to be a hook.
         if (r.status < 300) assert.equal(route.path, '/v1/hooks', `${route.method} ${route.path} answered ${r.status}`);
         if (route.path === '/v1/documents') assert.equal(r.status, 410);
@@ -671,15 +928,19 @@ describe('bad input at every route', () => {
       (id: string) => ({ method: 'GET', path: `/v1/hooks/${id}/deliveries` }),
     ];
     const id = fc.oneof(
-      oddString.filter((s) => s.length > 0).map((s) => {
-        try {
-          return encodeURIComponent(s);
-        } catch {
-          // Lone surrogates cannot be percent-encoded by encodeURIComponent; send their WTF-8 bytes encoded instead.
-          return [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
-        }
-      }),
-      fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 120 }).map((s) => s.replace(/[/?#]/g, '_').replace(/^\.{1,2}$/, '_')),
+      oddString
+        .filter((s) => s.length > 0)
+        .map((s) => {
+          try {
+            return encodeURIComponent(s);
+          } catch {
+            // Lone surrogates cannot be percent-encoded by encodeURIComponent; send their WTF-8 bytes encoded instead.
+            return [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+          }
+        }),
+      fc
+        .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 120 })
+        .map((s) => s.replace(/[/?#]/g, '_').replace(/^\.{1,2}$/, '_')),
       fc.stringMatching(/^%[0-9A-Fa-f]{0,2}[a-z%]{0,4}$/),
     );
     await fc.assert(
@@ -719,7 +980,12 @@ describe('bad input at every route', () => {
         const valid = /^[\x21-\x7e]{1,255}$/.test(effective);
         assert.equal(r.status, 400, r.text);
         assert.equal(r.json.code, 'invalid_request', r.text);
-        if (valid) assert.notEqual(r.json.meta?.field, 'Idempotency-Key', `${JSON.stringify(keyed)} should be accepted: ${r.text}`);
+        if (valid)
+          assert.notEqual(
+            r.json.meta?.field,
+            'Idempotency-Key',
+            `${JSON.stringify(keyed)} should be accepted: ${r.text}`,
+          );
         // Control characters never reach the app: the HTTP parser refuses the whole request (same body, no field).
         else if (!/[\x00-\x08\x0a-\x1f\x7f]/.test(keyed)) {
           assert.equal(r.json.meta?.field, 'Idempotency-Key', `${JSON.stringify(keyed)} should be refused: ${r.text}`);
@@ -735,7 +1001,10 @@ describe('bad input at every route', () => {
     assert.deepEqual(Object.keys(me.json).sort(), ['id', 'name', 'slug', 'tier']);
     const list = await send({ method: 'GET', path: '/v1/hooks' });
     assert.equal(list.status, 200);
-    assert.ok(list.json.some((x: { id: string }) => x.id === hookId), 'the targeted hook survived every bad DELETE');
+    assert.ok(
+      list.json.some((x: { id: string }) => x.id === hookId),
+      'the targeted hook survived every bad DELETE',
+    );
     // The counters used above do see real writes: one valid test send adds one event and one delivery.
     const before = await counts(h);
     const t = await send({ method: 'POST', path: `/v1/hooks/${hookId}/test` });

@@ -7,7 +7,10 @@ function toApiError(err: FastifyError): ApiError {
   if (err instanceof ApiError) return err;
   if (err.validation) {
     const problems = err.validation.map((v) => ({
-      field: (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') || (v.params as { missingProperty?: string })?.missingProperty || '',
+      field:
+        (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') ||
+        (v.params as { missingProperty?: string })?.missingProperty ||
+        '',
       message: v.message ?? 'invalid',
     }));
     const first = problems[0];
@@ -20,7 +23,10 @@ function toApiError(err: FastifyError): ApiError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return apiError('payload_too_large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return apiError('invalid_request', { message: 'Bodies must be application/json.', meta: { field: 'content-type' } });
+      return apiError('invalid_request', {
+        message: 'Bodies must be application/json.',
+        meta: { field: 'content-type' },
+      });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return apiError('invalid_request', { message: 'The body is not valid JSON.' });
@@ -53,7 +59,10 @@ export function notFound(_req: FastifyRequest, reply: FastifyReply) {
 export function frameworkErrorHandler(err: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
   const e =
     err.code === 'FST_ERR_BAD_URL'
-      ? apiError('invalid_request', { message: 'The URL path is not valid percent-encoded UTF-8.', meta: { field: 'path' } })
+      ? apiError('invalid_request', {
+          message: 'The URL path is not valid percent-encoded UTF-8.',
+          meta: { field: 'path' },
+        })
       : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? apiError('invalid_request', { message: 'A path segment is too long.', meta: { field: 'path' } })
         : apiError('internal_error');

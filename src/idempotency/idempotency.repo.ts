@@ -58,10 +58,21 @@ export async function beginIdempotent(
   return { kind: 'in_progress', retryAfterSeconds: 1 };
 }
 
-async function answer(db: Kysely<Database>, row: Row, fingerprint: string, now: number, lockMs: number): Promise<BeginResult> {
+async function answer(
+  db: Kysely<Database>,
+  row: Row,
+  fingerprint: string,
+  now: number,
+  lockMs: number,
+): Promise<BeginResult> {
   if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
   if (row.state === 'done') {
-    return { kind: 'replay', status: row.status_code ?? 200, body: row.response_body ?? '', contentType: row.content_type };
+    return {
+      kind: 'replay',
+      status: row.status_code ?? 200,
+      body: row.response_body ?? '',
+      contentType: row.content_type,
+    };
   }
   if (row.locked_until > now) {
     return { kind: 'in_progress', retryAfterSeconds: Math.max(1, Math.ceil((row.locked_until - now) / 1000)) };

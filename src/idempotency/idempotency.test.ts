@@ -7,7 +7,12 @@ import { sha256Hex } from '../lib/crypto.js';
 import { setRateLimit } from '../keys/keys.repo.js';
 
 const countHooks = (h: Harness, ws: string) =>
-  h.db.kysely.selectFrom('hooks').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', ws).executeTakeFirstOrThrow().then((r) => Number(r.n));
+  h.db.kysely
+    .selectFrom('hooks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', ws)
+    .executeTakeFirstOrThrow()
+    .then((r) => Number(r.n));
 
 function idempotencySuite(name: string, opts: HarnessOptions, skip: string | false = false) {
   describe(name, { skip }, () => {
@@ -37,7 +42,11 @@ function idempotencySuite(name: string, opts: HarnessOptions, skip: string | fal
       const t = await h.tenant();
       const headers = { 'idempotency-key': 'reuse-me' };
       assert.equal((await h.request('POST', '/v1/hooks', { token: t.token, body: hookBody, headers })).status, 201);
-      const other = await h.request('POST', '/v1/hooks', { token: t.token, body: { ...hookBody, events: [] }, headers });
+      const other = await h.request('POST', '/v1/hooks', {
+        token: t.token,
+        body: { ...hookBody, events: [] },
+        headers,
+      });
       assert.equal(other.status, 422);
       assert.equal(other.json.code, 'idempotency_key_reused');
       const otherPath = await h.request('DELETE', '/v1/hooks/hook_x', { token: t.token, headers });
@@ -72,7 +81,11 @@ function idempotencySuite(name: string, opts: HarnessOptions, skip: string | fal
       );
       assert.equal(held.kind, 'acquired');
       h.clock.advance(10_200);
-      const r = await h.request('POST', '/v1/hooks', { token: t.token, rawBody: raw, headers: { 'content-type': 'application/json', 'idempotency-key': 'in-flight' } });
+      const r = await h.request('POST', '/v1/hooks', {
+        token: t.token,
+        rawBody: raw,
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'in-flight' },
+      });
       assert.equal(r.status, 409);
       assert.equal(r.json.code, 'idempotency_in_progress');
       assert.equal(r.headers['retry-after'], '20');
@@ -80,7 +93,11 @@ function idempotencySuite(name: string, opts: HarnessOptions, skip: string | fal
       assert.equal(await countHooks(h, t.workspaceId), 0);
       // A holder that died: after its lock lapses the key can be taken over and the request runs once.
       h.clock.advance(20_000);
-      const late = await h.request('POST', '/v1/hooks', { token: t.token, rawBody: raw, headers: { 'content-type': 'application/json', 'idempotency-key': 'in-flight' } });
+      const late = await h.request('POST', '/v1/hooks', {
+        token: t.token,
+        rawBody: raw,
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'in-flight' },
+      });
       assert.equal(late.status, 201);
       assert.equal(await countHooks(h, t.workspaceId), 1);
     });
@@ -119,7 +136,10 @@ function idempotencySuite(name: string, opts: HarnessOptions, skip: string | fal
       const k = { 'idempotency-key': 'day-old' };
       const a = await h.request('POST', '/v1/hooks', { token: t.token, body: hookBody, headers: k });
       h.clock.advance(24 * 3600 * 1000 - 1);
-      assert.equal((await h.request('POST', '/v1/hooks', { token: t.token, body: hookBody, headers: k })).json.id, a.json.id);
+      assert.equal(
+        (await h.request('POST', '/v1/hooks', { token: t.token, body: hookBody, headers: k })).json.id,
+        a.json.id,
+      );
       h.clock.advance(1);
       const b = await h.request('POST', '/v1/hooks', { token: t.token, body: hookBody, headers: k });
       assert.equal(b.status, 201);
@@ -129,12 +149,20 @@ function idempotencySuite(name: string, opts: HarnessOptions, skip: string | fal
     test('malformed Idempotency-Key values are 400 invalid_request', async () => {
       const t = await h.tenant();
       for (const v of ['x'.repeat(256), 'has space', 'tab\there']) {
-        const r = await h.request('POST', '/v1/hooks', { token: t.token, body: hookBody, headers: { 'idempotency-key': v } });
+        const r = await h.request('POST', '/v1/hooks', {
+          token: t.token,
+          body: hookBody,
+          headers: { 'idempotency-key': v },
+        });
         assert.equal(r.status, 400, v);
         assert.equal(r.json.code, 'invalid_request');
       }
       assert.equal(await countHooks(h, t.workspaceId), 0);
-      const ok = await h.request('POST', '/v1/hooks', { token: t.token, body: hookBody, headers: { 'idempotency-key': 'k'.repeat(255) } });
+      const ok = await h.request('POST', '/v1/hooks', {
+        token: t.token,
+        body: hookBody,
+        headers: { 'idempotency-key': 'k'.repeat(255) },
+      });
       assert.equal(ok.status, 201);
     });
   });
@@ -142,4 +170,8 @@ function idempotencySuite(name: string, opts: HarnessOptions, skip: string | fal
 
 idempotencySuite('idempotency (SQLite)', {});
 const pg = await postgresForTests();
-idempotencySuite('idempotency (PostgreSQL)', 'url' in pg ? { database: { postgresAdminUrl: pg.url } } : {}, 'skip' in pg ? pg.skip : false);
+idempotencySuite(
+  'idempotency (PostgreSQL)',
+  'url' in pg ? { database: { postgresAdminUrl: pg.url } } : {},
+  'skip' in pg ? pg.skip : false,
+);

@@ -15,7 +15,6 @@ const LOCK_MS = 120_000;
 const KEY_SHAPE = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
 
 export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
-
   async function claim(req: FastifyRequest, reply: FastifyReply, raw: string | string[]): Promise<void> {
     const idemKey = Array.isArray(raw) ? raw[0] : raw;
     if (!idemKey || !KEY_SHAPE.test(idemKey)) {
@@ -71,19 +70,25 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     }
   }
 
-  app.addHook('onSend', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, p?: unknown) => void) => {
-    const claim = req.idem;
-    if (!claim) return done(null, payload);
-    req.idem = null;
-    finish(reply, claim, payload).then(() => done(null, payload), done);
-  });
+  app.addHook(
+    'onSend',
+    (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, p?: unknown) => void) => {
+      const claim = req.idem;
+      if (!claim) return done(null, payload);
+      req.idem = null;
+      finish(reply, claim, payload).then(() => done(null, payload), done);
+    },
+  );
 
   // A request whose response never got sent (socket closed mid-handler) must not hold its key for the lock time.
   app.addHook('onResponse', (req: FastifyRequest, _reply: FastifyReply, done: () => void) => {
     const claim = req.idem;
     if (!claim) return done();
     req.idem = null;
-    releaseIdempotent(deps.db.kysely, claim).then(() => done(), () => done());
+    releaseIdempotent(deps.db.kysely, claim).then(
+      () => done(),
+      () => done(),
+    );
   });
 }
 

@@ -51,18 +51,35 @@ function suite(open: () => Promise<{ db: Db; other: Db; close(): Promise<void> }
   after(() => close());
   // RETURNING gives no order: sort for comparison (the claim's own order decides which rows a limit takes).
   const claim = async (d: Db, workerId: string, now = T0, limit = 100) =>
-    (await claimLeases(d, MAIL_LEASE, { now, workerId, leaseMs: 60_000, limit })).sort((x, y) => x.id.localeCompare(y.id));
+    (await claimLeases(d, MAIL_LEASE, { now, workerId, leaseMs: 60_000, limit })).sort((x, y) =>
+      x.id.localeCompare(y.id),
+    );
 
   test('only due rows, oldest first, up to the limit; a held lease keeps them until it lapses', async () => {
     await db.kysely.deleteFrom('mail_outbox').execute();
     const ids = await seed(db, 5);
     const first = await claim(db, 'a', T0 + 2, 2);
-    assert.deepEqual(first.map((r) => r.id), ids.slice(0, 2));
+    assert.deepEqual(
+      first.map((r) => r.id),
+      ids.slice(0, 2),
+    );
     assert.ok(first.every((r) => r.claimed_by === 'a' && r.claim_expires_at === T0 + 2 + 60_000));
-    assert.deepEqual((await claim(db, 'b', T0 + 2)).map((r) => r.id), [ids[2]], 'not due yet: rows 3 and 4');
+    assert.deepEqual(
+      (await claim(db, 'b', T0 + 2)).map((r) => r.id),
+      [ids[2]],
+      'not due yet: rows 3 and 4',
+    );
     const later = await claim(db, 'c', T0 + 60_001);
-    assert.deepEqual(later.map((r) => r.id), ids.slice(3), 'the now-due rows, not the three held ones');
-    assert.deepEqual((await claim(db, 'd', T0 + 60_002)).map((r) => r.id), ids.slice(0, 3), 'leases lapsed: taken again');
+    assert.deepEqual(
+      later.map((r) => r.id),
+      ids.slice(3),
+      'the now-due rows, not the three held ones',
+    );
+    assert.deepEqual(
+      (await claim(db, 'd', T0 + 60_002)).map((r) => r.id),
+      ids.slice(0, 3),
+      'leases lapsed: taken again',
+    );
   });
 
   test('concurrent claimers on two connections take disjoint rows', async () => {
@@ -80,7 +97,14 @@ function suite(open: () => Promise<{ db: Db; other: Db; close(): Promise<void> }
     const [id] = await seed(db, 1);
     await claim(db, 'a');
     const write = (worker: string, attempts: number) =>
-      writeUnderLease(db.kysely, MAIL_LEASE, id!, worker, { status: 'sent', attempts: attempts + 1 }, { release: true, attempts });
+      writeUnderLease(
+        db.kysely,
+        MAIL_LEASE,
+        id!,
+        worker,
+        { status: 'sent', attempts: attempts + 1 },
+        { release: true, attempts },
+      );
     assert.equal(await write('b', 0), false, 'not the holder');
     assert.equal(await write('a', 5), false, 'an attempt was recorded since');
     assert.equal(await write('a', 0), true);
@@ -93,8 +117,28 @@ function suite(open: () => Promise<{ db: Db; other: Db; close(): Promise<void> }
     await db.kysely.deleteFrom('mail_outbox').execute();
     const [id] = await seed(db, 1);
     await claim(db, 'a');
-    assert.equal(await writeUnderLease(db.kysely, MAIL_LEASE, id!, 'a', { last_error: 'x' }, { release: false, where: { status: 'sent' } }), false);
-    assert.equal(await writeUnderLease(db.kysely, MAIL_LEASE, id!, 'a', { last_error: 'x', claim_expires_at: T0 + 5 }, { release: false, where: { status: ['queued', 'sent'] } }), true);
+    assert.equal(
+      await writeUnderLease(
+        db.kysely,
+        MAIL_LEASE,
+        id!,
+        'a',
+        { last_error: 'x' },
+        { release: false, where: { status: 'sent' } },
+      ),
+      false,
+    );
+    assert.equal(
+      await writeUnderLease(
+        db.kysely,
+        MAIL_LEASE,
+        id!,
+        'a',
+        { last_error: 'x', claim_expires_at: T0 + 5 },
+        { release: false, where: { status: ['queued', 'sent'] } },
+      ),
+      true,
+    );
     const row = await db.kysely.selectFrom('mail_outbox').selectAll().where('id', '=', id!).executeTakeFirstOrThrow();
     assert.deepEqual([row.last_error, row.claimed_by, row.claim_expires_at], ['x', 'a', T0 + 5]);
   });

@@ -26,6 +26,7 @@ export type Lease<T extends LeasedTable> = {
 
 // Table and column names come from the Lease constants above, never from input; the loose type keeps one
 // implementation for every table.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- one implementation over several tables' columns
 const loose = (db: Kysely<Database>) => db as unknown as Kysely<any>;
 
 /** Claims up to `limit` due rows for `workerId`, each leased until `now + leaseMs`; returns the claimed rows. */
@@ -42,7 +43,10 @@ export async function claimLeases<T extends LeasedTable>(
       .selectFrom(table)
       .select('id')
       .where((eb) =>
-        eb.and([lease.due(eb as never, o.now), eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)])]),
+        eb.and([
+          lease.due(eb as never, o.now),
+          eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)]),
+        ]),
       )
       .orderBy(lease.order)
       .limit(o.limit),

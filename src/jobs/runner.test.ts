@@ -8,13 +8,18 @@ import { createRunner, LEASE_MARGIN_MS, type LeaseJob, type RunnerOptions } from
 
 type Item = { id: number; claimExpiresAt: number };
 
-function queueJob(n: number, o: { workMs?: number; fail?: (id: number) => boolean; leaseFor?: (now: number, leaseMs: number) => number } = {}) {
+function queueJob(
+  n: number,
+  o: { workMs?: number; fail?: (id: number) => boolean; leaseFor?: (now: number, leaseMs: number) => number } = {},
+) {
   const due = Array.from({ length: n }, (_, i) => i);
   const log = { worked: [] as number[], released: [] as number[], claims: 0, inFlight: 0, maxInFlight: 0, settled: 0 };
   const job: LeaseJob<Item> = {
     async claim({ now, leaseMs, limit }) {
       log.claims++;
-      return due.splice(0, limit).map((id) => ({ id, claimExpiresAt: o.leaseFor ? o.leaseFor(now, leaseMs) : now + leaseMs }));
+      return due
+        .splice(0, limit)
+        .map((id) => ({ id, claimExpiresAt: o.leaseFor ? o.leaseFor(now, leaseMs) : now + leaseMs }));
     },
     async work(item) {
       log.inFlight++;
@@ -54,7 +59,10 @@ test('runOnce works every due item batch by batch, at most `concurrency` at once
   const { job, log } = queueJob(10, { workMs: 5 });
   const runner = createRunner(job, options());
   assert.equal(await runner.runOnce(), 10);
-  assert.deepEqual([...log.worked].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(
+    [...log.worked].sort((a, b) => a - b),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+  );
   assert.equal(log.claims, 4, 'three batches of at most 4, then an empty claim');
   assert.equal(log.maxInFlight, 2);
   assert.equal(log.settled, 1);
@@ -73,7 +81,11 @@ test('an item whose lease would not outlast the time limit is handed back, not w
 test('a failing item is logged and skipped; the pass goes on', async () => {
   const errors: string[] = [];
   const { job, log } = queueJob(4, { fail: (id) => id === 1 });
-  const logger = { info() {}, warn() {}, error: (o: object, m?: string) => void errors.push(`${m} ${JSON.stringify(o)}`) };
+  const logger = {
+    info() {},
+    warn() {},
+    error: (o: object, m?: string) => void errors.push(`${m} ${JSON.stringify(o)}`),
+  };
   const runner = createRunner(job, options({ logger }));
   assert.equal(await runner.runOnce(), 3);
   assert.deepEqual([...log.worked].sort(), [0, 2, 3]);

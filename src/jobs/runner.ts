@@ -57,7 +57,9 @@ export function createRunner<T extends Claimed>(job: LeaseJob<T>, o: RunnerOptio
   const { clock, workerId } = o;
   const logger = o.logger ?? silentLogger;
   if (o.leaseMs < o.timeoutMs + LEASE_MARGIN_MS) {
-    throw new Error(`${o.name}: leaseMs (${o.leaseMs}) must exceed timeoutMs (${o.timeoutMs}) by at least ${LEASE_MARGIN_MS} ms`);
+    throw new Error(
+      `${o.name}: leaseMs (${o.leaseMs}) must exceed timeoutMs (${o.timeoutMs}) by at least ${LEASE_MARGIN_MS} ms`,
+    );
   }
 
   let stopping = false;

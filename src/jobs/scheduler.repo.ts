@@ -3,7 +3,13 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
 /** Claims (job, slot); exactly one caller across all instances gets true. */
-export async function claimSlot(db: Kysely<Database>, name: string, slot: number, workerId: string, now: number): Promise<boolean> {
+export async function claimSlot(
+  db: Kysely<Database>,
+  name: string,
+  slot: number,
+  workerId: string,
+  now: number,
+): Promise<boolean> {
   const r = await db
     .insertInto('job_runs')
     .values({ name, slot, claimed_by: workerId, started_at: now, finished_at: null, result: null })
@@ -12,7 +18,13 @@ export async function claimSlot(db: Kysely<Database>, name: string, slot: number
   return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-export async function finishSlot(db: Kysely<Database>, name: string, slot: number, now: number, result: unknown): Promise<void> {
+export async function finishSlot(
+  db: Kysely<Database>,
+  name: string,
+  slot: number,
+  now: number,
+  result: unknown,
+): Promise<void> {
   await db
     .updateTable('job_runs')
     .set({ finished_at: now, result: JSON.stringify(result) })

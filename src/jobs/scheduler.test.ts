@@ -23,7 +23,10 @@ async function schedulerSuite(db: Db) {
   assert.equal(ran.flat().filter((n) => n === 'test-counter').length, 1);
   assert.equal(counter, 1);
   clock.advance(44 * 60_000); // 10:59 — same hourly slot
-  assert.deepEqual((await Promise.all([a.tick(), b.tick()])).flat().filter((n) => n === 'test-counter'), []);
+  assert.deepEqual(
+    (await Promise.all([a.tick(), b.tick()])).flat().filter((n) => n === 'test-counter'),
+    [],
+  );
   clock.advance(60_000); // 11:00 — next slot
   await Promise.all([a.tick(), b.tick()]);
   assert.equal(counter, 2);
@@ -63,7 +66,10 @@ describe('scheduler', () => {
     const catalogue = { 'prune-idempotency': pruneIdempotencyJob({ db, clock }) };
     assert.deepEqual(await runJob(catalogue, 'prune-idempotency'), { deleted: 1 });
     const left = await db.kysely.selectFrom('idempotency_keys').select('idem_key').execute();
-    assert.deepEqual(left.map((r) => r.idem_key), ['new']);
+    assert.deepEqual(
+      left.map((r) => r.idem_key),
+      ['new'],
+    );
     await assert.rejects(runJob(catalogue, 'no-such-job'), /no job "no-such-job"/);
     await db.close();
   });

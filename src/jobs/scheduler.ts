@@ -23,7 +23,13 @@ export type Scheduler = {
   stop(): Promise<void>;
 };
 
-export function createScheduler(o: { db: Db; clock: Clock; workerId: string; jobs: JobCatalogue; logger?: Logger }): Scheduler {
+export function createScheduler(o: {
+  db: Db;
+  clock: Clock;
+  workerId: string;
+  jobs: JobCatalogue;
+  logger?: Logger;
+}): Scheduler {
   const logger = o.logger ?? silentLogger;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<string[]> = Promise.resolve([]);
@@ -38,7 +44,9 @@ export function createScheduler(o: { db: Db; clock: Clock; workerId: string; job
         await finishSlot(o.db.kysely, name, slot, o.clock.now(), result);
         logger.info({ job: name, result }, 'job done');
       } catch (err) {
-        await finishSlot(o.db.kysely, name, slot, o.clock.now(), { error: (err as Error).message }).catch(() => undefined);
+        await finishSlot(o.db.kysely, name, slot, o.clock.now(), { error: (err as Error).message }).catch(
+          () => undefined,
+        );
         logger.error({ job: name, err: describeError(err) }, 'job failed');
       }
       ran.push(name);

@@ -72,7 +72,11 @@ describe('auth lookup cache', () => {
     assert.equal(f.state.reads, 1);
     f.state.version = null;
     assert.equal(keys.version(), null);
-    assert.equal(createAuthLookup({ load: async () => undefined, probe: null }).version(), null, 'no probe: never cacheable');
+    assert.equal(
+      createAuthLookup({ load: async () => undefined, probe: null }).version(),
+      null,
+      'no probe: never cacheable',
+    );
   });
 
   test('an empty allow-list is null (unrestricted)', async () => {
@@ -113,7 +117,13 @@ describe('auth lookup cache', () => {
       assert.equal((await keys.load(h))!.allowIp!('192.0.2.1'), false);
 
       const before = await keys.load(h);
-      await assert.rejects(db.kysely.insertInto('api_keys').values({ ...key, id: key.id }).execute(), /UNIQUE/);
+      await assert.rejects(
+        db.kysely
+          .insertInto('api_keys')
+          .values({ ...key, id: key.id })
+          .execute(),
+        /UNIQUE/,
+      );
       assert.equal(keys.get(h, keys.version()), before, 'a write that failed wrote nothing: the entry stays exact');
 
       await revokeKey(db.kysely, key.id, 'test', 2);

@@ -93,10 +93,18 @@ export async function revokeKey(db: Kysely<Database>, id: string, actor: string,
 }
 
 export const setAllowedIps = (db: Kysely<Database>, id: string, list: string[]) =>
-  db.updateTable('api_keys').set({ allowed_ips: JSON.stringify(list) }).where('id', '=', id).execute();
+  db
+    .updateTable('api_keys')
+    .set({ allowed_ips: JSON.stringify(list) })
+    .where('id', '=', id)
+    .execute();
 
 export const setAllowedOrigins = (db: Kysely<Database>, id: string, list: string[]) =>
-  db.updateTable('api_keys').set({ allowed_origins: JSON.stringify(list) }).where('id', '=', id).execute();
+  db
+    .updateTable('api_keys')
+    .set({ allowed_origins: JSON.stringify(list) })
+    .where('id', '=', id)
+    .execute();
 
 export const setRateLimit = (db: Kysely<Database>, id: string, limit: number | null) =>
   db.updateTable('api_keys').set({ rate_limit: limit }).where('id', '=', id).execute();

@@ -20,7 +20,6 @@ export function canonicaliseOrigin(raw: string): { ok: true; value: string } | {
   return { ok: true, value: u.origin };
 }
 
-
 export function canonicaliseOrigins(
   list: string[],
 ): { ok: true; list: string[] } | { ok: false; entry: string; reason: string } {

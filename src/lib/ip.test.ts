@@ -110,7 +110,14 @@ test('canonicaliseEntry refuses non-strings at runtime', () => {
 
 test('canonicaliseAllowlist canonicalises, dedupes after canonicalisation and keeps first-seen order', () => {
   assert.deepEqual(
-    canonicaliseAllowlist(['10.1.2.3/24', '2001:DB8::1', '10.1.2.0/24', ' 2001:db8:0::1/128', '::ffff:9.9.9.9', '9.9.9.9/32']),
+    canonicaliseAllowlist([
+      '10.1.2.3/24',
+      '2001:DB8::1',
+      '10.1.2.0/24',
+      ' 2001:db8:0::1/128',
+      '::ffff:9.9.9.9',
+      '9.9.9.9/32',
+    ]),
     { ok: true, list: ['10.1.2.0/24', '2001:db8::1', '9.9.9.9'] },
   );
   assert.deepEqual(canonicaliseAllowlist([]), { ok: true, list: [] });
@@ -128,7 +135,11 @@ test('canonicaliseAllowlist allows 50 distinct entries and refuses 51', () => {
   const fifty = Array.from({ length: 50 }, (_, i) => `10.0.0.${i}`);
   const ok = canonicaliseAllowlist(fifty);
   assert.ok(ok.ok && ok.list.length === 50);
-  assert.deepEqual(canonicaliseAllowlist([...fifty, '10.0.0.50']), { ok: false, entry: '', reason: 'at most 50 entries' });
+  assert.deepEqual(canonicaliseAllowlist([...fifty, '10.0.0.50']), {
+    ok: false,
+    entry: '',
+    reason: 'at most 50 entries',
+  });
 });
 
 test('canonicaliseAllowlist counts entries after dedupe', () => {

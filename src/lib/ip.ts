@@ -6,7 +6,6 @@ export type ParsedAddress = { kind: 4; value: number } | { kind: 6; parts: numbe
 
 export type AllowlistResult = { ok: true; list: string[] } | { ok: false; entry: string; reason: string };
 
-
 // Longest valid entry is 45 characters of IPv6-with-dotted-tail plus "/128"; anything longer is refused cheaply.
 const MAX_ENTRY_LENGTH = 64;
 
@@ -84,7 +83,7 @@ export const formatIPv4 = (v: number): string =>
 export function formatIPv6(parts: readonly number[]): string {
   let bestStart = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (parts[i] !== 0) {
       i++;
       continue;
@@ -137,7 +136,8 @@ function parseEntry(raw: string): ParsedEntry {
       return { ok: true, block: { kind: 6, net: parts, prefix: 128 }, value: formatIPv6(parts) };
     }
     // The spec refuses mapped addresses with a prefix; an IPv4 block must be written as IPv4.
-    if (mapped) return { ok: false, reason: 'IPv4-mapped IPv6 address with a prefix length; write the IPv4 block instead' };
+    if (mapped)
+      return { ok: false, reason: 'IPv4-mapped IPv6 address with a prefix length; write the IPv4 block instead' };
     const prefix = parsePrefix(entry.slice(slash + 1), 128);
     if (prefix === null) return { ok: false, reason: 'prefix length must be a decimal number from 0 to 128' };
     const net = parts.map((p, i) => p & v6GroupMask(prefix, i));
@@ -177,7 +177,8 @@ export function canonicaliseAllowlist(entries: string[]): AllowlistResult {
     if (!r.ok) return { ok: false, entry: String(entry), reason: r.reason };
     seen.add(r.value);
     // Stop early so an oversized request costs no more than 51 distinct entries of work beyond parsing.
-    if (seen.size > MAX_ALLOWLIST_ENTRIES) return { ok: false, entry: '', reason: `at most ${MAX_ALLOWLIST_ENTRIES} entries` };
+    if (seen.size > MAX_ALLOWLIST_ENTRIES)
+      return { ok: false, entry: '', reason: `at most ${MAX_ALLOWLIST_ENTRIES} entries` };
   }
   return { ok: true, list: [...seen] };
 }
@@ -192,7 +193,7 @@ export function normaliseAddress(address: string | undefined | null): string | n
 export type AllowlistMatcher = (address: string | undefined | null) => boolean;
 
 function blockMatches(b: Block, a: ParsedAddress): boolean {
-  if (b.kind === 4) return a.kind === 4 && ((a.value & b.mask) >>> 0) === b.net;
+  if (b.kind === 4) return a.kind === 4 && (a.value & b.mask) >>> 0 === b.net;
   if (a.kind !== 6) return false;
   for (let i = 0; i < 8; i++) {
     const m = v6GroupMask(b.prefix, i);
@@ -252,5 +253,8 @@ export function maskIp(address: string | undefined | null): string | null {
     const text = formatIPv4(a.value);
     return `${text.slice(0, text.lastIndexOf('.'))}.x`;
   }
-  return `${a.parts.slice(0, 3).map((p) => p.toString(16)).join(':')}::x`;
+  return `${a.parts
+    .slice(0, 3)
+    .map((p) => p.toString(16))
+    .join(':')}::x`;
 }

@@ -179,8 +179,11 @@ for (const [label, answer, ok] of resolved) {
 type Answer = { address: string; family: number };
 const fakeLookup =
   (answers: Answer[]) =>
-  (_host: string, options: { all?: boolean }, cb: (err: Error | null, address: string | Answer[], family?: number) => void) =>
-    options.all ? cb(null, answers) : cb(null, answers[0]!.address, answers[0]!.family);
+  (
+    _host: string,
+    options: { all?: boolean },
+    cb: (err: Error | null, address: string | Answer[], family?: number) => void,
+  ) => (options.all ? cb(null, answers) : cb(null, answers[0]!.address, answers[0]!.family));
 
 const lookupOnce = (fn: ReturnType<typeof guardLookup>, all: boolean) =>
   new Promise<{ err: Error | null; address: unknown }>((resolve) =>
@@ -198,7 +201,10 @@ test('guardLookup refuses a non-public answer in single and all modes, passes pu
     const priv = await lookupOnce(guardLookup(false, fakeLookup([{ address: '127.0.0.1', family: 4 }]) as never), all);
     assert.ok(priv.err instanceof RefusedAddressError);
     assert.match(priv.err.message, /refused address 127\.0\.0\.1/);
-    const allowed = await lookupOnce(guardLookup(true, fakeLookup([{ address: '127.0.0.1', family: 4 }]) as never), all);
+    const allowed = await lookupOnce(
+      guardLookup(true, fakeLookup([{ address: '127.0.0.1', family: 4 }]) as never),
+      all,
+    );
     assert.equal(allowed.err, null);
   }
   const m = await lookupOnce(guardLookup(false, fakeLookup(mixed) as never), true);
@@ -248,7 +254,11 @@ test('guarded agent (private refused) cannot reach a loopback server by literal,
   const agent = createGuardedAgent({ allowPrivateNetwork: false });
   const before = connections;
   try {
-    for (const url of [`http://127.0.0.1:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`, `http://localhost:${port}/`]) {
+    for (const url of [
+      `http://127.0.0.1:${port}/`,
+      `http://[::ffff:127.0.0.1]:${port}/`,
+      `http://localhost:${port}/`,
+    ]) {
       await assert.rejects(request(url, { dispatcher: agent }), /refused address/, url);
     }
     assert.equal(connections, before, 'no TCP connection reached the server');
@@ -269,7 +279,10 @@ test('guarded agent (private allowed) reaches the loopback server and keeps the 
       // undici frees the connection a tick after the body ends; without the pause the pool may open another.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    assert.ok(connections - before < requests, `connections were reused (${connections - before} for ${requests} requests)`);
+    assert.ok(
+      connections - before < requests,
+      `connections were reused (${connections - before} for ${requests} requests)`,
+    );
   } finally {
     await agent.close();
   }

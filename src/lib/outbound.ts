@@ -31,7 +31,8 @@ export function checkOutboundSyntax(raw: string): OutboundCheck {
   } catch {
     return { ok: false, reason: 'not an absolute URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'URL scheme must be http or https' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, reason: 'URL scheme must be http or https' };
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'URL must not contain credentials' };
   if (url.hostname === '') return { ok: false, reason: 'URL must have a host' };
   // Normalisation can lengthen the URL (percent-encoding, punycode); the stored form must fit too.
@@ -86,7 +87,8 @@ export async function checkOutboundUrl(
   if (addresses.length === 0) return { ok: false, reason: `host ${url.hostname} does not resolve` };
   // One refused address refuses the URL: the connection could pick any of them.
   const bad = addresses.find((a) => !isPublicAddress(a));
-  if (bad !== undefined) return { ok: false, reason: `host ${url.hostname} resolves to ${bad}, which is not a public address` };
+  if (bad !== undefined)
+    return { ok: false, reason: `host ${url.hostname} resolves to ${bad}, which is not a public address` };
   return syntax;
 }
 
@@ -116,7 +118,7 @@ const V4_REFUSED_MASKED = V4_REFUSED.map(([net, prefix]) => {
   return { net: p.value, mask };
 });
 
-const isPublicV4 = (v: number): boolean => !V4_REFUSED_MASKED.some((r) => ((v & r.mask) >>> 0) === r.net);
+const isPublicV4 = (v: number): boolean => !V4_REFUSED_MASKED.some((r) => (v & r.mask) >>> 0 === r.net);
 
 /**
  * Public = global unicast. IPv6 is public only inside 2000::/3 minus documentation and IETF-assignment blocks;
@@ -144,7 +146,10 @@ export function isPublicAddress(address: string): boolean {
  * Wraps a dns.lookup-compatible function so that a name resolving to any non-public address fails.
  * Handles both result shapes net.connect asks for (single address, or `all: true` for happy eyeballs).
  */
-export function guardLookup(allowPrivateNetwork: boolean, base: LookupFunction = dns.lookup as unknown as LookupFunction): LookupFunction {
+export function guardLookup(
+  allowPrivateNetwork: boolean,
+  base: LookupFunction = dns.lookup as unknown as LookupFunction,
+): LookupFunction {
   return (hostname, options, callback) => {
     base(hostname, options, (err, address, family) => {
       if (err) return callback(err, address, family);
@@ -152,7 +157,8 @@ export function guardLookup(allowPrivateNetwork: boolean, base: LookupFunction =
         const list = Array.isArray(address) ? address.map((a) => a.address) : [address];
         const bad = list.find((a) => !isPublicAddress(a));
         // Hand back no addresses with the error so nothing downstream can use them.
-        if (bad !== undefined) return callback(new RefusedAddressError(bad, hostname), Array.isArray(address) ? [] : '');
+        if (bad !== undefined)
+          return callback(new RefusedAddressError(bad, hostname), Array.isArray(address) ? [] : '');
       }
       callback(null, address, family);
     });

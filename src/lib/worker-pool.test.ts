@@ -35,7 +35,10 @@ test('runs tasks off the main thread, in parallel, and survives a crashing task'
   try {
     assert.deepEqual(await pool.run({ op: 'echo', n: 41 }), { n: 42, main: false });
     const results = await Promise.all(Array.from({ length: 6 }, (_, i) => pool.run({ op: 'echo', n: i })));
-    assert.deepEqual(results.map((r) => (r as { n: number }).n), [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      results.map((r) => (r as { n: number }).n),
+      [1, 2, 3, 4, 5, 6],
+    );
     await assert.rejects(pool.run({ op: 'throw' }), /boom/);
     await assert.rejects(pool.run({ op: 'exit' }), /worker exited/);
     assert.deepEqual(await pool.run({ op: 'echo', n: 1 }), { n: 2, main: false }, 'a replacement worker takes over');
@@ -53,7 +56,9 @@ test('a task over its limit fails with WorkerTaskTimeout and only its worker is 
     const t0 = performance.now();
     let innocentAt = 0;
     let doomedAt = 0;
-    const innocent = pool.run({ op: 'spin', ms: 400 }, { timeoutMs: 10_000 }).finally(() => (innocentAt = performance.now()));
+    const innocent = pool
+      .run({ op: 'spin', ms: 400 }, { timeoutMs: 10_000 })
+      .finally(() => (innocentAt = performance.now()));
     const doomed = pool.run({ op: 'spin', ms: 5_000 }, { timeoutMs: 50 }).finally(() => (doomedAt = performance.now()));
     const queued = pool.run({ op: 'spin', ms: 0 }, { timeoutMs: 10_000 });
     await assert.rejects(doomed, (err: unknown) => err instanceof WorkerTaskTimeout && err.timeoutMs === 50);
@@ -111,7 +116,11 @@ test('every new worker runs the warm-up, uncharged, before any task: at start an
   const two = createWorkerPool<EchoInput, Who>(mod, { size: 2, warmup: { op: 'warmup' } });
   try {
     const both = await onTwoWorkers(two);
-    assert.deepEqual(both.map((w) => w.warmups), [1, 1], 'each worker warmed up once');
+    assert.deepEqual(
+      both.map((w) => w.warmups),
+      [1, 1],
+      'each worker warmed up once',
+    );
   } finally {
     await two.close();
   }
@@ -166,7 +175,11 @@ ${script}`,
 }
 
 test('a warm-up that hangs past its limit counts as a failed start: queued tasks fail instead of waiting for ever', async () => {
-  const pool = createWorkerPool<EchoInput, Who>(mod, { size: 1, warmup: { op: 'warmup', ms: 5_000 }, warmupTimeoutMs: 200 });
+  const pool = createWorkerPool<EchoInput, Who>(mod, {
+    size: 1,
+    warmup: { op: 'warmup', ms: 5_000 },
+    warmupTimeoutMs: 200,
+  });
   try {
     const t0 = performance.now();
     await assert.rejects(pool.run({ op: 'spin', ms: 0 }), /worker warm-up failed: no answer within 200 ms/);

@@ -51,7 +51,13 @@ export class WorkerTaskTimeout extends Error {
   }
 }
 
-type Task<In, Out> = { input: In; transfer?: ArrayBuffer[]; timeoutMs?: number; resolve(v: Out): void; reject(e: Error): void };
+type Task<In, Out> = {
+  input: In;
+  transfer?: ArrayBuffer[];
+  timeoutMs?: number;
+  resolve(v: Out): void;
+  reject(e: Error): void;
+};
 type Slot<In, Out> = {
   worker: Worker;
   state: 'starting' | 'warming' | 'idle' | 'busy';
@@ -71,7 +77,8 @@ export function createWorkerPool<In, Out>(moduleUrl: URL, opts: WorkerPoolOption
     warmup,
     warmupTimeoutMs = DEFAULT_WARMUP_TIMEOUT_MS,
   } = opts;
-  if (!Number.isInteger(size) || size < 1) throw new RangeError(`worker pool size must be a positive integer, got ${size}`);
+  if (!Number.isInteger(size) || size < 1)
+    throw new RangeError(`worker pool size must be a positive integer, got ${size}`);
   const queue: Task<In, Out>[] = [];
   const slots: Slot<In, Out>[] = [];
   let closed = false;
@@ -103,7 +110,10 @@ export function createWorkerPool<In, Out>(moduleUrl: URL, opts: WorkerPoolOption
             lose(slot, toError(err)); // not cloneable: fails like any warm-up
             return;
           }
-          slot.timer = setTimeout(() => lose(slot, new Error(`no answer within ${warmupTimeoutMs} ms`)), warmupTimeoutMs);
+          slot.timer = setTimeout(
+            () => lose(slot, new Error(`no answer within ${warmupTimeoutMs} ms`)),
+            warmupTimeoutMs,
+          );
           slot.timer.unref();
         }
         return;

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { catalogues, fill, formatDateTime, isKnownLocale, KNOWN_LOCALES, pageStrings, t, type MessageKey } from './locales.js';
+import {
+  catalogues,
+  fill,
+  formatDateTime,
+  isKnownLocale,
+  KNOWN_LOCALES,
+  pageStrings,
+  t,
+  type MessageKey,
+} from './locales.js';
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 // Words that are the same in English and the other language; everything else must really be translated.
@@ -23,16 +32,36 @@ describe('locales', () => {
         const v = catalogues[l][k];
         assert.ok(v.trim().length > 0, `${l}:${k} empty`);
         assert.deepEqual(placeholders(v), placeholders(catalogues.en[k]), `${l}:${k} placeholders`);
-        if (l !== 'en' && !SAME_AS_ENGLISH.has(`${l}:${k}`)) assert.notEqual(v, catalogues.en[k], `${l}:${k} untranslated`);
+        if (l !== 'en' && !SAME_AS_ENGLISH.has(`${l}:${k}`))
+          assert.notEqual(v, catalogues.en[k], `${l}:${k} untranslated`);
       }
     }
   });
 
   test('pageStrings covers the signer page in every locale', () => {
     const needed = [
-      'title', 'reviewAndSign', 'typeSignature', 'drawSignature', 'clear', 'sign', 'decline', 'declineReason',
-      'confirmDecline', 'signedThanks', 'declinedDone', 'expired', 'withdrawn', 'notOpen', 'loading', 'pageOf',
-      'signHere', 'initials', 'date', 'text', 'errorGeneric', 'errorNetwork',
+      'title',
+      'reviewAndSign',
+      'typeSignature',
+      'drawSignature',
+      'clear',
+      'sign',
+      'decline',
+      'declineReason',
+      'confirmDecline',
+      'signedThanks',
+      'declinedDone',
+      'expired',
+      'withdrawn',
+      'notOpen',
+      'loading',
+      'pageOf',
+      'signHere',
+      'initials',
+      'date',
+      'text',
+      'errorGeneric',
+      'errorNetwork',
     ];
     for (const l of KNOWN_LOCALES) {
       const s = pageStrings(l) as Record<string, string>;

@@ -23,7 +23,8 @@ const en = {
   'mail.invitation.button': 'Review and sign',
   'mail.invitation.expires': 'This request expires on {date}.',
   'mail.reminder.subject': 'Reminder: {workspace} is waiting for your signature on “{title}”',
-  'mail.reminder.intro': 'This is a reminder that “{title}”, sent to you by {workspace}, is still waiting for your signature.',
+  'mail.reminder.intro':
+    'This is a reminder that “{title}”, sent to you by {workspace}, is still waiting for your signature.',
   'mail.completed.subject': 'Completed: “{title}”',
   'mail.completed.intro': 'All parties have signed “{title}”. The document is complete.',
   'mail.completed.body':
@@ -92,7 +93,8 @@ const de: Catalogue = {
   'mail.invitation.button': 'Prüfen und unterschreiben',
   'mail.invitation.expires': 'Diese Anfrage läuft am {date} ab.',
   'mail.reminder.subject': 'Erinnerung: {workspace} wartet auf Ihre Unterschrift unter „{title}“',
-  'mail.reminder.intro': 'Wir möchten Sie daran erinnern, dass „{title}“ von {workspace} noch auf Ihre Unterschrift wartet.',
+  'mail.reminder.intro':
+    'Wir möchten Sie daran erinnern, dass „{title}“ von {workspace} noch auf Ihre Unterschrift wartet.',
   'mail.completed.subject': 'Abgeschlossen: „{title}“',
   'mail.completed.intro': 'Alle Beteiligten haben „{title}“ unterschrieben. Das Dokument ist damit abgeschlossen.',
   'mail.completed.body':
@@ -271,7 +273,8 @@ const es: Catalogue = {
   'page.fullName': 'Nombre completo',
   'page.required': 'Obligatorio',
   'page.nextField': 'Siguiente campo',
-  'page.consent': 'Al seleccionar «Firmar», acepto que mi firma electrónica tiene la misma validez que mi firma manuscrita.',
+  'page.consent':
+    'Al seleccionar «Firmar», acepto que mi firma electrónica tiene la misma validez que mi firma manuscrita.',
   'page.errorGeneric': 'Se ha producido un error. Inténtelo de nuevo.',
   'page.errorNetwork': 'No se puede conectar con el servidor. Compruebe su conexión e inténtelo de nuevo.',
   'page.errorDocumentLoad': 'No se ha podido cargar el documento.',

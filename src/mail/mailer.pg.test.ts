@@ -18,7 +18,13 @@ const mail = (workspaceId: string, i: number, documentId: string): OutgoingMail 
   to: { email: `p${i}@example.com`, name: `Ελένη ${i}` },
   locale: 'de',
   template: 'invitation',
-  vars: { signerName: `Ελένη ${i}`, documentTitle: 'Vertrag', baseUrl: 'http://localhost:3000', token: `tok_pg_${i}`, expiresAt: Date.parse('2026-12-06T10:00:00Z') },
+  vars: {
+    signerName: `Ελένη ${i}`,
+    documentTitle: 'Vertrag',
+    baseUrl: 'http://localhost:3000',
+    token: `tok_pg_${i}`,
+    expiresAt: Date.parse('2026-12-06T10:00:00Z'),
+  },
   documentId,
 });
 
@@ -35,7 +41,13 @@ describe('mailer on PostgreSQL', { skip: 'skip' in pg ? pg.skip : false }, () =>
     db = fresh.db;
     other = await openDb(fresh.url, { migrate: false });
     peer = await startSmtpPeer();
-    wsId = (await createWorkspace(db.kysely, { name: 'Łódź Sp. z o.o.', tier: 'business', replyTo: 'biuro@lodz.example' }, clock.now())).id;
+    wsId = (
+      await createWorkspace(
+        db.kysely,
+        { name: 'Łódź Sp. z o.o.', tier: 'business', replyTo: 'biuro@lodz.example' },
+        clock.now(),
+      )
+    ).id;
   });
 
   after(async () => {
@@ -74,7 +86,10 @@ describe('mailer on PostgreSQL', { skip: 'skip' in pg ? pg.skip : false }, () =>
       return out;
     });
     const counts = await Promise.all(mailers.map((m) => m.flush()));
-    assert.equal(counts.reduce((a, b) => a + b, 0), 60);
+    assert.equal(
+      counts.reduce((a, b) => a + b, 0),
+      60,
+    );
     const got = (await peer.parsed()).slice(first).map((m) => m.messageId);
     assert.equal(got.length, 60);
     assert.deepEqual([...new Set(got)].sort(), ids.map((id) => `<${id}@signet.test>`).sort());

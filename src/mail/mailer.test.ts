@@ -23,7 +23,8 @@ const EXPIRES = Date.parse('2026-12-06T10:00:00Z');
 type Entry = { level: string; obj: Record<string, unknown>; msg?: string };
 function captureLogger(): Logger & { entries: Entry[] } {
   const entries: Entry[] = [];
-  const at = (level: string) => (obj: object, msg?: string) => void entries.push({ level, obj: obj as Record<string, unknown>, msg });
+  const at = (level: string) => (obj: object, msg?: string) =>
+    void entries.push({ level, obj: obj as Record<string, unknown>, msg });
   return { entries, info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -45,14 +46,23 @@ let peer: SmtpPeer;
 let acme: { id: string };
 let plain: { id: string };
 
-function invitation(workspaceId: string, over: Partial<OutgoingMail> & { token?: string; name?: string; locale?: Locale } = {}): OutgoingMail {
+function invitation(
+  workspaceId: string,
+  over: Partial<OutgoingMail> & { token?: string; name?: string; locale?: Locale } = {},
+): OutgoingMail {
   const token = over.token ?? `tok_${Math.random().toString(36).slice(2)}`;
   return {
     workspaceId,
     to: { email: 'ada@example.com', name: over.name ?? 'Ada Lovelace' },
     locale: over.locale ?? 'en',
     template: 'invitation',
-    vars: { signerName: over.name ?? 'Ada Lovelace', documentTitle: 'NDA 2026', baseUrl: BASE, token, expiresAt: EXPIRES },
+    vars: {
+      signerName: over.name ?? 'Ada Lovelace',
+      documentTitle: 'NDA 2026',
+      baseUrl: BASE,
+      token,
+      expiresAt: EXPIRES,
+    },
     documentId: 'doc_1',
     signingRequestId: 'sr_1',
     ...over,
@@ -64,7 +74,11 @@ before(async () => {
   db = await openDb(`sqlite:${path.join(dir, 'signet.db')}`);
   clock = new ManualClock(Date.parse('2026-11-22T10:00:00.000Z'));
   peer = await startSmtpPeer({ reject: (rcpt) => rcpt.startsWith('bounce@') });
-  acme = await createWorkspace(db.kysely, { name: 'Zoë & "Co" <Acme>', tier: 'business', replyTo: 'legal@acme.example' }, clock.now());
+  acme = await createWorkspace(
+    db.kysely,
+    { name: 'Zoë & "Co" <Acme>', tier: 'business', replyTo: 'legal@acme.example' },
+    clock.now(),
+  );
   plain = await createWorkspace(db.kysely, { name: 'Plain Ltd', tier: 'starter' }, clock.now());
 });
 
@@ -79,7 +93,12 @@ describe('mailer over SMTP', () => {
     const logger = captureLogger();
     const mailer = createMailer({ db, clock, smtpUrl: peer.url, from: FROM, logger });
     const first = peer.received.length;
-    const names: Record<Locale, string> = { en: 'Zoë Ångström', de: 'Łukasz Żółć', fr: '李雷', es: 'Ελένη Παπαδοπούλου' };
+    const names: Record<Locale, string> = {
+      en: 'Zoë Ångström',
+      de: 'Łukasz Żółć',
+      fr: '李雷',
+      es: 'Ελένη Παπαδοπούλου',
+    };
     const subjects: Record<Locale, RegExp> = {
       en: /^Zoë & "Co" <Acme> asks you to sign “NDA 2026”$/,
       de: /bittet Sie, „NDA 2026“ zu unterschreiben$/,
@@ -89,7 +108,16 @@ describe('mailer over SMTP', () => {
     const tokens: Record<string, string> = {};
     for (const locale of KNOWN_LOCALES) {
       tokens[locale] = `tok_${locale}_Xy-9_secret`;
-      const r = await sendNow(db, mailer, invitation(acme.id, { locale, name: names[locale], token: tokens[locale], to: { email: `${locale}@example.com`, name: names[locale] } }));
+      const r = await sendNow(
+        db,
+        mailer,
+        invitation(acme.id, {
+          locale,
+          name: names[locale],
+          token: tokens[locale],
+          to: { email: `${locale}@example.com`, name: names[locale] },
+        }),
+      );
       assert.equal(r.status, 'sent');
     }
     await mailer.close();
@@ -167,7 +195,9 @@ describe('mailer over SMTP', () => {
       /state change failed/,
     );
     assert.equal((await listOutbox(db, { documentId: 'doc_rollback' })).length, 0);
-    const { id, status } = await db.kysely.transaction().execute((trx) => mailer.enqueue(trx, invitation(plain.id, { documentId: 'doc_commit' })));
+    const { id, status } = await db.kysely
+      .transaction()
+      .execute((trx) => mailer.enqueue(trx, invitation(plain.id, { documentId: 'doc_commit' })));
     assert.equal(status, 'queued');
     assert.equal(peer.received.length, first, 'nothing is sent by enqueue');
     assert.equal(await mailer.flush(), 1);
@@ -241,7 +271,14 @@ describe('mailer over SMTP', () => {
     const ids = await db.kysely.transaction().execute(async (trx) => {
       const out: string[] = [];
       for (let i = 0; i < 30; i++) {
-        out.push((await a.enqueue(trx, invitation(plain.id, { documentId: 'doc_race', to: { email: `r${i}@example.com`, name: `R ${i}` } }))).id);
+        out.push(
+          (
+            await a.enqueue(
+              trx,
+              invitation(plain.id, { documentId: 'doc_race', to: { email: `r${i}@example.com`, name: `R ${i}` } }),
+            )
+          ).id,
+        );
       }
       return out;
     });
@@ -259,7 +296,11 @@ describe('mailer over SMTP', () => {
   test('a lapsed lease from a dead worker is taken over; a live one is not', async () => {
     const mailer = createMailer({ db, clock, smtpUrl: peer.url, from: FROM, leaseMs: 120_000 });
     const { id } = await mailer.enqueue(db.kysely, invitation(plain.id, { documentId: 'doc_lease' }));
-    await db.kysely.updateTable('mail_outbox').set({ claimed_by: 'dead', claim_expires_at: clock.now() + 120_000 }).where('id', '=', id).execute();
+    await db.kysely
+      .updateTable('mail_outbox')
+      .set({ claimed_by: 'dead', claim_expires_at: clock.now() + 120_000 })
+      .where('id', '=', id)
+      .execute();
     assert.equal(await mailer.flush(), 0);
     clock.advance(120_000);
     assert.equal(await mailer.flush(), 1);
@@ -286,7 +327,11 @@ describe('mailer without SMTP (embedded default)', () => {
     const mailer = createMailer({ db, clock, smtpUrl: null, from: FROM, logger });
     assert.equal(mailer.mode, 'log');
     const first = peer.received.length;
-    const r = await sendNow(db, mailer, invitation(acme.id, { token: 'tok_dev_link', documentId: 'doc_log', locale: 'es' }));
+    const r = await sendNow(
+      db,
+      mailer,
+      invitation(acme.id, { token: 'tok_dev_link', documentId: 'doc_log', locale: 'es' }),
+    );
     assert.equal(r.status, 'logged');
     const row = (await getMail(db, r.id))!;
     assert.equal(row.status, 'logged');
@@ -306,9 +351,15 @@ describe('mailer input checks', () => {
   test('refuses unknown locales, templates, workspaces and malformed addresses', async () => {
     const mailer = createMailer({ db, clock, smtpUrl: null, from: FROM });
     await assert.rejects(sendNow(db, mailer, invitation(plain.id, { locale: 'de-DE' as Locale })), /unknown locale/);
-    await assert.rejects(sendNow(db, mailer, { ...invitation(plain.id), template: 'nope' } as never), /unknown mail template/);
+    await assert.rejects(
+      sendNow(db, mailer, { ...invitation(plain.id), template: 'nope' } as never),
+      /unknown mail template/,
+    );
     await assert.rejects(sendNow(db, mailer, invitation('ws_missing')), /no workspace/);
-    await assert.rejects(sendNow(db, mailer, invitation(plain.id, { to: { email: 'a@b.example\r\nBcc: x@evil.example', name: 'x' } })), /not a plain e-mail/);
+    await assert.rejects(
+      sendNow(db, mailer, invitation(plain.id, { to: { email: 'a@b.example\r\nBcc: x@evil.example', name: 'x' } })),
+      /not a plain e-mail/,
+    );
     await assert.rejects(sendNow(db, mailer, invitation(plain.id, { replyTo: 'Evil <e@x.example>' })), /reply-to/);
     assert.throws(() => createMailer({ db, clock, smtpUrl: null, from: 'nobody' }), /mail from/);
     assert.throws(() => createMailer({ db, clock, smtpUrl: 'http://x', from: FROM }), /smtp/);

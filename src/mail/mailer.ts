@@ -62,7 +62,14 @@ export function createMailer(opts: MailerOptions): Mailer {
   const workerId = opts.workerId ?? `mailer:${process.pid}:${randomBytes(4).toString('hex')}`;
   const sendTimeoutMs = opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
   const concurrency = opts.concurrency ?? 4;
-  const transport = createTransport({ smtpUrl: opts.smtpUrl, from: opts.from, clock, logger, connections: concurrency, sendTimeoutMs });
+  const transport = createTransport({
+    smtpUrl: opts.smtpUrl,
+    from: opts.from,
+    clock,
+    logger,
+    connections: concurrency,
+    sendTimeoutMs,
+  });
 
   async function work(row: MailRow): Promise<boolean> {
     let messageId: string | null;
@@ -86,7 +93,8 @@ export function createMailer(opts: MailerOptions): Mailer {
       return false;
     }
     const now = clock.now();
-    if (messageId === null) return recordMail(db, row, workerId, { status: 'logged', sent_at: now, last_error: null, updated_at: now });
+    if (messageId === null)
+      return recordMail(db, row, workerId, { status: 'logged', sent_at: now, last_error: null, updated_at: now });
     logger.info({ mailId: row.id, template: row.template, to: row.to_email }, 'mail sent');
     return recordMail(db, row, workerId, {
       status: 'sent',

@@ -26,8 +26,10 @@ export async function insertMail(db: Kysely<Database>, row: Insertable<MailOutbo
   await db.insertInto('mail_outbox').values(row).execute();
 }
 
-export const claimMail = (db: Db, o: { now: number; workerId: string; leaseMs: number; limit: number }): Promise<MailRow[]> =>
-  claimLeases(db, MAIL_LEASE, o);
+export const claimMail = (
+  db: Db,
+  o: { now: number; workerId: string; leaseMs: number; limit: number },
+): Promise<MailRow[]> => claimLeases(db, MAIL_LEASE, o);
 
 /** Applies an outcome (and ends the claim) only while `workerId` holds the claim this row was worked under. */
 export const recordMail = (db: Db, row: MailRow, workerId: string, set: Partial<MailRow>): Promise<boolean> =>

@@ -45,7 +45,8 @@ export function createMailQueue(clock: Clock): MailQueue {
       const ws = await mailSenderOf(trx, msg.workspaceId);
       if (!ws) throw new Error(`no workspace ${msg.workspaceId}`);
       const replyTo = msg.replyTo === undefined ? ws.reply_to : msg.replyTo;
-      if (replyTo != null && !PLAIN_ADDRESS.test(replyTo)) throw new Error(`reply-to is not a plain e-mail address: "${replyTo}"`);
+      if (replyTo != null && !PLAIN_ADDRESS.test(replyTo))
+        throw new Error(`reply-to is not a plain e-mail address: "${replyTo}"`);
       const rendered = renderMail(msg.template, msg.locale, { ...msg.vars, workspaceName: ws.name } as never);
       const now = clock.now();
       const id = newMailId();

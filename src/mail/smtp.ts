@@ -74,7 +74,10 @@ export function createTransport(o: TransportOptions): MailTransport {
             headers: { 'Auto-Submitted': 'auto-generated', 'Content-Language': row.locale },
           }),
           new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new SendTimeout(`no SMTP answer within ${o.sendTimeoutMs} ms`)), o.sendTimeoutMs);
+            timer = setTimeout(
+              () => reject(new SendTimeout(`no SMTP answer within ${o.sendTimeoutMs} ms`)),
+              o.sendTimeoutMs,
+            );
           }),
         ]);
       } finally {

@@ -37,7 +37,11 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 
 // Names and titles are one-line values; a stray line break must not reshape a subject or a paragraph.
-export const oneLine = (s: string): string => s.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/ {2,}/g, ' ').trim();
+export const oneLine = (s: string): string =>
+  s
+    .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
 
 /** The signer's link. Only http(s) bases are accepted, so the HTML href can never carry another scheme. */
 export function signerLink(baseUrl: string, token: string): string {

@@ -39,10 +39,15 @@ export const sha256 = (data: Uint8Array): Uint8Array => new Uint8Array(createHas
 export const toHex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 
 export const bytesEqual = (a: Uint8Array, b: Uint8Array): boolean =>
-  a.byteLength === b.byteLength && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+  a.byteLength === b.byteLength &&
+  Buffer.compare(
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+    Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+  ) === 0;
 
 /** An exact ArrayBuffer for APIs (pkijs, asn1js) that ignore a view's offset. */
-export const ab = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+export const ab = (b: Uint8Array): ArrayBuffer =>
+  b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 
 export const parseCert = (der: Uint8Array): pkijs.Certificate => pkijs.Certificate.fromBER(ab(der));
 
@@ -64,7 +69,8 @@ export function randomSerial(): Uint8Array {
   return b;
 }
 
-export const attr = (type: string, value: asn1js.AsnType): pkijs.Attribute => new pkijs.Attribute({ type, values: [value] });
+export const attr = (type: string, value: asn1js.AsnType): pkijs.Attribute =>
+  new pkijs.Attribute({ type, values: [value] });
 
 /**
  * ESS signing-certificate-v2 (RFC 5035) naming `cert` by SHA-256 hash plus issuer and serial. The hash
@@ -77,8 +83,13 @@ export function signingCertificateV2(cert: pkijs.Certificate, certDer: Uint8Arra
       new asn1js.Integer({ valueHex: ab(cert.serialNumber.valueBlock.valueHexView) }),
     ],
   });
-  const essCertIdV2 = new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: ab(sha256(certDer)) }), issuerSerial] });
-  return attr(OID.signingCertificateV2, new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] }));
+  const essCertIdV2 = new asn1js.Sequence({
+    value: [new asn1js.OctetString({ valueHex: ab(sha256(certDer)) }), issuerSerial],
+  });
+  return attr(
+    OID.signingCertificateV2,
+    new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] }),
+  );
 }
 
 /** The certHash values named by an ESS signing-certificate (v1) or -v2 attribute value, with their hash names. */
@@ -106,11 +117,15 @@ export async function importSigningKey(pkcs8Der: Uint8Array, extractable = false
   const info = pkijs.PrivateKeyInfo.fromBER(ab(pkcs8Der));
   const algId = info.privateKeyAlgorithm.algorithmId;
   if (algId === OID.rsaEncryption) {
-    return webcrypto.subtle.importKey('pkcs8', pkcs8Der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, extractable, ['sign']);
+    return webcrypto.subtle.importKey('pkcs8', pkcs8Der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, extractable, [
+      'sign',
+    ]);
   }
   if (algId === OID.ecPublicKey) {
     const curveOid = (info.privateKeyAlgorithm.algorithmParams as asn1js.ObjectIdentifier).valueBlock.toString();
-    const namedCurve = ({ '1.2.840.10045.3.1.7': 'P-256', '1.3.132.0.34': 'P-384', '1.3.132.0.35': 'P-521' } as Record<string, string>)[curveOid];
+    const namedCurve = (
+      { '1.2.840.10045.3.1.7': 'P-256', '1.3.132.0.34': 'P-384', '1.3.132.0.35': 'P-521' } as Record<string, string>
+    )[curveOid];
     if (!namedCurve) throw new Error(`unsupported EC curve ${curveOid}`);
     return webcrypto.subtle.importKey('pkcs8', pkcs8Der, { name: 'ECDSA', namedCurve }, extractable, ['sign']);
   }
@@ -119,7 +134,10 @@ export async function importSigningKey(pkcs8Der: Uint8Array, extractable = false
 
 /** True when the PKCS#8 private key belongs to the certificate (compares the derived SubjectPublicKeyInfo). */
 export function keyMatchesCert(pkcs8Der: Uint8Array, certDer: Uint8Array): boolean {
-  const spki = createPublicKey(createPrivateKey({ key: Buffer.from(pkcs8Der), format: 'der', type: 'pkcs8' })).export({ format: 'der', type: 'spki' });
+  const spki = createPublicKey(createPrivateKey({ key: Buffer.from(pkcs8Der), format: 'der', type: 'pkcs8' })).export({
+    format: 'der',
+    type: 'spki',
+  });
   const certSpki = parseCert(certDer).subjectPublicKeyInfo.toSchema().toBER();
   return bytesEqual(new Uint8Array(spki), new Uint8Array(certSpki));
 }
@@ -128,6 +146,9 @@ export const pemToDer = (pem: string): Uint8Array =>
   new Uint8Array(Buffer.from(pem.replace(/-----(BEGIN|END) [A-Z0-9 ]+-----/g, '').replace(/\s+/g, ''), 'base64'));
 
 export const derToPem = (der: Uint8Array, label: string): string => {
-  const b64 = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 };

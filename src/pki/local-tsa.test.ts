@@ -24,13 +24,38 @@ test('local TSA: tokens and query responses verify with openssl ts', async (t) =
   assert.equal(token.signedAt, new Date(clock.now()).toISOString());
   assert.match(token.signedAt, /\.120Z$/);
   await writeFile(f('token.der'), token.tokenDer);
-  const verified = await run('openssl', ['ts', '-verify', '-in', f('token.der'), '-token_in', '-digest', digest.toString('hex'), '-CAfile', f('ca.pem')]);
+  const verified = await run('openssl', [
+    'ts',
+    '-verify',
+    '-in',
+    f('token.der'),
+    '-token_in',
+    '-digest',
+    digest.toString('hex'),
+    '-CAfile',
+    f('ca.pem'),
+  ]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
   assert.match(verified.stdout, /Verification: OK/);
-  const text = (await run('openssl', ['ts', '-reply', '-in', f('token.der'), '-token_in', '-token_out', '-text'])).stdout;
+  const text = (await run('openssl', ['ts', '-reply', '-in', f('token.der'), '-token_in', '-token_out', '-text']))
+    .stdout;
   assert.match(text, new RegExp(`Policy OID: ${LOCAL_TSA_POLICY.replace(/\./g, '\\.')}`));
-  assert.match(text, /Time stamp: .* \d\d:\d\d:\d\d\.12 \d{4} GMT/, 'genTime carries milliseconds, trailing zero dropped (DER)');
-  const wrong = await run('openssl', ['ts', '-verify', '-in', f('token.der'), '-token_in', '-digest', '00'.repeat(32), '-CAfile', f('ca.pem')]);
+  assert.match(
+    text,
+    /Time stamp: .* \d\d:\d\d:\d\d\.12 \d{4} GMT/,
+    'genTime carries milliseconds, trailing zero dropped (DER)',
+  );
+  const wrong = await run('openssl', [
+    'ts',
+    '-verify',
+    '-in',
+    f('token.der'),
+    '-token_in',
+    '-digest',
+    '00'.repeat(32),
+    '-CAfile',
+    f('ca.pem'),
+  ]);
   assert.notEqual(wrong.code, 0);
 
   // RFC 5816: the token's signed attributes name the TSA certificate by signing-certificate-v2.
@@ -41,7 +66,16 @@ test('local TSA: tokens and query responses verify with openssl ts', async (t) =
   const q = await run('openssl', ['ts', '-query', '-data', f('data.bin'), '-sha256', '-cert', '-out', f('req.tsq')]);
   assert.equal(q.code, 0, q.stderr);
   await writeFile(f('resp.tsr'), await pki.localTsa.handleTimestampQuery(await readFile(f('req.tsq'))));
-  const reply = await run('openssl', ['ts', '-verify', '-in', f('resp.tsr'), '-queryfile', f('req.tsq'), '-CAfile', f('ca.pem')]);
+  const reply = await run('openssl', [
+    'ts',
+    '-verify',
+    '-in',
+    f('resp.tsr'),
+    '-queryfile',
+    f('req.tsq'),
+    '-CAfile',
+    f('ca.pem'),
+  ]);
   assert.equal(reply.code, 0, reply.stdout + reply.stderr);
   const replyText = (await run('openssl', ['ts', '-reply', '-in', f('resp.tsr'), '-text'])).stdout;
   assert.match(replyText, /Status: Granted\./);
@@ -49,14 +83,22 @@ test('local TSA: tokens and query responses verify with openssl ts', async (t) =
   const serials = new Set<string>();
   for (let i = 0; i < 3; i++) {
     await writeFile(f('r.tsr'), await pki.localTsa.handleTimestampQuery(await readFile(f('req.tsq'))));
-    serials.add(/Serial number: (\S+)/.exec((await run('openssl', ['ts', '-reply', '-in', f('r.tsr'), '-text'])).stdout)![1]);
+    serials.add(
+      /Serial number: (\S+)/.exec((await run('openssl', ['ts', '-reply', '-in', f('r.tsr'), '-text'])).stdout)![1],
+    );
   }
   assert.equal(serials.size, 3, 'every token has its own serial number');
 
   // Garbage and SHA-1 queries are rejected with a status, not a crash.
   await writeFile(f('bad.tsr'), await pki.localTsa.handleTimestampQuery(new Uint8Array([1, 2, 3])));
-  assert.match((await run('openssl', ['ts', '-reply', '-in', f('bad.tsr'), '-text'])).stdout, /Status: Rejected\.[\s\S]*Failure info: the data submitted has the wrong format/);
+  assert.match(
+    (await run('openssl', ['ts', '-reply', '-in', f('bad.tsr'), '-text'])).stdout,
+    /Status: Rejected\.[\s\S]*Failure info: the data submitted has the wrong format/,
+  );
   await run('openssl', ['ts', '-query', '-data', f('data.bin'), '-sha1', '-out', f('sha1.tsq')]);
   await writeFile(f('sha1.tsr'), await pki.localTsa.handleTimestampQuery(await readFile(f('sha1.tsq'))));
-  assert.match((await run('openssl', ['ts', '-reply', '-in', f('sha1.tsr'), '-text'])).stdout, /Failure info:\s+unrecognized or unsupported algorithm identifier/);
+  assert.match(
+    (await run('openssl', ['ts', '-reply', '-in', f('sha1.tsr'), '-text'])).stdout,
+    /Failure info:\s+unrecognized or unsupported algorithm identifier/,
+  );
 });

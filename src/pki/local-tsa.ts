@@ -26,13 +26,24 @@ export type LocalTsaOptions = {
 };
 
 // PKIFailureInfo bit numbers (RFC 3161 §2.4.2).
-const FAIL = { badAlg: 0, badRequest: 2, badDataFormat: 5, unacceptedPolicy: 15, unacceptedExtension: 16, systemFailure: 25 } as const;
+const FAIL = {
+  badAlg: 0,
+  badRequest: 2,
+  badDataFormat: 5,
+  unacceptedPolicy: 15,
+  unacceptedExtension: 16,
+  systemFailure: 25,
+} as const;
 
 export function createLocalTsa(opts: LocalTsaOptions): LocalTsa {
   const cert = parseCert(opts.certDer);
   const certAttr = signingCertificateV2(cert, opts.certDer);
 
-  const issue = async (imprint: Uint8Array, nonce: asn1js.Integer | undefined, includeCert: boolean): Promise<{ token: pkijs.ContentInfo; genTime: Date }> => {
+  const issue = async (
+    imprint: Uint8Array,
+    nonce: asn1js.Integer | undefined,
+    includeCert: boolean,
+  ): Promise<{ token: pkijs.ContentInfo; genTime: Date }> => {
     const genTime = new Date(opts.clock.now());
     const tst = new pkijs.TSTInfo({
       version: 1,
@@ -48,7 +59,10 @@ export function createLocalTsa(opts: LocalTsaOptions): LocalTsa {
     const tstDer = new Uint8Array(tst.toSchema().toBER());
     const sd = new pkijs.SignedData({
       version: 3,
-      encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.tstInfo, eContent: new asn1js.OctetString({ valueHex: ab(tstDer) }) }),
+      encapContentInfo: new pkijs.EncapsulatedContentInfo({
+        eContentType: OID.tstInfo,
+        eContent: new asn1js.OctetString({ valueHex: ab(tstDer) }),
+      }),
       signerInfos: [
         new pkijs.SignerInfo({
           version: 1,
@@ -90,11 +104,16 @@ export function createLocalTsa(opts: LocalTsaOptions): LocalTsa {
       if (req.messageImprint.hashAlgorithm.algorithmId !== OID.sha256 || imprint.byteLength !== 32) {
         return reject(FAIL.badAlg, 'only SHA-256 imprints are accepted');
       }
-      if (req.reqPolicy !== undefined && req.reqPolicy !== LOCAL_TSA_POLICY) return reject(FAIL.unacceptedPolicy, 'unknown policy');
-      if (req.extensions && req.extensions.length > 0) return reject(FAIL.unacceptedExtension, 'extensions are not supported');
+      if (req.reqPolicy !== undefined && req.reqPolicy !== LOCAL_TSA_POLICY)
+        return reject(FAIL.unacceptedPolicy, 'unknown policy');
+      if (req.extensions && req.extensions.length > 0)
+        return reject(FAIL.unacceptedExtension, 'extensions are not supported');
       try {
         const { token } = await issue(imprint, req.nonce, req.certReq === true);
-        const resp = new pkijs.TimeStampResp({ status: new pkijs.PKIStatusInfo({ status: pkijs.PKIStatus.granted }), timeStampToken: token });
+        const resp = new pkijs.TimeStampResp({
+          status: new pkijs.PKIStatusInfo({ status: pkijs.PKIStatus.granted }),
+          timeStampToken: token,
+        });
         return new Uint8Array(resp.toSchema().toBER());
       } catch {
         return reject(FAIL.systemFailure, 'internal error');
@@ -114,4 +133,3 @@ function reject(bit: number, text: string): Uint8Array {
   });
   return new Uint8Array(new pkijs.TimeStampResp({ status }).toSchema().toBER());
 }
-

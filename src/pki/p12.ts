@@ -25,21 +25,30 @@ export async function loadP12(file: Uint8Array, password: string): Promise<SealI
         if (bag.bagId === BAG_SHROUDED_KEY) {
           const shrouded = bag.bagValue as pkijs.PKCS8ShroudedKeyBag;
           // Public at runtime, typed protected in pkijs 3.
-          await (shrouded as unknown as { parseInternalValues(p: { password: ArrayBuffer }): Promise<void> }).parseInternalValues({ password: pw });
+          await (
+            shrouded as unknown as { parseInternalValues(p: { password: ArrayBuffer }): Promise<void> }
+          ).parseInternalValues({ password: pw });
           keys.push(new Uint8Array(shrouded.parsedValue!.toSchema().toBER()));
         } else if (bag.bagId === BAG_KEY) {
           keys.push(new Uint8Array((bag.bagValue as pkijs.PrivateKeyInfo).toSchema().toBER()));
         } else if (bag.bagId === BAG_CERT) {
           const cb = bag.bagValue as pkijs.CertBag;
-          if (cb.certId === CERT_X509) certs.push(new Uint8Array((cb.certValue as asn1js.OctetString).valueBlock.valueHexView));
+          if (cb.certId === CERT_X509)
+            certs.push(new Uint8Array((cb.certValue as asn1js.OctetString).valueBlock.valueHexView));
         }
       }
     }
   } catch (err) {
-    throw new Error(`cannot read the seal PKCS#12 file (wrong password, or a legacy cipher: re-export with OpenSSL 3): ${(err as Error).message}`);
+    throw new Error(
+      `cannot read the seal PKCS#12 file (wrong password, or a legacy cipher: re-export with OpenSSL 3): ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
   }
   keys = keys.filter((k) => k.byteLength > 0);
-  if (keys.length !== 1) throw new Error(`the seal PKCS#12 file must hold exactly one private key, found ${keys.length}`);
+  if (keys.length !== 1)
+    throw new Error(`the seal PKCS#12 file must hold exactly one private key, found ${keys.length}`);
   const leafDer = certs.find((c) => keyMatchesCert(keys[0], c));
   if (!leafDer) throw new Error('the seal PKCS#12 file holds no certificate for its private key');
 
@@ -49,10 +58,17 @@ export async function loadP12(file: Uint8Array, password: string): Promise<SealI
   let current = parseCert(leafDer);
   for (;;) {
     if (current.issuer.isEqual(current.subject)) break;
-    const issuer = parsed.find((p) => p.cert.subject.isEqual(current.issuer) && !chainDer.includes(p.der) && p.der !== leafDer);
+    const issuer = parsed.find(
+      (p) => p.cert.subject.isEqual(current.issuer) && !chainDer.includes(p.der) && p.der !== leafDer,
+    );
     if (!issuer) break;
     chainDer.push(issuer.der);
     current = issuer.cert;
   }
-  return { certDer: leafDer, chainDer, privateKey: await importSigningKey(keys[0]), serialHex: serialHexOf(parseCert(leafDer)) };
+  return {
+    certDer: leafDer,
+    chainDer,
+    privateKey: await importSigningKey(keys[0]),
+    serialHex: serialHexOf(parseCert(leafDer)),
+  };
 }

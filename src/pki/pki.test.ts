@@ -16,7 +16,8 @@ test('first start generates CA, seal and TSA certificates that openssl accepts; 
   const dir = join(tmp.path, 'pki');
 
   assert.equal((await stat(dir)).mode & 0o777, 0o700);
-  for (const key of ['ca.key', 'seal.key', 'tsa.key']) assert.equal((await stat(join(dir, key))).mode & 0o777, 0o600, key);
+  for (const key of ['ca.key', 'seal.key', 'tsa.key'])
+    assert.equal((await stat(join(dir, key))).mode & 0o777, 0o600, key);
   assert.equal(await readFile(join(dir, 'ca.crt'), 'utf8'), pki.caCertPem);
 
   const ca = join(dir, 'ca.crt');
@@ -29,7 +30,14 @@ test('first start generates CA, seal and TSA certificates that openssl accepts; 
   assert.match(caText.stdout, /Not Before: Mar {2}1 09:50:00 2026 GMT/);
   assert.match(caText.stdout, /Not After : .* 2036 GMT/);
 
-  const seal = await run('openssl', ['verify', '-attime', String(clock.now() / 1000), '-CAfile', ca, join(dir, 'seal.crt')]);
+  const seal = await run('openssl', [
+    'verify',
+    '-attime',
+    String(clock.now() / 1000),
+    '-CAfile',
+    ca,
+    join(dir, 'seal.crt'),
+  ]);
   assert.equal(seal.code, 0, seal.stderr);
   const sealText = (await run('openssl', ['x509', '-in', join(dir, 'seal.crt'), '-noout', '-text', '-serial'])).stdout;
   assert.match(sealText, /Key Usage: critical\s+Digital Signature, Non Repudiation/);
@@ -37,9 +45,21 @@ test('first start generates CA, seal and TSA certificates that openssl accepts; 
   assert.equal(/serial=([0-9A-F]+)/.exec(sealText)![1].toLowerCase(), pki.seal.serialHex);
 
   // openssl's timestampsign purpose requires the timeStamping EKU and that it be critical.
-  const tsa = await run('openssl', ['verify', '-attime', String(clock.now() / 1000), '-purpose', 'timestampsign', '-CAfile', ca, join(dir, 'tsa.crt')]);
+  const tsa = await run('openssl', [
+    'verify',
+    '-attime',
+    String(clock.now() / 1000),
+    '-purpose',
+    'timestampsign',
+    '-CAfile',
+    ca,
+    join(dir, 'tsa.crt'),
+  ]);
   assert.equal(tsa.code, 0, tsa.stderr);
-  assert.match((await run('openssl', ['x509', '-in', join(dir, 'tsa.crt'), '-noout', '-text'])).stdout, /Extended Key Usage: critical\s+Time Stamping/);
+  assert.match(
+    (await run('openssl', ['x509', '-in', join(dir, 'tsa.crt'), '-noout', '-text'])).stdout,
+    /Extended Key Usage: critical\s+Time Stamping/,
+  );
 
   const again = await loadOrCreatePki({ dataDir: tmp.path, clock: new ManualClock(clock.now() + 86_400_000) });
   assert.equal(again.caCertPem, pki.caCertPem);
@@ -79,23 +99,93 @@ test('a PKCS#12 from openssl pkcs12 -export supplies the seal identity (RSA key,
     const r = await run('openssl', args);
     assert.equal(r.code, 0, `openssl ${args[0]}: ${r.stderr}`);
   };
-  await ok(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.crt'), '-subj', '/CN=Outside CA', '-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign']);
-  await ok(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('seal.key'), '-out', f('seal.csr'), '-subj', '/CN=Outside Seal']);
+  await ok([
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.crt'),
+    '-subj',
+    '/CN=Outside CA',
+    '-days',
+    '30',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+  ]);
+  await ok([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('seal.key'),
+    '-out',
+    f('seal.csr'),
+    '-subj',
+    '/CN=Outside Seal',
+  ]);
   await writeFile(f('ext.cnf'), 'keyUsage=critical,digitalSignature,nonRepudiation\n');
-  await ok(['x509', '-req', '-in', f('seal.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-set_serial', '0x00ff1234', '-days', '30', '-extfile', f('ext.cnf'), '-out', f('seal.crt')]);
-  await ok(['pkcs12', '-export', '-inkey', f('seal.key'), '-in', f('seal.crt'), '-certfile', f('ca.crt'), '-passout', 'pass:s3cret €', '-out', f('seal.p12')]);
+  await ok([
+    'x509',
+    '-req',
+    '-in',
+    f('seal.csr'),
+    '-CA',
+    f('ca.crt'),
+    '-CAkey',
+    f('ca.key'),
+    '-set_serial',
+    '0x00ff1234',
+    '-days',
+    '30',
+    '-extfile',
+    f('ext.cnf'),
+    '-out',
+    f('seal.crt'),
+  ]);
+  await ok([
+    'pkcs12',
+    '-export',
+    '-inkey',
+    f('seal.key'),
+    '-in',
+    f('seal.crt'),
+    '-certfile',
+    f('ca.crt'),
+    '-passout',
+    'pass:s3cret €',
+    '-out',
+    f('seal.p12'),
+  ]);
 
   const pki = await loadOrCreatePki({ dataDir: tmp.path, clock, sealP12: f('seal.p12'), sealP12Password: 's3cret €' });
   assert.equal(pki.seal.serialHex, 'ff1234');
-  assert.equal(derToPem(pki.seal.certDer, 'CERTIFICATE'), derToPem(pemBody(await readFile(f('seal.crt'), 'utf8')), 'CERTIFICATE'));
+  assert.equal(
+    derToPem(pki.seal.certDer, 'CERTIFICATE'),
+    derToPem(pemBody(await readFile(f('seal.crt'), 'utf8')), 'CERTIFICATE'),
+  );
   assert.equal(pki.seal.chainDer.length, 1);
-  assert.equal(derToPem(pki.seal.chainDer[0], 'CERTIFICATE'), derToPem(pemBody(await readFile(f('ca.crt'), 'utf8')), 'CERTIFICATE'));
+  assert.equal(
+    derToPem(pki.seal.chainDer[0], 'CERTIFICATE'),
+    derToPem(pemBody(await readFile(f('ca.crt'), 'utf8')), 'CERTIFICATE'),
+  );
   assert.equal(pki.seal.privateKey.algorithm.name, 'RSASSA-PKCS1-v1_5');
   assert.equal(pki.seal.privateKey.extractable, false);
   // The generated CA and local TSA still exist alongside an imported seal.
   assert.match(pki.caCertPem, /BEGIN CERTIFICATE/);
 
-  await assert.rejects(loadOrCreatePki({ dataDir: tmp.path, clock, sealP12: f('seal.p12'), sealP12Password: 'wrong' }), /cannot read the seal PKCS#12 file/);
+  await assert.rejects(
+    loadOrCreatePki({ dataDir: tmp.path, clock, sealP12: f('seal.p12'), sealP12Password: 'wrong' }),
+    /cannot read the seal PKCS#12 file/,
+  );
 });
 
 function pemBody(pem: string): Uint8Array {

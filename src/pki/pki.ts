@@ -78,7 +78,9 @@ async function readAll(dir: string): Promise<Record<(typeof FILES)[number], stri
     }
   }
   if (missing.length > 0) {
-    throw new Error(`${dir} is incomplete (missing ${missing.join(', ')}); restore it from a backup, or remove the directory to create a new CA`);
+    throw new Error(
+      `${dir} is incomplete (missing ${missing.join(', ')}); restore it from a backup, or remove the directory to create a new CA`,
+    );
   }
   return out;
 }
@@ -92,42 +94,38 @@ async function generate(dataDir: string, dir: string, clock: Clock): Promise<voi
     const install = toHex(webcrypto.getRandomValues(new Uint8Array(4)));
 
     const caKeys = await genKeys();
-    const ca = await x509.X509CertificateGenerator.createSelfSigned(
-      {
-        ...validity,
-        serialNumber: toHex(randomSerial()),
-        // The installation id keeps names distinct when several Signet CAs meet in one trust store.
-        name: `CN=Signet Local CA, OU=Installation ${install}, O=Signet`,
-        keys: caKeys,
-        signingAlgorithm: SIG_ALG,
-        extensions: [
-          new x509.BasicConstraintsExtension(true, 0, true),
-          new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-          await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
-        ],
-      },
-    );
+    const ca = await x509.X509CertificateGenerator.createSelfSigned({
+      ...validity,
+      serialNumber: toHex(randomSerial()),
+      // The installation id keeps names distinct when several Signet CAs meet in one trust store.
+      name: `CN=Signet Local CA, OU=Installation ${install}, O=Signet`,
+      keys: caKeys,
+      signingAlgorithm: SIG_ALG,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, 0, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+        await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+      ],
+    });
 
     const issue = async (cn: string, usages: x509.KeyUsageFlags, eku: x509.ExtendedKeyUsageExtension) => {
       const keys = await genKeys();
-      const cert = await x509.X509CertificateGenerator.create(
-        {
-          ...validity,
-          serialNumber: toHex(randomSerial()),
-          subject: `CN=${cn}, OU=Installation ${install}, O=Signet`,
-          issuer: ca.subject,
-          publicKey: keys.publicKey,
-          signingKey: caKeys.privateKey,
-          signingAlgorithm: SIG_ALG,
-          extensions: [
-            new x509.BasicConstraintsExtension(false, undefined, false),
-            new x509.KeyUsagesExtension(usages, true),
-            eku,
-            await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-            await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
-          ],
-        },
-      );
+      const cert = await x509.X509CertificateGenerator.create({
+        ...validity,
+        serialNumber: toHex(randomSerial()),
+        subject: `CN=${cn}, OU=Installation ${install}, O=Signet`,
+        issuer: ca.subject,
+        publicKey: keys.publicKey,
+        signingKey: caKeys.privateKey,
+        signingAlgorithm: SIG_ALG,
+        extensions: [
+          new x509.BasicConstraintsExtension(false, undefined, false),
+          new x509.KeyUsagesExtension(usages, true),
+          eku,
+          await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+          await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
+        ],
+      });
       return { cert, keys };
     };
     const seal = await issue(
@@ -136,9 +134,14 @@ async function generate(dataDir: string, dir: string, clock: Clock): Promise<voi
       new x509.ExtendedKeyUsageExtension(SEAL_EKU, false),
     );
     // RFC 3161 §2.3: a TSA certificate carries exactly the timeStamping purpose, marked critical.
-    const tsa = await issue('Signet Local TSA', x509.KeyUsageFlags.digitalSignature, new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.timeStamping], true));
+    const tsa = await issue(
+      'Signet Local TSA',
+      x509.KeyUsageFlags.digitalSignature,
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.timeStamping], true),
+    );
 
-    const keyPem = async (k: CryptoKey) => derToPem(new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', k)), 'PRIVATE KEY');
+    const keyPem = async (k: CryptoKey) =>
+      derToPem(new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', k)), 'PRIVATE KEY');
     await writeFile(join(tmp, 'ca.crt'), ca.toString('pem') + '\n', { mode: 0o644 });
     await writeFile(join(tmp, 'ca.key'), await keyPem(caKeys.privateKey), { mode: 0o600 });
     await writeFile(join(tmp, 'seal.crt'), seal.cert.toString('pem') + '\n', { mode: 0o644 });

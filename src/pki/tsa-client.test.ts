@@ -61,11 +61,13 @@ const client = (path: string, handler: Handler, trusted: Uint8Array[] | undefine
 const local = (req: Uint8Array) => pki.localTsa.handleTimestampQuery(req).then((body) => ({ body }));
 
 /** Rewrites a field of the incoming request before the honest TSA answers it. */
-const tamperRequest = (edit: (r: pkijs.TimeStampReq) => void): Handler => async (der) => {
-  const req = pkijs.TimeStampReq.fromBER(ab(der));
-  edit(req);
-  return local(new Uint8Array(req.toSchema().toBER()));
-};
+const tamperRequest =
+  (edit: (r: pkijs.TimeStampReq) => void): Handler =>
+  async (der) => {
+    const req = pkijs.TimeStampReq.fromBER(ab(der));
+    edit(req);
+    return local(new Uint8Array(req.toSchema().toBER()));
+  };
 
 test('a token from the local TSA over HTTP verifies, and openssl agrees', async () => {
   const tsa = client('/ok', local);
@@ -74,19 +76,35 @@ test('a token from the local TSA over HTTP verifies, and openssl agrees', async 
   assert.equal(token.signedAt, new Date(clock.now()).toISOString());
   await writeFile(join(tmp.path, 'token.der'), token.tokenDer);
   await writeFile(join(tmp.path, 'ca.pem'), pki.caCertPem);
-  const r = await run('openssl', ['ts', '-verify', '-in', join(tmp.path, 'token.der'), '-token_in', '-digest', imprint.toString('hex'), '-CAfile', join(tmp.path, 'ca.pem')]);
+  const r = await run('openssl', [
+    'ts',
+    '-verify',
+    '-in',
+    join(tmp.path, 'token.der'),
+    '-token_in',
+    '-digest',
+    imprint.toString('hex'),
+    '-CAfile',
+    join(tmp.path, 'ca.pem'),
+  ]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   // Without anchors the token is still checked for everything but the chain.
   await client('/ok-untrusting', local, undefined).timestamp(imprint);
 });
 
 test('nonce mismatch is rejected', async () => {
-  const tsa = client('/nonce', tamperRequest((r) => (r.nonce = new asn1js.Integer({ value: 42 }))));
+  const tsa = client(
+    '/nonce',
+    tamperRequest((r) => (r.nonce = new asn1js.Integer({ value: 42 }))),
+  );
   await assert.rejects(tsa.timestamp(imprint), /TSA: nonce mismatch/);
 });
 
 test('a token for another imprint is rejected', async () => {
-  const tsa = client('/imprint', tamperRequest((r) => (r.messageImprint.hashedMessage = new asn1js.OctetString({ valueHex: new ArrayBuffer(32) }))));
+  const tsa = client(
+    '/imprint',
+    tamperRequest((r) => (r.messageImprint.hashedMessage = new asn1js.OctetString({ valueHex: new ArrayBuffer(32) }))),
+  );
   await assert.rejects(tsa.timestamp(imprint), /TSA: token imprint does not match the request/);
 });
 
@@ -99,7 +117,10 @@ test('a signer certificate without the critical timeStamping EKU is rejected', a
   // Signed with the seal certificate (document-signing EKUs, not critical), which the CA trusts.
   const wrongCert = createLocalTsa({ certDer: pki.seal.certDer, privateKey: pki.seal.privateKey, clock });
   const tsa = client('/eku', (req) => wrongCert.handleTimestampQuery(req).then((body) => ({ body })));
-  await assert.rejects(tsa.timestamp(imprint), /TSA: signer certificate lacks the critical timeStamping extended key usage/);
+  await assert.rejects(
+    tsa.timestamp(imprint),
+    /TSA: signer certificate lacks the critical timeStamping extended key usage/,
+  );
 });
 
 test('a broken token signature is rejected', async () => {
@@ -127,8 +148,20 @@ test('genTime far from the local clock is rejected', async () => {
 });
 
 test('HTTP errors, rejections, garbage and timeouts are rejected', async () => {
-  await assert.rejects(client('/500', async () => ({ status: 500, body: new Uint8Array() })).timestamp(imprint), /TSA: 127\.0\.0\.1:\d+ answered HTTP 500/);
-  await assert.rejects(client('/reject', () => local(new Uint8Array([0]))).timestamp(imprint), /TSA: request rejected \(status 2: malformed TimeStampReq\)/);
-  await assert.rejects(client('/garbage', async () => ({ body: new Uint8Array([1, 2, 3]) })).timestamp(imprint), /TSA: response is not a DER TimeStampResp/);
-  await assert.rejects(client('/hang', async () => 'hang', [ca()], 200).timestamp(imprint), /TSA: request to .* failed: no response within 200 ms/);
+  await assert.rejects(
+    client('/500', async () => ({ status: 500, body: new Uint8Array() })).timestamp(imprint),
+    /TSA: 127\.0\.0\.1:\d+ answered HTTP 500/,
+  );
+  await assert.rejects(
+    client('/reject', () => local(new Uint8Array([0]))).timestamp(imprint),
+    /TSA: request rejected \(status 2: malformed TimeStampReq\)/,
+  );
+  await assert.rejects(
+    client('/garbage', async () => ({ body: new Uint8Array([1, 2, 3]) })).timestamp(imprint),
+    /TSA: response is not a DER TimeStampResp/,
+  );
+  await assert.rejects(
+    client('/hang', async () => 'hang', [ca()], 200).timestamp(imprint),
+    /TSA: request to .* failed: no response within 200 ms/,
+  );
 });

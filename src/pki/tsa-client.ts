@@ -80,7 +80,8 @@ async function post(url: URL, der: Uint8Array, timeoutMs: number): Promise<Uint8
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {
-    const cause = (err as Error).name === 'TimeoutError' ? `no response within ${timeoutMs} ms` : (err as Error).message;
+    const cause =
+      (err as Error).name === 'TimeoutError' ? `no response within ${timeoutMs} ms` : (err as Error).message;
     throw new TsaError(`request to ${url.host} failed: ${cause}`);
   }
   if (res.status !== 200) {
@@ -129,7 +130,8 @@ export async function verifyTimestampResponse(der: Uint8Array, want: VerifyExpec
 
 async function verify(der: Uint8Array, want: VerifyExpectations): Promise<TimestampResult> {
   const asn = asn1js.fromBER(ab(der));
-  if (asn.offset === -1 || !(asn.result instanceof asn1js.Sequence)) throw new TsaError('response is not a DER TimeStampResp');
+  if (asn.offset === -1 || !(asn.result instanceof asn1js.Sequence))
+    throw new TsaError('response is not a DER TimeStampResp');
   let resp: pkijs.TimeStampResp;
   try {
     resp = new pkijs.TimeStampResp({ schema: asn.result });
@@ -146,7 +148,8 @@ async function verify(der: Uint8Array, want: VerifyExpectations): Promise<Timest
 
   if (resp.timeStampToken.contentType !== OID.signedData) throw new TsaError('token is not SignedData');
   const sd = new pkijs.SignedData({ schema: resp.timeStampToken.content });
-  if (sd.encapContentInfo.eContentType !== OID.tstInfo || !sd.encapContentInfo.eContent) throw new TsaError('token does not hold a TSTInfo');
+  if (sd.encapContentInfo.eContentType !== OID.tstInfo || !sd.encapContentInfo.eContent)
+    throw new TsaError('token does not hold a TSTInfo');
   const tstDer = new Uint8Array(sd.encapContentInfo.eContent.getValue());
   const tst = pkijs.TSTInfo.fromBER(ab(tstDer));
 
@@ -154,7 +157,8 @@ async function verify(der: Uint8Array, want: VerifyExpectations): Promise<Timest
   if (!bytesEqual(new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView), want.imprint)) {
     throw new TsaError('token imprint does not match the request');
   }
-  if (want.nonce !== undefined && (!tst.nonce || tst.nonce.toBigInt() !== want.nonce)) throw new TsaError('nonce mismatch');
+  if (want.nonce !== undefined && (!tst.nonce || tst.nonce.toBigInt() !== want.nonce))
+    throw new TsaError('nonce mismatch');
 
   const genTime = tst.genTime.getTime();
   if (!Number.isFinite(genTime) || genTime < want.notBefore || genTime > want.notAfter) {
@@ -171,9 +175,11 @@ async function verify(der: Uint8Array, want: VerifyExpectations): Promise<Timest
   const attrs = si.signedAttrs?.attributes ?? [];
   const find = (type: string) => attrs.find((a) => a.type === type);
   const ct = find(OID.contentType);
-  if (!ct || (ct.values[0] as asn1js.ObjectIdentifier).valueBlock.toString() !== OID.tstInfo) throw new TsaError('content-type attribute is not TSTInfo');
+  if (!ct || (ct.values[0] as asn1js.ObjectIdentifier).valueBlock.toString() !== OID.tstInfo)
+    throw new TsaError('content-type attribute is not TSTInfo');
   const hashName = hashNameForOid(si.digestAlgorithm.algorithmId);
-  if (!hashName || hashName === 'sha1') throw new TsaError(`unsupported token digest ${si.digestAlgorithm.algorithmId}`);
+  if (!hashName || hashName === 'sha1')
+    throw new TsaError(`unsupported token digest ${si.digestAlgorithm.algorithmId}`);
   const md = find(OID.messageDigest);
   const tstDigest = new Uint8Array(createHash(hashName).update(tstDer).digest());
   if (!md || !bytesEqual(new Uint8Array((md.values[0] as asn1js.OctetString).valueBlock.valueHexView), tstDigest)) {
@@ -183,13 +189,22 @@ async function verify(der: Uint8Array, want: VerifyExpectations): Promise<Timest
   if (!ess) throw new TsaError('no ESS signing-certificate attribute');
   const signerDer = new Uint8Array(signer.toSchema().toBER());
   const hashes = essCertHashes(ess);
-  if (hashes.length === 0 || !bytesEqual(new Uint8Array(createHash(hashes[0].hash).update(signerDer).digest()), hashes[0].value)) {
+  if (
+    hashes.length === 0 ||
+    !bytesEqual(new Uint8Array(createHash(hashes[0].hash).update(signerDer).digest()), hashes[0].value)
+  ) {
     throw new TsaError('ESS signing-certificate does not name the signer certificate');
   }
 
   const engine = pkijs.getCrypto(true);
   const ok = await engine
-    .verifyWithPublicKey(si.signedAttrs!.encodedValue, si.signature, signer.subjectPublicKeyInfo, si.signatureAlgorithm, hashName.toUpperCase().replace('SHA', 'SHA-'))
+    .verifyWithPublicKey(
+      si.signedAttrs!.encodedValue,
+      si.signature,
+      signer.subjectPublicKeyInfo,
+      si.signatureAlgorithm,
+      hashName.toUpperCase().replace('SHA', 'SHA-'),
+    )
     .catch(() => false);
   if (!ok) throw new TsaError('token signature does not verify');
 
@@ -200,8 +215,14 @@ async function verify(der: Uint8Array, want: VerifyExpectations): Promise<Timest
 
   if (want.trusted.length > 0) {
     // pkijs validates the path ending at the last certificate in `certs`, so the signer goes last.
-    const chain = new pkijs.CertificateChainValidationEngine({ trustedCerts: want.trusted, certs: [...certs.filter((c) => c !== signer), signer], checkDate: tst.genTime });
-    const result = await chain.verify().catch((e: { resultMessage?: string }) => ({ result: false, resultMessage: e?.resultMessage ?? String(e) }));
+    const chain = new pkijs.CertificateChainValidationEngine({
+      trustedCerts: want.trusted,
+      certs: [...certs.filter((c) => c !== signer), signer],
+      checkDate: tst.genTime,
+    });
+    const result = await chain
+      .verify()
+      .catch((e: { resultMessage?: string }) => ({ result: false, resultMessage: e?.resultMessage ?? String(e) }));
     if (!result.result) throw new TsaError(`signer certificate is not trusted: ${result.resultMessage}`);
   }
   return { tokenDer, signedAt: tst.genTime.toISOString() };

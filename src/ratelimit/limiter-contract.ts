@@ -122,7 +122,13 @@ export function limiterContract(make: MakeLimiter): void {
       for (let i = 1; i <= 5; i++) {
         assert.deepEqual(await limiter.hit('k', 5), { allowed: true, limit: 5, remaining: 5 - i, resetSeconds: 60 });
       }
-      assert.deepEqual(await limiter.hit('k', 5), { allowed: false, limit: 5, remaining: 0, resetSeconds: 60, retryAfterSeconds: 60 });
+      assert.deepEqual(await limiter.hit('k', 5), {
+        allowed: false,
+        limit: 5,
+        remaining: 0,
+        resetSeconds: 60,
+        retryAfterSeconds: 60,
+      });
       const big = await limiter.hit('big', 1000);
       assert.equal(big.limit, 1000);
       assert.equal(big.remaining, 999);

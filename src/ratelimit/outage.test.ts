@@ -27,9 +27,13 @@ async function freePort(): Promise<number> {
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
     const up = await new Promise<boolean>((resolve) => {
@@ -166,19 +170,28 @@ describe('redis outage', { skip }, () => {
     for (let i = 0; i < 61; i++) decisions.push(await timedHit(limiter, 'key_live'));
     assert.equal(limiter.mode, 'fallback');
     assert.equal(decisions.filter((d) => d.allowed).length, 60);
-    assert.deepEqual(decisions.slice(0, 60).map((d) => d.remaining), Array.from({ length: 60 }, (_, i) => 59 - i));
+    assert.deepEqual(
+      decisions.slice(0, 60).map((d) => d.remaining),
+      Array.from({ length: 60 }, (_, i) => 59 - i),
+    );
     const last = decisions[60];
     assert.equal(last.allowed, false);
     assert.equal(last.remaining, 0);
     assert.equal(last.retryAfterSeconds, 60);
-    assert.deepEqual(lines.map((l) => l.level), ['warn']);
+    assert.deepEqual(
+      lines.map((l) => l.level),
+      ['warn'],
+    );
 
     child = await startRedis(port);
     const attempts = await untilRedis(limiter, clock);
     assert.ok(attempts <= 50);
     assert.equal((await timedHit(limiter, 'after')).remaining, 59);
     assert.equal(limiter.mode, 'redis');
-    assert.deepEqual(lines.map((l) => l.level), ['warn', 'info']);
+    assert.deepEqual(
+      lines.map((l) => l.level),
+      ['warn', 'info'],
+    );
     // Logs carry state, never bucket ids, key prefixes or connection strings.
     const logged = JSON.stringify(lines);
     for (const secret of ['key_live', 'rl:', url]) assert.ok(!logged.includes(secret), `log leaks ${secret}`);
@@ -187,12 +200,19 @@ describe('redis outage', { skip }, () => {
   it('falls back at once when Redis is unreachable from the start, without throwing', async () => {
     const deadPort = await freePort();
     const { logger, lines } = recordingLogger();
-    const limiter = createRateLimiter({ redisUrl: `redis://127.0.0.1:${deadPort}`, clock: new ManualClock(4_000_000), logger });
+    const limiter = createRateLimiter({
+      redisUrl: `redis://127.0.0.1:${deadPort}`,
+      clock: new ManualClock(4_000_000),
+      logger,
+    });
     open.push(limiter);
     let admitted = 0;
     for (let i = 0; i < 61; i++) if ((await timedHit(limiter, 'k')).allowed) admitted++;
     assert.equal(admitted, 60);
     assert.equal(limiter.mode, 'fallback');
-    assert.deepEqual(lines.map((l) => l.level), ['warn']);
+    assert.deepEqual(
+      lines.map((l) => l.level),
+      ['warn'],
+    );
   });
 });

@@ -1,7 +1,13 @@
 // The rate-limit policy shared by every store: N admitted requests per fixed 60 s window per bucket,
 // the window opening on the bucket's first request; refused requests never count.
 
-export type RateDecision = { allowed: boolean; limit: number; remaining: number; resetSeconds: number; retryAfterSeconds?: number };
+export type RateDecision = {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+  retryAfterSeconds?: number;
+};
 
 export type RateLimiter = {
   /**
@@ -14,10 +20,10 @@ export type RateLimiter = {
   close(): Promise<void>;
 };
 
-
 export function checkLimit(limit: number): void {
   // A zero/negative/fractional limit is a caller bug; failing loudly beats silently admitting or refusing everyone.
-  if (!(limit >= 1) || !Number.isSafeInteger(limit)) throw new RangeError(`rate limit must be a positive integer, got ${limit}`);
+  if (!(limit >= 1) || !Number.isSafeInteger(limit))
+    throw new RangeError(`rate limit must be a positive integer, got ${limit}`);
 }
 
 /** Builds the decision from the post-request state: `count` admitted so far, `msLeft` until the window closes. */

@@ -113,7 +113,9 @@ rateLimitSuite(
   'rate limit over HTTP (Redis store)',
   () => {
     const prefix = redisTestPrefix();
-    return startHarness({ limiter: (clock) => createRedisLimiter({ url: (redis as { url: string }).url, clock, prefix }) });
+    return startHarness({
+      limiter: (clock) => createRedisLimiter({ url: (redis as { url: string }).url, clock, prefix }),
+    });
   },
   'skip' in redis ? redis.skip : false,
 );
@@ -128,12 +130,21 @@ describe('two instances share one Redis bucket', { skip: 'skip' in redis ? redis
       // One key row in each instance's own database with the same id is what two instances on one PostgreSQL see;
       // here both databases get the same key so the shared Redis bucket (keyed by key id) is exercised.
       const t = await a.tenant();
-      const row = await a.db.kysely.selectFrom('api_keys').selectAll().where('id', '=', t.keyId).executeTakeFirstOrThrow();
-      const ws = await a.db.kysely.selectFrom('workspaces').selectAll().where('id', '=', t.workspaceId).executeTakeFirstOrThrow();
+      const row = await a.db.kysely
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('id', '=', t.keyId)
+        .executeTakeFirstOrThrow();
+      const ws = await a.db.kysely
+        .selectFrom('workspaces')
+        .selectAll()
+        .where('id', '=', t.workspaceId)
+        .executeTakeFirstOrThrow();
       await b.db.kysely.insertInto('workspaces').values(ws).execute();
       await b.db.kysely.insertInto('api_keys').values(row).execute();
       const statuses: number[] = [];
-      for (let i = 0; i < 61; i++) statuses.push((await (i % 2 ? a : b).request('GET', '/v1/hooks', { token: t.token })).status);
+      for (let i = 0; i < 61; i++)
+        statuses.push((await (i % 2 ? a : b).request('GET', '/v1/hooks', { token: t.token })).status);
       assert.deepEqual(statuses.slice(0, 60), Array(60).fill(200));
       assert.equal(statuses[60], 429);
     } finally {

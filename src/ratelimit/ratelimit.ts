@@ -11,7 +11,13 @@ export { createMemoryLimiter, MemoryStore } from './memory-store.js';
 export { createRedisLimiter } from './redis-store.js';
 
 /** Redis-backed when a URL is configured, in-process otherwise. */
-export function createRateLimiter(opts: { redisUrl: string | null; clock: Clock; prefix?: string; logger?: Logger }): RateLimiter {
-  if (opts.redisUrl) return createRedisLimiter({ url: opts.redisUrl, clock: opts.clock, prefix: opts.prefix, logger: opts.logger });
+export function createRateLimiter(opts: {
+  redisUrl: string | null;
+  clock: Clock;
+  prefix?: string;
+  logger?: Logger;
+}): RateLimiter {
+  if (opts.redisUrl)
+    return createRedisLimiter({ url: opts.redisUrl, clock: opts.clock, prefix: opts.prefix, logger: opts.logger });
   return createMemoryLimiter({ clock: opts.clock });
 }

@@ -84,7 +84,10 @@ describe('redis limiter', { skip }, () => {
     const decisions = await Promise.all(Array.from({ length: 200 }, (_, i) => limiters[i % 4].hit('k')));
     const admitted = decisions.filter((d) => d.allowed);
     assert.equal(admitted.length, 60);
-    assert.deepEqual(admitted.map((d) => d.remaining).sort((x, y) => x - y), Array.from({ length: 60 }, (_, i) => i));
+    assert.deepEqual(
+      admitted.map((d) => d.remaining).sort((x, y) => x - y),
+      Array.from({ length: 60 }, (_, i) => i),
+    );
     assert.ok(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.retryAfterSeconds === 60));
     assert.ok(limiters.every((l) => l.mode === 'redis'));
   });

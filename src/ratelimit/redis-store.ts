@@ -111,7 +111,13 @@ export function createRedisLimiter(opts: {
       markDown(`connection ${client.status}`);
     } else if (now >= openUntil) {
       try {
-        const [admitted, count, msLeft] = await client.signetRateHit(prefix + bucket, now, RATE_WINDOW_MS, limit, TTL_SLACK_MS);
+        const [admitted, count, msLeft] = await client.signetRateHit(
+          prefix + bucket,
+          now,
+          RATE_WINDOW_MS,
+          limit,
+          TTL_SLACK_MS,
+        );
         if (down) markUp();
         mode = 'redis';
         return decide(admitted === 1, limit, count, msLeft);

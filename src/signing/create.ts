@@ -30,9 +30,12 @@ export const monthStart = (now: number): number => {
 /** An uploaded file's bytes; refuses empty files, bad base64 and anything over the file limit without decoding it. */
 export function decodeFile(file: FileIn): Uint8Array {
   const b64 = file.content_base64.replace(/\s+/g, '');
-  if (b64.length === 0) throw apiError('invalid_file', { message: 'The file is empty.', meta: { field: 'file.content_base64' } });
-  if (!BASE64.test(b64) || b64.length % 4 === 1) throw invalid('file.content_base64', 'file.content_base64 is not valid base64.');
-  if ((b64.length * 3) / 4 > MAX_FILE_BYTES + 3) throw apiError('file_too_large', { meta: { max_bytes: MAX_FILE_BYTES } });
+  if (b64.length === 0)
+    throw apiError('invalid_file', { message: 'The file is empty.', meta: { field: 'file.content_base64' } });
+  if (!BASE64.test(b64) || b64.length % 4 === 1)
+    throw invalid('file.content_base64', 'file.content_base64 is not valid base64.');
+  if ((b64.length * 3) / 4 > MAX_FILE_BYTES + 3)
+    throw apiError('file_too_large', { meta: { max_bytes: MAX_FILE_BYTES } });
   const bytes = new Uint8Array(Buffer.from(b64, 'base64'));
   if (bytes.byteLength > MAX_FILE_BYTES) throw apiError('file_too_large', { meta: { max_bytes: MAX_FILE_BYTES } });
   return bytes;
@@ -40,7 +43,8 @@ export function decodeFile(file: FileIn): Uint8Array {
 
 /** Exactly one of `file` (base64) or `file_url` (fetched under the outbound rule). */
 export async function fileOf(deps: SigningDeps, body: { file?: FileIn; file_url?: string }): Promise<Uint8Array> {
-  if ((body.file === undefined) === (body.file_url === undefined)) throw invalid('file', 'Give exactly one of file or file_url.');
+  if ((body.file === undefined) === (body.file_url === undefined))
+    throw invalid('file', 'Give exactly one of file or file_url.');
   return body.file ? decodeFile(body.file) : deps.files.fetch(body.file_url!);
 }
 
@@ -57,7 +61,8 @@ function validateSigners(signers: CreateBody['signers']): void {
 function resolveExpiry(raw: string | undefined, now: number): number {
   if (raw === undefined) return now + DEFAULT_EXPIRY_MS;
   const ms = Date.parse(raw);
-  if (!/^\d{4}-\d\d-\d\dT/.test(raw) || Number.isNaN(ms)) throw invalid('expires_at', 'expires_at must be an ISO 8601 timestamp.');
+  if (!/^\d{4}-\d\d-\d\dT/.test(raw) || Number.isNaN(ms))
+    throw invalid('expires_at', 'expires_at must be an ISO 8601 timestamp.');
   if (ms <= now) throw invalid('expires_at', 'expires_at must be in the future.');
   if (ms > now + MAX_EXPIRY_MS) throw invalid('expires_at', 'expires_at must be at most 365 days ahead.');
   return ms;
@@ -69,11 +74,19 @@ async function checkMonthlyCap(deps: SigningDeps, auth: AuthContext, now: number
   if (cap === undefined) return;
   const used = await countDocumentsSince(deps.db.kysely, auth.workspace.id, monthStart(now));
   if (used >= cap) {
-    throw apiError('tier_required', { message: `The ${tier} plan allows ${cap} documents a month; this month's are used up.`, meta: { tier, cap, used } });
+    throw apiError('tier_required', {
+      message: `The ${tier} plan allows ${cap} documents a month; this month's are used up.`,
+      meta: { tier, cap, used },
+    });
   }
 }
 
-export async function createSigningRequest(deps: SigningDeps, auth: AuthContext, body: CreateBody, meta: ClientMeta): Promise<Created> {
+export async function createSigningRequest(
+  deps: SigningDeps,
+  auth: AuthContext,
+  body: CreateBody,
+  meta: ClientMeta,
+): Promise<Created> {
   if (body.placement === 'manual') throw apiError('placement_retired');
   const now = deps.clock.now();
 
@@ -82,14 +95,21 @@ export async function createSigningRequest(deps: SigningDeps, auth: AuthContext,
   if (!isKnownLocale(locale)) throw invalid('locale', `Unknown locale "${locale}".`);
   const expiresAt = resolveExpiry(body.expires_at, now);
   const order = body.signing_order ?? 'parallel';
-  if ((body.file === undefined) === (body.file_url === undefined)) throw invalid('file', 'Give exactly one of file or file_url.');
-  if (body.placement === 'coordinates' && !body.fields?.length) throw invalid('fields', 'placement "coordinates" needs fields[].');
-  if (body.placement !== 'coordinates' && body.fields !== undefined) throw invalid('fields', 'fields[] is only used with placement "coordinates".');
-  const callbackUrl = body.callback_url !== undefined ? await validateTargetUrl(body.callback_url, deps.config.allowPrivateNetwork) : null;
+  if ((body.file === undefined) === (body.file_url === undefined))
+    throw invalid('file', 'Give exactly one of file or file_url.');
+  if (body.placement === 'coordinates' && !body.fields?.length)
+    throw invalid('fields', 'placement "coordinates" needs fields[].');
+  if (body.placement !== 'coordinates' && body.fields !== undefined)
+    throw invalid('fields', 'fields[] is only used with placement "coordinates".');
+  const callbackUrl =
+    body.callback_url !== undefined
+      ? await validateTargetUrl(body.callback_url, deps.config.allowPrivateNetwork)
+      : null;
   await checkMonthlyCap(deps, auth, now);
 
   const original = await fileOf(deps, body);
-  const fileName = body.file?.name ?? decodeURIComponent(new URL(body.file_url!).pathname.split('/').pop() || 'document.pdf');
+  const fileName =
+    body.file?.name ?? decodeURIComponent(new URL(body.file_url!).pathname.split('/').pop() || 'document.pdf');
   const info = await deps.pdf.inspect(original);
   const roles = body.signers.map((s) => s.role);
   const prepared = await deps.pdf.prepare(
@@ -180,16 +200,37 @@ export async function createSigningRequest(deps: SigningDeps, auth: AuthContext,
       };
       let callback: { hook_id: string; secret: string } | undefined;
       if (callbackUrl) {
-        const hook = await createHook(tx.trx, { workspaceId: auth.workspace.id, targetUrl: callbackUrl, events: [], documentId: docId, source: 'callback' }, now);
+        const hook = await createHook(
+          tx.trx,
+          { workspaceId: auth.workspace.id, targetUrl: callbackUrl, events: [], documentId: docId, source: 'callback' },
+          now,
+        );
         doc.callback_hook_id = hook.id;
         callback = { hook_id: hook.id, secret: hook.secret };
       }
       await insertDocument(tx.trx, doc, requests);
-      const detail = { sha256: info.sha256, file_name: doc.file_name, pages: prepared.pageCount, placement: body.placement, signing_order: order };
-      await tx.audit(doc, { action: 'document.created', actor: keyActor(auth), ip: meta.ip, userAgent: meta.userAgent, detail });
+      const detail = {
+        sha256: info.sha256,
+        file_name: doc.file_name,
+        pages: prepared.pageCount,
+        placement: body.placement,
+        signing_order: order,
+      };
+      await tx.audit(doc, {
+        action: 'document.created',
+        actor: keyActor(auth),
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+        detail,
+      });
       for (const [i, r] of requests.entries()) {
         const queued = r.status === 'queued';
-        await tx.audit(doc, { action: 'signing_request.sent', actor: keyActor(auth), signingRequestId: r.id, detail: { email: r.email, role: r.role, queued } });
+        await tx.audit(doc, {
+          action: 'signing_request.sent',
+          actor: keyActor(auth),
+          signingRequestId: r.id,
+          detail: { email: r.email, role: r.role, queued },
+        });
         await tx.emit('signing_request.sent', doc.workspace_id, {
           signing_request_id: r.id,
           document_id: docId,

@@ -10,7 +10,8 @@ import { AuditTrailOut, DocumentOut, PreviewBody, PreviewOut } from './signing.s
 import { withdrawDocument, type SigningDeps } from './signing.service.js';
 
 /** `Accept: application/pdf` (unless JSON comes first) asks for the audit certificate. */
-const wantsPdf = (accept: string) => /application\/pdf/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '');
+const wantsPdf = (accept: string) =>
+  /application\/pdf/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '');
 
 export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -18,13 +19,27 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
 
   app.get(
     '/documents/:id',
-    { schema: { tags, summary: 'A document and its signing requests (never signer links).', params: IdParam, response: { 200: DocumentOut, ...errorResponses(404, ...AUTH_ERRORS) } } },
+    {
+      schema: {
+        tags,
+        summary: 'A document and its signing requests (never signer links).',
+        params: IdParam,
+        response: { 200: DocumentOut, ...errorResponses(404, ...AUTH_ERRORS) },
+      },
+    },
     async (req) => getDocument(deps, authOf(req).workspace.id, req.params.id),
   );
 
   app.post(
     '/documents/:id/withdraw',
-    { schema: { tags, summary: 'Withdraw a document: every open request closes and it never completes.', params: IdParam, response: { 200: DocumentOut, ...errorResponses(404, 409, ...AUTH_ERRORS) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Withdraw a document: every open request closes and it never completes.',
+        params: IdParam,
+        response: { 200: DocumentOut, ...errorResponses(404, 409, ...AUTH_ERRORS) },
+      },
+    },
     async (req) => {
       await withdrawDocument(deps, authOf(req), req.params.id);
       return getDocument(deps, authOf(req).workspace.id, req.params.id);
@@ -38,7 +53,10 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
         tags,
         summary: 'The sealed PDF (application/pdf); 409 document_not_completed before completion.',
         params: IdParam,
-        response: { 200: { description: 'application/pdf', type: 'string', format: 'binary' }, ...errorResponses(404, 409, ...AUTH_ERRORS) },
+        response: {
+          200: { description: 'application/pdf', type: 'string', format: 'binary' },
+          ...errorResponses(404, 409, ...AUTH_ERRORS),
+        },
       },
     },
     async (req, reply) => {
@@ -56,7 +74,8 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
     {
       schema: {
         tags,
-        summary: 'Every event of the document in a SHA-256 hash chain; `Accept: application/pdf` gives the audit certificate.',
+        summary:
+          'Every event of the document in a SHA-256 hash chain; `Accept: application/pdf` gives the audit certificate.',
         params: IdParam,
         response: { 200: AuditTrailOut, ...errorResponses(404, ...AUTH_ERRORS) },
       },
@@ -65,7 +84,10 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
       const workspaceId = authOf(req).workspace.id;
       if (!wantsPdf(String(req.headers.accept ?? ''))) return auditTrail(deps, workspaceId, req.params.id);
       const c = await auditCertificate(deps, workspaceId, req.params.id);
-      return reply.type('application/pdf').header('content-disposition', `inline; filename="${c.id}-audit.pdf"`).send(Buffer.from(c.pdf) as never);
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="${c.id}-audit.pdf"`)
+        .send(Buffer.from(c.pdf) as never);
     },
   );
 

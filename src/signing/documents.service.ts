@@ -3,7 +3,13 @@
 import { listAudit, verifyChain } from '../documents/audit.repo.js';
 import { apiError } from '../lib/errors.js';
 import { fileOf } from './create.js';
-import { auditCertificateEvents, auditPageInput, presentAuditTrail, presentDocument, presentRequest } from './presenters.js';
+import {
+  auditCertificateEvents,
+  auditPageInput,
+  presentAuditTrail,
+  presentDocument,
+  presentRequest,
+} from './presenters.js';
 import type { PreviewBody } from './signing.schemas.js';
 import { findDocument, findRequest, listRequests } from './signing.repo.js';
 import type { SigningDeps } from './signing.service.js';
@@ -28,7 +34,8 @@ export async function getRequest(deps: SigningDeps, workspaceId: string, id: str
 /** The sealed PDF; 409 document_not_completed before completion. */
 export async function signedPdf(deps: SigningDeps, workspaceId: string, id: string) {
   const d = await mustFind(deps, workspaceId, id);
-  if (d.status !== 'completed' || !d.signed_blob) throw apiError('document_not_completed', { meta: { status: d.status } });
+  if (d.status !== 'completed' || !d.signed_blob)
+    throw apiError('document_not_completed', { meta: { status: d.status } });
   return { id: d.id, sha256: d.signed_sha256, pdf: await deps.blobs.get(d.signed_blob) };
 }
 

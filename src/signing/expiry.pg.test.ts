@@ -30,7 +30,10 @@ describe('expiry on PostgreSQL', { skip: 'skip' in pg ? pg.skip : false }, () =>
     }
     e.h.clock.advance(2 * 3600_000);
     const results = await Promise.all([1, 2, 3, 4].map(() => e.h.runtime.runJob('expire-requests')));
-    assert.equal(results.reduce((n, r) => n + Number(r.expired), 0), 9);
+    assert.equal(
+      results.reduce((n, r) => n + Number(r.expired), 0),
+      9,
+    );
     await e.work();
     const events = docs.flatMap((d) => e.eventsOf('signing_request.expired', d));
     assert.equal(events.length, 9);

@@ -20,8 +20,18 @@ export async function expireDue(deps: TransitionDeps, batch = 200): Promise<{ ex
         if (!doc || !r || r.expires_at > tx.now) return false;
         if (!(await moveRequest(tx.trx, r.id, 'expire', { closed_at: tx.now, updated_at: tx.now }))) return false;
         const expiredAt = iso(r.expires_at);
-        await tx.audit(doc, { action: 'signing_request.expired', actor: 'system', signingRequestId: r.id, detail: { expired_at: expiredAt } });
-        await tx.emit('signing_request.expired', doc.workspace_id, { signing_request_id: r.id, document_id: doc.id, signer: eventSigner(r), expired_at: expiredAt });
+        await tx.audit(doc, {
+          action: 'signing_request.expired',
+          actor: 'system',
+          signingRequestId: r.id,
+          detail: { expired_at: expiredAt },
+        });
+        await tx.emit('signing_request.expired', doc.workspace_id, {
+          signing_request_id: r.id,
+          document_id: doc.id,
+          signer: eventSigner(r),
+          expired_at: expiredAt,
+        });
         await moveDocumentRequests(tx.trx, doc.id, 'expire_queued', { closed_at: tx.now, updated_at: tx.now });
         if (await moveDocument(tx.trx, doc.id, 'expire', { closed_at: tx.now, updated_at: tx.now })) {
           await tx.audit(doc, { action: 'document.expired', actor: 'system' });

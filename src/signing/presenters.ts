@@ -66,9 +66,20 @@ export const presentAuditTrail = (d: DocumentRow, entries: AuditEntry[], chainVa
 });
 
 /** What the signing page's script reads (`/sign/<token>/info`): never another signer's data. */
-export const presentSignerInfo = (v: { state: string; document: DocumentRow; request: RequestRow; workspaceName: string; fields: Field[] }) => ({
+export const presentSignerInfo = (v: {
+  state: string;
+  document: DocumentRow;
+  request: RequestRow;
+  workspaceName: string;
+  fields: Field[];
+}) => ({
   state: v.state,
-  document: { title: v.document.title, page_count: v.document.page_count, locale: v.document.locale, workspace: v.workspaceName },
+  document: {
+    title: v.document.title,
+    page_count: v.document.page_count,
+    locale: v.document.locale,
+    workspace: v.workspaceName,
+  },
   signer: { name: v.request.name, email: v.request.email, role: v.request.role },
   fields: v.fields,
 });

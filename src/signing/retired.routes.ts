@@ -7,7 +7,11 @@ export async function retiredRoutes(app: FastifyInstance): Promise<void> {
   app.post(
     '/documents',
     {
-      schema: { tags: ['Documents'], summary: 'Retired 2026-07-31: always 410 placement_retired.', response: errorResponses(410) },
+      schema: {
+        tags: ['Documents'],
+        summary: 'Retired 2026-07-31: always 410 placement_retired.',
+        response: errorResponses(410),
+      },
       onRequest: async () => {
         throw apiError('placement_retired_endpoint');
       },

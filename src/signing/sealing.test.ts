@@ -15,7 +15,9 @@ async function allSigned(e: E2E): Promise<string> {
   });
   assert.equal(r.status, 201, r.text);
   await e.work();
-  const s = await e.h.request('POST', `/sign/${await e.linkFor(email)}/sign`, { body: { signature: { type: 'typed', text: 'Crash Test' } } });
+  const s = await e.h.request('POST', `/sign/${await e.linkFor(email)}/sign`, {
+    body: { signature: { type: 'typed', text: 'Crash Test' } },
+  });
   assert.equal(s.status, 200);
   return r.json.document_id;
 }
@@ -30,7 +32,12 @@ describe('sealing survives a dead worker', () => {
   test('a claim held by a dead worker lapses, another worker seals, and completion is emitted once', async () => {
     const id = await allSigned(e);
     // Another worker claims the job and dies before finishing.
-    const claimed = await claimSealJobs(e.h.db, { now: e.h.clock.now(), workerId: 'dead-worker', leaseMs: 5 * 60_000, limit: 10 });
+    const claimed = await claimSealJobs(e.h.db, {
+      now: e.h.clock.now(),
+      workerId: 'dead-worker',
+      leaseMs: 5 * 60_000,
+      limit: 10,
+    });
     assert.deepEqual(claimed, [id]);
     await e.work();
     assert.equal((await findDocumentById(e.h.db.kysely, id))!.status, 'in_progress', 'not taken while the lease holds');

@@ -58,8 +58,10 @@ async function stampsFor(deps: SealingDeps, doc: DocumentRow, requests: RequestR
     const typed = r.signature_text ?? r.name;
     let value: StampValue;
     if (field.type === 'signature') value = png ? { kind: 'drawn', png } : { kind: 'typed', text: typed };
-    else if (field.type === 'initials') value = png ? { kind: 'drawn', png } : { kind: 'typed', text: initialsOf(typed) };
-    else if (field.type === 'date') value = { kind: 'date', text: r.signed_at === null ? '' : iso(r.signed_at).slice(0, 10) };
+    else if (field.type === 'initials')
+      value = png ? { kind: 'drawn', png } : { kind: 'typed', text: initialsOf(typed) };
+    else if (field.type === 'date')
+      value = { kind: 'date', text: r.signed_at === null ? '' : iso(r.signed_at).slice(0, 10) };
     else value = { kind: 'text', text: (JSON.parse(r.field_values ?? '{}') as Record<string, string>)[field.id] ?? '' };
     out.push({ field, value });
   }
@@ -74,10 +76,18 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
   const prepared = await deps.blobs.get(doc.prepared_blob);
   const stamped = await deps.pdf.stamp(prepared, await stampsFor(deps, doc, requests));
   const withAudit = await deps.pdf.appendAuditPage(stamped, auditPageInput(doc, requests, completedAt));
-  const sealed = await deps.sealer.seal(withAudit, { name: 'Signet', reason: `Signed by all parties: ${doc.title}`.slice(0, 200) });
+  const sealed = await deps.sealer.seal(withAudit, {
+    name: 'Signet',
+    reason: `Signed by all parties: ${doc.title}`.slice(0, 200),
+  });
   const sha256 = sha256Hex(sealed.pdf);
   const finalReq = requests.find((r) => r.id === doc.final_request_id) ?? requests[requests.length - 1]!;
-  const seal = { sha256, cert_serial: sealed.certSerial, tsa_provider: sealed.tsaProvider, tsa_signed_at: sealed.tsaSignedAt };
+  const seal = {
+    sha256,
+    cert_serial: sealed.certSerial,
+    tsa_provider: sealed.tsaProvider,
+    tsa_signed_at: sealed.tsaSignedAt,
+  };
 
   return inTransaction(deps, async (tx) => {
     const completed = await completeSealed(tx.trx, id, deps.workerId, {

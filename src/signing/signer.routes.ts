@@ -8,14 +8,22 @@ import { errorResponses } from '../http/schemas.js';
 import { renderClosedPage, renderSignerPage } from './page/signer-page.js';
 import { presentSignerInfo } from './presenters.js';
 import { DeclineBody, SignBody, SignerActionOut, TokenParam } from './signing.schemas.js';
-import { declineRequest, signerPdf, signerView, signRequest, viewRequest, type SigningDeps } from './signing.service.js';
+import {
+  declineRequest,
+  signerPdf,
+  signerView,
+  signRequest,
+  viewRequest,
+  type SigningDeps,
+} from './signing.service.js';
 
 // Signer pages must not be framed by arbitrary sites nor leak the token through referrers.
 const PAGE_HEADERS = {
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
-  'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'",
 };
 const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
@@ -27,18 +35,31 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
     reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8');
     try {
       const v = await signerView(deps, req.params.token);
-      return v.state === 'open' || v.state === 'viewed' ? renderSignerPage(v, req.params.token) : renderClosedPage(v.document.locale, v.state);
+      return v.state === 'open' || v.state === 'viewed'
+        ? renderSignerPage(v, req.params.token)
+        : renderClosedPage(v.document.locale, v.state);
     } catch (err) {
-      if ((err as { code?: string }).code === 'not_found') return reply.code(404).send(renderClosedPage('en', 'not_found'));
+      if ((err as { code?: string }).code === 'not_found')
+        return reply.code(404).send(renderClosedPage('en', 'not_found'));
       throw err;
     }
   });
 
-  app.get('/sign/:token/info', { schema: { tags, summary: 'What the signing page shows: document, signer, own fields, state.', params: TokenParam } }, async (req, reply) => {
-    const v = await signerView(deps, req.params.token);
-    reply.headers(PRIVATE);
-    return presentSignerInfo(v);
-  });
+  app.get(
+    '/sign/:token/info',
+    {
+      schema: {
+        tags,
+        summary: 'What the signing page shows: document, signer, own fields, state.',
+        params: TokenParam,
+      },
+    },
+    async (req, reply) => {
+      const v = await signerView(deps, req.params.token);
+      reply.headers(PRIVATE);
+      return presentSignerInfo(v);
+    },
+  );
 
   app.get('/sign/:token/document.pdf', { schema: { hide: true, params: TokenParam } }, async (req, reply) => {
     const pdf = await signerPdf(deps, req.params.token);
@@ -47,7 +68,14 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
 
   app.post(
     '/sign/:token/view',
-    { schema: { tags, summary: 'The page rendered: pending → viewed (signing_request.viewed, once).', params: TokenParam, response: { 200: SignerActionOut, ...errorResponses(404, 409) } } },
+    {
+      schema: {
+        tags,
+        summary: 'The page rendered: pending → viewed (signing_request.viewed, once).',
+        params: TokenParam,
+        response: { 200: SignerActionOut, ...errorResponses(404, 409) },
+      },
+    },
     async (req) => viewRequest(deps, req.params.token, clientMeta(req)),
   );
 
@@ -55,14 +83,28 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
     '/sign/:token/sign',
     {
       bodyLimit: SIGN_BODY_LIMIT,
-      schema: { tags, summary: 'Sign with a typed or drawn signature (signing_request.signed).', params: TokenParam, body: SignBody, response: { 200: SignerActionOut, ...errorResponses(400, 404, 409, 413) } },
+      schema: {
+        tags,
+        summary: 'Sign with a typed or drawn signature (signing_request.signed).',
+        params: TokenParam,
+        body: SignBody,
+        response: { 200: SignerActionOut, ...errorResponses(400, 404, 409, 413) },
+      },
     },
     async (req) => signRequest(deps, req.params.token, req.body, clientMeta(req)),
   );
 
   app.post(
     '/sign/:token/decline',
-    { schema: { tags, summary: 'Decline with a reason (signing_request.declined); the document is declined.', params: TokenParam, body: DeclineBody, response: { 200: SignerActionOut, ...errorResponses(400, 404, 409) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Decline with a reason (signing_request.declined); the document is declined.',
+        params: TokenParam,
+        body: DeclineBody,
+        response: { 200: SignerActionOut, ...errorResponses(400, 404, 409) },
+      },
+    },
     async (req) => declineRequest(deps, req.params.token, req.body.reason, clientMeta(req)),
   );
 }

@@ -17,11 +17,21 @@ async function fileServer(routes: Record<string, (res: http.ServerResponse) => v
   const server = http.createServer((req, res) => (routes[req.url ?? ''] ?? ((r) => r.writeHead(404).end()))(res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };
-  return { url: (p: string) => `http://127.0.0.1:${port}${p}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: (p: string) => `http://127.0.0.1:${port}${p}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 const countDocs = async (h: Harness) =>
-  Number((await h.db.kysely.selectFrom('documents').select((x) => x.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await h.db.kysely
+        .selectFrom('documents')
+        .select((x) => x.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('file_url under the outbound rule (private networks refused)', () => {
   let h: Harness;
@@ -33,8 +43,20 @@ describe('file_url under the outbound rule (private networks refused)', () => {
   after(() => h.close());
 
   test('loopback, private, link-local and non-http file_url values are 400 file_url_unreachable', async () => {
-    for (const file_url of ['http://127.0.0.1:8080/a.pdf', 'http://localhost/a.pdf', 'http://10.1.2.3/a.pdf', 'http://192.168.0.10/a.pdf', 'http://169.254.169.254/latest', 'http://[::1]/a.pdf', 'ftp://files.example/a.pdf', 'http://u:p@files.example/a.pdf']) {
-      const r = await h.request('POST', '/v1/signing-requests', { token, body: { signers: signer, file_url, placement: 'auto_append' } });
+    for (const file_url of [
+      'http://127.0.0.1:8080/a.pdf',
+      'http://localhost/a.pdf',
+      'http://10.1.2.3/a.pdf',
+      'http://192.168.0.10/a.pdf',
+      'http://169.254.169.254/latest',
+      'http://[::1]/a.pdf',
+      'ftp://files.example/a.pdf',
+      'http://u:p@files.example/a.pdf',
+    ]) {
+      const r = await h.request('POST', '/v1/signing-requests', {
+        token,
+        body: { signers: signer, file_url, placement: 'auto_append' },
+      });
       assert.equal(r.status, 400, file_url);
       assert.equal(r.json.code, 'file_url_unreachable', file_url);
     }
@@ -67,7 +89,11 @@ describe('file_url fetching', () => {
 
   test('a file_url (also behind one redirect) is fetched and used', async () => {
     for (const p of ['/ok.pdf', '/moved']) {
-      const r = await e.api('POST', '/v1/signing-requests', { signers: signer, file_url: files.url(p), placement: 'auto_append' });
+      const r = await e.api('POST', '/v1/signing-requests', {
+        signers: signer,
+        file_url: files.url(p),
+        placement: 'auto_append',
+      });
       assert.equal(r.status, 201, `${p}: ${r.text}`);
       const doc = await e.api('GET', `/v1/documents/${r.json.document_id}`);
       assert.equal(doc.json.file_name, 'ok.pdf'.replace('ok.pdf', p === '/moved' ? 'moved' : 'ok.pdf'));
@@ -86,7 +112,11 @@ describe('file_url fetching', () => {
       ['/html', 400, 'invalid_file'],
     ];
     for (const [p, status, code] of cases) {
-      const r = await e.api('POST', '/v1/signing-requests', { signers: signer, file_url: files.url(p), placement: 'auto_append' });
+      const r = await e.api('POST', '/v1/signing-requests', {
+        signers: signer,
+        file_url: files.url(p),
+        placement: 'auto_append',
+      });
       assert.equal(r.status, status, `${p}: ${r.text}`);
       assert.equal(r.json.code, code, p);
     }
@@ -94,25 +124,49 @@ describe('file_url fetching', () => {
   });
 
   test('odd but valid PDFs (rotated pages, form fields, an existing signature field) complete and seal', async () => {
-    for (const opts of [{ rotate: 90 }, { withForm: true }, { withSignatureField: true }, { rotate: [0, 180, 270], pages: 3 }]) {
+    for (const opts of [
+      { rotate: 90 },
+      { withForm: true },
+      { withSignatureField: true },
+      { rotate: [0, 180, 270], pages: 3 },
+    ]) {
       const pdf = await makePdf({ ...opts, text: [['Agreement']] });
-      const r = await e.api('POST', '/v1/signing-requests', { signers: [{ ...signer[0]!, email: `odd${Math.random()}@example.com` }], file: { name: 'odd.pdf', content_base64: b64(pdf) }, placement: 'auto_append' });
+      const r = await e.api('POST', '/v1/signing-requests', {
+        signers: [{ ...signer[0]!, email: `odd${Math.random()}@example.com` }],
+        file: { name: 'odd.pdf', content_base64: b64(pdf) },
+        placement: 'auto_append',
+      });
       assert.equal(r.status, 201, `${JSON.stringify(opts)}: ${r.text}`);
       await e.work();
       const tk = await e.linkFor(r.json.signing_requests[0].signer.email);
-      assert.equal((await e.h.request('POST', `/sign/${tk}/sign`, { body: { signature: { type: 'typed', text: 'Ana' } } })).status, 200);
+      assert.equal(
+        (await e.h.request('POST', `/sign/${tk}/sign`, { body: { signature: { type: 'typed', text: 'Ana' } } })).status,
+        200,
+      );
       await e.work();
-      assert.equal((await e.api('GET', `/v1/documents/${r.json.document_id}`)).json.status, 'completed', JSON.stringify(opts));
+      assert.equal(
+        (await e.api('GET', `/v1/documents/${r.json.document_id}`)).json.status,
+        'completed',
+        JSON.stringify(opts),
+      );
     }
   });
 
   test('a 1000-page PDF and a PDF over 25 MB are refused with clear codes, and the server keeps serving', async () => {
     const thousand = await makePdf({ pages: 1000 });
-    const r1 = await e.api('POST', '/v1/signing-requests', { signers: signer, file: { name: 'long.pdf', content_base64: b64(thousand) }, placement: 'auto_append' });
+    const r1 = await e.api('POST', '/v1/signing-requests', {
+      signers: signer,
+      file: { name: 'long.pdf', content_base64: b64(thousand) },
+      placement: 'auto_append',
+    });
     assert.equal(r1.status, 400);
     assert.equal(r1.json.code, 'invalid_file');
     const big = await makeBigPdf(25 * 1024 * 1024 + 10);
-    const r2 = await e.api('POST', '/v1/signing-requests', { signers: signer, file: { name: 'big.pdf', content_base64: b64(big) }, placement: 'auto_append' });
+    const r2 = await e.api('POST', '/v1/signing-requests', {
+      signers: signer,
+      file: { name: 'big.pdf', content_base64: b64(big) },
+      placement: 'auto_append',
+    });
     assert.equal(r2.status, 413);
     assert.equal(r2.json.code, 'file_too_large');
     assert.equal((await e.api('GET', '/v1/me')).status, 200);
@@ -132,17 +186,33 @@ describe('fuzzed bodies at POST /v1/signing-requests and the signer endpoints', 
 
   test('arbitrary JSON never yields a 5xx or a document', async () => {
     const validPdf = b64(await makePdf({ text: [['{{signature:signer}}']] }));
-    const signerArb = fc.record({ role: fc.oneof(fc.string(), fc.constant('signer')), email: fc.oneof(fc.emailAddress(), fc.string()), name: fc.string() }, { requiredKeys: [] });
+    const signerArb = fc.record(
+      {
+        role: fc.oneof(fc.string(), fc.constant('signer')),
+        email: fc.oneof(fc.emailAddress(), fc.string()),
+        name: fc.string(),
+      },
+      { requiredKeys: [] },
+    );
     const body = fc.record(
       {
         signers: fc.oneof(fc.array(signerArb, { maxLength: 3 }), fc.anything()),
-        file: fc.oneof(fc.record({ name: fc.string(), content_base64: fc.oneof(fc.base64String(), fc.string(), fc.constant(validPdf)) }), fc.anything()),
+        file: fc.oneof(
+          fc.record({
+            name: fc.string(),
+            content_base64: fc.oneof(fc.base64String(), fc.string(), fc.constant(validPdf)),
+          }),
+          fc.anything(),
+        ),
         file_url: fc.oneof(fc.webUrl(), fc.string()),
         placement: fc.oneof(fc.constantFrom('anchors', 'auto_append', 'coordinates', 'manual'), fc.anything()),
         fields: fc.anything(),
         signing_order: fc.oneof(fc.constantFrom('parallel', 'sequential'), fc.string()),
         locale: fc.oneof(fc.constantFrom('en', 'de', 'xx'), fc.string()),
-        expires_at: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string()),
+        expires_at: fc.oneof(
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          fc.string(),
+        ),
         title: fc.string({ unit: 'grapheme', maxLength: 300 }),
       },
       { requiredKeys: [] },
@@ -160,16 +230,24 @@ describe('fuzzed bodies at POST /v1/signing-requests and the signer endpoints', 
     );
     const docs = await h.db.kysely.selectFrom('documents').select('id').execute();
     const reqs = await h.db.kysely.selectFrom('signing_requests').select('document_id').execute();
-    assert.ok(reqs.every((r) => docs.some((d) => d.id === r.document_id)), 'no orphan request rows');
+    assert.ok(
+      reqs.every((r) => docs.some((d) => d.id === r.document_id)),
+      'no orphan request rows',
+    );
   });
 
   test('signer endpoints: junk tokens are 404, junk bodies 400, never 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 120 }), fc.anything(), fc.constantFrom('view', 'sign', 'decline'), async (tok, b, action) => {
-        const r = await h.request('POST', `/sign/${encodeURIComponent(tok) || 'x'}/${action}`, { body: b });
-        assert.ok(r.status >= 400 && r.status < 500, `${r.status} ${r.text}`);
-        assert.ok(CODES.has(r.json?.code), r.text);
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 120 }),
+        fc.anything(),
+        fc.constantFrom('view', 'sign', 'decline'),
+        async (tok, b, action) => {
+          const r = await h.request('POST', `/sign/${encodeURIComponent(tok) || 'x'}/${action}`, { body: b });
+          assert.ok(r.status >= 400 && r.status < 500, `${r.status} ${r.text}`);
+          assert.ok(CODES.has(r.json?.code), r.text);
+        },
+      ),
       { numRuns: 150 },
     );
     const page = await h.request('GET', '/sign/not-a-token');

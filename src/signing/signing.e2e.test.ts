@@ -12,16 +12,27 @@ const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const has = (cmd: string) => !spawnSync(cmd, ['-v']).error;
 
 const signers = (n: number) =>
-  Array.from({ length: n }, (_, i) => ({ role: `signer${i + 1}`, email: `s${i + 1}.${Math.random().toString(36).slice(2, 8)}@example.com`, name: `Signer ${i + 1}` }));
+  Array.from({ length: n }, (_, i) => ({
+    role: `signer${i + 1}`,
+    email: `s${i + 1}.${Math.random().toString(36).slice(2, 8)}@example.com`,
+    name: `Signer ${i + 1}`,
+  }));
 
 async function plainPdf(pages = 2) {
   return b64(await makePdf({ pages, text: [['Master services agreement'], ['Page two']] }));
 }
 
-async function sign(e: E2E, token: string, signature: Record<string, unknown> = { type: 'typed', text: 'Signed Name' }) {
+async function sign(
+  e: E2E,
+  token: string,
+  signature: Record<string, unknown> = { type: 'typed', text: 'Signed Name' },
+) {
   const v = await e.h.request('POST', `/sign/${token}/view`, { headers: { 'user-agent': 'e2e-browser/1.0' } });
   assert.equal(v.status, 200, v.text);
-  const s = await e.h.request('POST', `/sign/${token}/sign`, { body: { signature }, headers: { 'user-agent': 'e2e-browser/1.0' } });
+  const s = await e.h.request('POST', `/sign/${token}/sign`, {
+    body: { signature },
+    headers: { 'user-agent': 'e2e-browser/1.0' },
+  });
   assert.equal(s.status, 200, s.text);
 }
 
@@ -53,7 +64,12 @@ describe('signing requests end to end', () => {
     c.signing_requests.forEach((r: any, i: number) => {
       assert.match(r.id, /^sr_/);
       assert.equal(r.status, 'pending');
-      assert.deepEqual(r.signer, { email: people[i]!.email, role: people[i]!.role, name: people[i]!.name, slot: i + 1 });
+      assert.deepEqual(r.signer, {
+        email: people[i]!.email,
+        role: people[i]!.role,
+        name: people[i]!.name,
+        slot: i + 1,
+      });
       assert.equal(r.expires_at, c.expires_at);
     });
     assert.ok(!created.text.includes('/sign/'), 'the API never returns signer links');
@@ -63,9 +79,24 @@ describe('signing requests end to end', () => {
     const sent = e.eventsOf('signing_request.sent', c.document_id);
     assert.equal(sent.length, 2);
     for (const [i, ev] of sent.sort((a, b) => a.signer.slot - b.signer.slot).entries()) {
-      assert.deepEqual(Object.keys(ev).sort(), ['created_at', 'document_id', 'event', 'event_id', 'locale', 'signer', 'signing_request_id', 'source', 'workspace_id']);
+      assert.deepEqual(Object.keys(ev).sort(), [
+        'created_at',
+        'document_id',
+        'event',
+        'event_id',
+        'locale',
+        'signer',
+        'signing_request_id',
+        'source',
+        'workspace_id',
+      ]);
       assert.equal(ev.signing_request_id, c.signing_requests[i].id);
-      assert.deepEqual(ev.signer, { email: people[i]!.email, role: people[i]!.role, name: people[i]!.name, slot: i + 1 });
+      assert.deepEqual(ev.signer, {
+        email: people[i]!.email,
+        role: people[i]!.role,
+        name: people[i]!.name,
+        slot: i + 1,
+      });
       assert.equal(ev.locale, 'en');
       assert.equal(ev.source, 'v1_api');
       assert.equal(ev.workspace_id, e.workspaceId);
@@ -102,14 +133,26 @@ describe('signing requests end to end', () => {
     await sign(e, t1, { type: 'typed', text: 'Signer One' });
     const doc0 = await e.api('GET', `/v1/documents/${c.document_id}`);
     assert.equal(doc0.json.status, 'in_progress');
-    assert.deepEqual(doc0.json.signing_requests.map((x: any) => x.status), ['signed', 'pending']);
+    assert.deepEqual(
+      doc0.json.signing_requests.map((x: any) => x.status),
+      ['signed', 'pending'],
+    );
     await sign(e, t2, { type: 'drawn', png_base64: b64(makePng(240, 80)) });
     await e.work();
 
     const signed = e.eventsOf('signing_request.signed', c.document_id);
     assert.equal(signed.length, 2);
     for (const ev of signed) {
-      assert.deepEqual(Object.keys(ev).sort(), ['created_at', 'document_id', 'event', 'event_id', 'sha256', 'signer', 'signing_request_id', 'workspace_id']);
+      assert.deepEqual(Object.keys(ev).sort(), [
+        'created_at',
+        'document_id',
+        'event',
+        'event_id',
+        'sha256',
+        'signer',
+        'signing_request_id',
+        'workspace_id',
+      ]);
       assert.match(ev.sha256, /^[0-9a-f]{64}$/);
     }
     const completed = e.eventsOf('document.completed', c.document_id);
@@ -132,7 +175,11 @@ describe('signing requests end to end', () => {
     const file = await e.api('GET', `/v1/documents/${c.document_id}/signed`);
     assert.equal(file.status, 200);
     assert.equal(file.headers['content-type'], 'application/pdf');
-    const raw = await e.h.app.inject({ method: 'GET', url: `/v1/documents/${c.document_id}/signed`, headers: { authorization: `Bearer ${e.token}` } });
+    const raw = await e.h.app.inject({
+      method: 'GET',
+      url: `/v1/documents/${c.document_id}/signed`,
+      headers: { authorization: `Bearer ${e.token}` },
+    });
     const bytes = raw.rawPayload;
     assert.equal((await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'), dc.sha256);
     // Independent checkers: required under CI (.ci/run installs them); elsewhere their absence is said, not hidden.
@@ -152,7 +199,9 @@ describe('signing requests end to end', () => {
         await tmp.cleanup();
       }
     } else {
-      t.diagnostic(`sealed-PDF checks skipped: ${tools.filter((c) => !has(c)).join(', ')} not installed (poppler-utils, qpdf)`);
+      t.diagnostic(
+        `sealed-PDF checks skipped: ${tools.filter((c) => !has(c)).join(', ')} not installed (poppler-utils, qpdf)`,
+      );
     }
 
     const trail = await e.api('GET', `/v1/documents/${c.document_id}/audit-trail`);
@@ -177,7 +226,10 @@ describe('signing requests end to end', () => {
     const tampered = structuredClone(trail.json.entries);
     tampered[3].ip = '10.0.0.1';
     assert.equal(verifyChain(c.document_id, tampered), 4, 'an edited entry breaks the chain');
-    const pdfTrail = await e.h.request('GET', `/v1/documents/${c.document_id}/audit-trail`, { token: e.token, headers: { accept: 'application/pdf' } });
+    const pdfTrail = await e.h.request('GET', `/v1/documents/${c.document_id}/audit-trail`, {
+      token: e.token,
+      headers: { accept: 'application/pdf' },
+    });
     assert.equal(pdfTrail.status, 200);
     assert.equal(pdfTrail.headers['content-type'], 'application/pdf');
 
@@ -201,11 +253,15 @@ describe('signing requests end to end', () => {
       signing_order: 'sequential',
     });
     assert.equal(r.status, 201, r.text);
-    assert.deepEqual(r.json.signing_requests.map((x: any) => x.status), ['pending', 'queued', 'queued', 'queued', 'queued']);
+    assert.deepEqual(
+      r.json.signing_requests.map((x: any) => x.status),
+      ['pending', 'queued', 'queued', 'queued', 'queued'],
+    );
     await e.work();
     assert.equal(e.eventsOf('signing_request.sent', r.json.document_id).length, 5);
     for (let i = 0; i < 5; i++) {
-      for (let j = i + 1; j < 5; j++) assert.deepEqual(await e.linksFor(people[j]!.email), [], `signer ${j + 1} not invited yet`);
+      for (let j = i + 1; j < 5; j++)
+        assert.deepEqual(await e.linksFor(people[j]!.email), [], `signer ${j + 1} not invited yet`);
       const tk = await e.linkFor(people[i]!.email);
       // A queued signer cannot act before release.
       await sign(e, tk);
@@ -218,7 +274,11 @@ describe('signing requests end to end', () => {
   test('one signer with anchors: fields at the markers, markers gone from the visible page', async () => {
     const pdf = await makePdf({ text: [['Lease agreement', 'Tenant: {{signature:tenant}}', 'Date: {{date:tenant}}']] });
     const p = signers(1).map((s) => ({ ...s, role: 'tenant' }));
-    const r = await e.api('POST', '/v1/signing-requests', { signers: p, file: { name: 'lease.pdf', content_base64: b64(pdf) }, placement: 'anchors' });
+    const r = await e.api('POST', '/v1/signing-requests', {
+      signers: p,
+      file: { name: 'lease.pdf', content_base64: b64(pdf) },
+      placement: 'anchors',
+    });
     assert.equal(r.status, 201, r.text);
     await e.work();
     const tk = await e.linkFor(p[0]!.email);
@@ -232,7 +292,11 @@ describe('signing requests end to end', () => {
 
   test('decline: the document is declined, the other request closes, nobody can sign any more', async () => {
     const people = signers(2);
-    const r = await e.api('POST', '/v1/signing-requests', { signers: people, file: { name: 'a.pdf', content_base64: await plainPdf(1) }, placement: 'auto_append' });
+    const r = await e.api('POST', '/v1/signing-requests', {
+      signers: people,
+      file: { name: 'a.pdf', content_base64: await plainPdf(1) },
+      placement: 'auto_append',
+    });
     await e.work();
     const [t1, t2] = [await e.linkFor(people[0]!.email), await e.linkFor(people[1]!.email)];
     const empty = await e.h.request('POST', `/sign/${t1}/decline`, { body: { reason: '   ' } });
@@ -244,11 +308,19 @@ describe('signing requests end to end', () => {
     assert.equal(ev.length, 1);
     assert.deepEqual(
       { id: ev[0]!.signing_request_id, doc: ev[0]!.document_id, signer: ev[0]!.signer, reason: ev[0]!.reason },
-      { id: r.json.signing_requests[0].id, doc: r.json.document_id, signer: { email: people[0]!.email, name: people[0]!.name }, reason: 'Wrong amount on page 2' },
+      {
+        id: r.json.signing_requests[0].id,
+        doc: r.json.document_id,
+        signer: { email: people[0]!.email, name: people[0]!.name },
+        reason: 'Wrong amount on page 2',
+      },
     );
     const doc = await e.api('GET', `/v1/documents/${r.json.document_id}`);
     assert.equal(doc.json.status, 'declined');
-    assert.deepEqual(doc.json.signing_requests.map((x: any) => x.status), ['declined', 'withdrawn']);
+    assert.deepEqual(
+      doc.json.signing_requests.map((x: any) => x.status),
+      ['declined', 'withdrawn'],
+    );
     assert.equal(doc.json.signing_requests[0].decline_reason, 'Wrong amount on page 2');
     for (const tk of [t1, t2]) {
       const s = await e.h.request('POST', `/sign/${tk}/sign`, { body: { signature: { type: 'typed', text: 'x' } } });
@@ -263,7 +335,11 @@ describe('signing requests end to end', () => {
 
   test('withdraw a request or a document: it never completes; reminders re-send the invitation', async () => {
     const people = signers(2);
-    const a = await e.api('POST', '/v1/signing-requests', { signers: people, file: { name: 'a.pdf', content_base64: await plainPdf(1) }, placement: 'auto_append' });
+    const a = await e.api('POST', '/v1/signing-requests', {
+      signers: people,
+      file: { name: 'a.pdf', content_base64: await plainPdf(1) },
+      placement: 'auto_append',
+    });
     await e.work();
     const remind = await e.api('POST', `/v1/signing-requests/${a.json.signing_requests[0].id}/remind`);
     assert.equal(remind.status, 202);
@@ -277,10 +353,17 @@ describe('signing requests end to end', () => {
     const doc = await e.api('GET', `/v1/documents/${a.json.document_id}`);
     assert.equal(doc.json.status, 'withdrawn');
     const t2 = await e.linkFor(people[1]!.email);
-    assert.equal((await e.h.request('POST', `/sign/${t2}/sign`, { body: { signature: { type: 'typed', text: 'x' } } })).status, 409);
+    assert.equal(
+      (await e.h.request('POST', `/sign/${t2}/sign`, { body: { signature: { type: 'typed', text: 'x' } } })).status,
+      409,
+    );
     assert.equal((await e.api('POST', `/v1/signing-requests/${a.json.signing_requests[1].id}/remind`)).status, 409);
 
-    const b = await e.api('POST', '/v1/signing-requests', { signers: signers(1), file: { name: 'b.pdf', content_base64: await plainPdf(1) }, placement: 'auto_append' });
+    const b = await e.api('POST', '/v1/signing-requests', {
+      signers: signers(1),
+      file: { name: 'b.pdf', content_base64: await plainPdf(1) },
+      placement: 'auto_append',
+    });
     const wd = await e.api('POST', `/v1/documents/${b.json.document_id}/withdraw`);
     assert.equal(wd.status, 200);
     assert.equal(wd.json.status, 'withdrawn');
@@ -293,8 +376,19 @@ describe('signing requests end to end', () => {
     const expiresAt = new Date(start + 2 * 3600_000).toISOString();
     const par = signers(2);
     const seq = signers(3);
-    const a = await e.api('POST', '/v1/signing-requests', { signers: par, file: { name: 'a.pdf', content_base64: await plainPdf(1) }, placement: 'auto_append', expires_at: expiresAt });
-    const b = await e.api('POST', '/v1/signing-requests', { signers: seq, file: { name: 'b.pdf', content_base64: await plainPdf(1) }, placement: 'auto_append', expires_at: expiresAt, signing_order: 'sequential' });
+    const a = await e.api('POST', '/v1/signing-requests', {
+      signers: par,
+      file: { name: 'a.pdf', content_base64: await plainPdf(1) },
+      placement: 'auto_append',
+      expires_at: expiresAt,
+    });
+    const b = await e.api('POST', '/v1/signing-requests', {
+      signers: seq,
+      file: { name: 'b.pdf', content_base64: await plainPdf(1) },
+      placement: 'auto_append',
+      expires_at: expiresAt,
+      signing_order: 'sequential',
+    });
     assert.equal(a.status, 201);
     await e.work();
     await e.h.request('POST', `/sign/${await e.linkFor(par[0]!.email)}/view`);
@@ -303,22 +397,35 @@ describe('signing requests end to end', () => {
     await e.work();
     assert.equal(e.eventsOf('signing_request.expired', a.json.document_id).length, 0, 'not before its expiry');
     e.h.clock.set(start + 3 * 3600_000);
-    const [r1, r2] = await Promise.all([
-      e.h.runtime.runJob('expire-requests'),
-      e.h.runtime.runJob('expire-requests'),
-    ]);
-    assert.equal(Number(r1.expired) + Number(r2.expired), 3, 'two parallel + the first sequential, once across two runners');
+    const [r1, r2] = await Promise.all([e.h.runtime.runJob('expire-requests'), e.h.runtime.runJob('expire-requests')]);
+    assert.equal(
+      Number(r1.expired) + Number(r2.expired),
+      3,
+      'two parallel + the first sequential, once across two runners',
+    );
     await e.work();
     const evA = e.eventsOf('signing_request.expired', a.json.document_id);
     assert.equal(evA.length, 2);
     for (const ev of evA) {
       assert.equal(ev.expired_at, expiresAt);
-      assert.deepEqual(Object.keys(ev).sort(), ['created_at', 'document_id', 'event', 'event_id', 'expired_at', 'signer', 'signing_request_id', 'workspace_id']);
+      assert.deepEqual(Object.keys(ev).sort(), [
+        'created_at',
+        'document_id',
+        'event',
+        'event_id',
+        'expired_at',
+        'signer',
+        'signing_request_id',
+        'workspace_id',
+      ]);
     }
     assert.equal(e.eventsOf('signing_request.expired', b.json.document_id).length, 1);
     const docB = await e.api('GET', `/v1/documents/${b.json.document_id}`);
     assert.equal(docB.json.status, 'expired');
-    assert.deepEqual(docB.json.signing_requests.map((x: any) => x.status), ['expired', 'expired', 'expired']);
+    assert.deepEqual(
+      docB.json.signing_requests.map((x: any) => x.status),
+      ['expired', 'expired', 'expired'],
+    );
     assert.equal((await e.api('GET', `/v1/documents/${a.json.document_id}`)).json.status, 'expired');
     await e.h.runtime.runJob('expire-requests');
     await e.work();
@@ -339,12 +446,21 @@ describe('signing requests end to end', () => {
     assert.match(r.json.callback.hook_id, /^hook_/);
     assert.match(r.json.callback.secret, /^whsec_/);
     e.rx.secrets.set('/cb', r.json.callback.secret);
-    const other = await e.api('POST', '/v1/signing-requests', { signers: signers(1), file: { name: 'b.pdf', content_base64: await plainPdf(1) }, placement: 'auto_append' });
+    const other = await e.api('POST', '/v1/signing-requests', {
+      signers: signers(1),
+      file: { name: 'b.pdf', content_base64: await plainPdf(1) },
+      placement: 'auto_append',
+    });
     await e.work();
     await sign(e, await e.linkFor(people[0]!.email));
     await e.work();
     const onCb = e.rx.events.filter((x) => x.path === '/cb').map((x) => x.event);
-    assert.deepEqual(onCb.map((x) => x.event).sort(), ['document.completed', 'signing_request.sent', 'signing_request.signed', 'signing_request.viewed']);
+    assert.deepEqual(onCb.map((x) => x.event).sort(), [
+      'document.completed',
+      'signing_request.sent',
+      'signing_request.signed',
+      'signing_request.viewed',
+    ]);
     assert.ok(onCb.every((x) => x.document_id === r.json.document_id));
     assert.ok(!onCb.some((x) => x.document_id === other.json.document_id));
     assert.equal(e.eventsOf('document.completed', r.json.document_id).length, 1, 'the workspace hook got it too');
@@ -360,7 +476,15 @@ describe('signing requests: refusals create nothing', () => {
   });
   after(() => e.close());
 
-  const countDocs = async () => Number((await e.h.db.kysely.selectFrom('documents').select((x) => x.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const countDocs = async () =>
+    Number(
+      (
+        await e.h.db.kysely
+          .selectFrom('documents')
+          .select((x) => x.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test('placement and file errors, each with its code and meta', async () => {
     const before = await countDocs();
@@ -372,25 +496,158 @@ describe('signing requests: refusals create nothing', () => {
     const cases: Array<[string, Record<string, unknown>, number, string, Record<string, unknown>?]> = [
       ['manual', { signers: two, file: file(await makePdf()), placement: 'manual' }, 400, 'placement_retired'],
       ['manual with junk', { placement: 'manual', signers: 'nope' }, 400, 'placement_retired'],
-      ['no marker for seller', { signers: two, file: file(await makePdf({ text: [['{{signature:buyer}}']] })), placement: 'anchors' }, 400, 'signer_has_no_anchor', { role: 'seller' }],
-      ['duplicate', { signers: two, file: file(await makePdf({ text: [['{{signature:buyer}}', '{{signature:buyer}}', '{{signature:seller}}']] })), placement: 'anchors' }, 400, 'duplicate_anchor'],
+      [
+        'no marker for seller',
+        { signers: two, file: file(await makePdf({ text: [['{{signature:buyer}}']] })), placement: 'anchors' },
+        400,
+        'signer_has_no_anchor',
+        { role: 'seller' },
+      ],
+      [
+        'duplicate',
+        {
+          signers: two,
+          file: file(await makePdf({ text: [['{{signature:buyer}}', '{{signature:buyer}}', '{{signature:seller}}']] })),
+          placement: 'anchors',
+        },
+        400,
+        'duplicate_anchor',
+      ],
       ['no text', { signers: two, file: file(await makePdf()), placement: 'anchors' }, 400, 'no_anchors_found'],
-      ['unknown role', { signers: two, file: file(await makePdf({ text: [['{{signature:buyer}}', '{{signature:seller}}', '{{signature:notary}}']] })), placement: 'anchors' }, 400, 'unknown_role', { role: 'notary' }],
-      ['coordinates off page', { signers: two.slice(0, 1), file: file(await makePdf()), placement: 'coordinates', fields: [{ role: 'buyer', type: 'signature', page: 1, x: 600, y: 10, width: 100, height: 40 }] }, 400, 'invalid_request'],
-      ['coordinates page 9', { signers: two.slice(0, 1), file: file(await makePdf()), placement: 'coordinates', fields: [{ role: 'buyer', type: 'signature', page: 9, x: 10, y: 10, width: 100, height: 40 }] }, 400, 'invalid_request'],
-      ['coordinates unknown role', { signers: two.slice(0, 1), file: file(await makePdf()), placement: 'coordinates', fields: [{ role: 'buyer', type: 'signature', page: 1, x: 10, y: 10, width: 100, height: 40 }, { role: 'ghost', type: 'signature', page: 1, x: 10, y: 100, width: 100, height: 40 }] }, 400, 'unknown_role'],
-      ['garbage file', { signers: two, file: { name: 'x.pdf', content_base64: b64(Buffer.from('hello, not a pdf')) }, placement: 'auto_append' }, 400, 'invalid_file'],
-      ['zero bytes', { signers: two, file: { name: 'x.pdf', content_base64: '' }, placement: 'auto_append' }, 400, 'invalid_file'],
-      ['encrypted', { signers: two, file: file(await makePdf({ encrypt: true })), placement: 'auto_append' }, 400, 'invalid_file'],
-      ['bad base64', { signers: two, file: { name: 'x.pdf', content_base64: '%%%%' }, placement: 'auto_append' }, 400, 'invalid_request'],
-      ['both file and file_url', { signers: two, file: file(await makePdf()), file_url: 'https://x.example/a.pdf', placement: 'auto_append' }, 400, 'invalid_request'],
-      ['duplicate roles', { signers: [two[0], { ...two[1], role: 'buyer' }], file: file(await makePdf()), placement: 'auto_append' }, 400, 'invalid_request'],
-      ['bad email', { signers: [{ ...two[0], email: 'not-an-email' }], file: file(await makePdf()), placement: 'auto_append' }, 400, 'invalid_request'],
-      ['21 signers', { signers: Array.from({ length: 21 }, (_, i) => ({ role: `r${i}`, email: `r${i}@example.com`, name: 'R' })), file: file(await makePdf()), placement: 'auto_append' }, 400, 'invalid_request'],
-      ['unknown locale', { signers: two, file: file(await makePdf()), placement: 'auto_append', locale: 'xx' }, 400, 'invalid_request'],
-      ['past expiry', { signers: two, file: file(await makePdf()), placement: 'auto_append', expires_at: '2020-01-01T00:00:00Z' }, 400, 'invalid_request'],
-      ['expiry over 365 days', { signers: two, file: file(await makePdf()), placement: 'auto_append', expires_at: new Date(e.h.clock.now() + 366 * 86400_000).toISOString() }, 400, 'invalid_request'],
-      ['file_url to a closed port', { signers: two, file_url: 'http://127.0.0.1:9/a.pdf', placement: 'auto_append' }, 400, 'file_url_unreachable'],
+      [
+        'unknown role',
+        {
+          signers: two,
+          file: file(
+            await makePdf({ text: [['{{signature:buyer}}', '{{signature:seller}}', '{{signature:notary}}']] }),
+          ),
+          placement: 'anchors',
+        },
+        400,
+        'unknown_role',
+        { role: 'notary' },
+      ],
+      [
+        'coordinates off page',
+        {
+          signers: two.slice(0, 1),
+          file: file(await makePdf()),
+          placement: 'coordinates',
+          fields: [{ role: 'buyer', type: 'signature', page: 1, x: 600, y: 10, width: 100, height: 40 }],
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'coordinates page 9',
+        {
+          signers: two.slice(0, 1),
+          file: file(await makePdf()),
+          placement: 'coordinates',
+          fields: [{ role: 'buyer', type: 'signature', page: 9, x: 10, y: 10, width: 100, height: 40 }],
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'coordinates unknown role',
+        {
+          signers: two.slice(0, 1),
+          file: file(await makePdf()),
+          placement: 'coordinates',
+          fields: [
+            { role: 'buyer', type: 'signature', page: 1, x: 10, y: 10, width: 100, height: 40 },
+            { role: 'ghost', type: 'signature', page: 1, x: 10, y: 100, width: 100, height: 40 },
+          ],
+        },
+        400,
+        'unknown_role',
+      ],
+      [
+        'garbage file',
+        {
+          signers: two,
+          file: { name: 'x.pdf', content_base64: b64(Buffer.from('hello, not a pdf')) },
+          placement: 'auto_append',
+        },
+        400,
+        'invalid_file',
+      ],
+      [
+        'zero bytes',
+        { signers: two, file: { name: 'x.pdf', content_base64: '' }, placement: 'auto_append' },
+        400,
+        'invalid_file',
+      ],
+      [
+        'encrypted',
+        { signers: two, file: file(await makePdf({ encrypt: true })), placement: 'auto_append' },
+        400,
+        'invalid_file',
+      ],
+      [
+        'bad base64',
+        { signers: two, file: { name: 'x.pdf', content_base64: '%%%%' }, placement: 'auto_append' },
+        400,
+        'invalid_request',
+      ],
+      [
+        'both file and file_url',
+        { signers: two, file: file(await makePdf()), file_url: 'https://x.example/a.pdf', placement: 'auto_append' },
+        400,
+        'invalid_request',
+      ],
+      [
+        'duplicate roles',
+        { signers: [two[0], { ...two[1], role: 'buyer' }], file: file(await makePdf()), placement: 'auto_append' },
+        400,
+        'invalid_request',
+      ],
+      [
+        'bad email',
+        { signers: [{ ...two[0], email: 'not-an-email' }], file: file(await makePdf()), placement: 'auto_append' },
+        400,
+        'invalid_request',
+      ],
+      [
+        '21 signers',
+        {
+          signers: Array.from({ length: 21 }, (_, i) => ({ role: `r${i}`, email: `r${i}@example.com`, name: 'R' })),
+          file: file(await makePdf()),
+          placement: 'auto_append',
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'unknown locale',
+        { signers: two, file: file(await makePdf()), placement: 'auto_append', locale: 'xx' },
+        400,
+        'invalid_request',
+      ],
+      [
+        'past expiry',
+        { signers: two, file: file(await makePdf()), placement: 'auto_append', expires_at: '2020-01-01T00:00:00Z' },
+        400,
+        'invalid_request',
+      ],
+      [
+        'expiry over 365 days',
+        {
+          signers: two,
+          file: file(await makePdf()),
+          placement: 'auto_append',
+          expires_at: new Date(e.h.clock.now() + 366 * 86400_000).toISOString(),
+        },
+        400,
+        'invalid_request',
+      ],
+      [
+        'file_url to a closed port',
+        { signers: two, file_url: 'http://127.0.0.1:9/a.pdf', placement: 'auto_append' },
+        400,
+        'file_url_unreachable',
+      ],
     ];
     for (const [name, body, status, code, meta] of cases) {
       const r = await e.api('POST', '/v1/signing-requests', body);
@@ -404,8 +661,13 @@ describe('signing requests: refusals create nothing', () => {
 
   test('monthly document cap per tier: 402 tier_required with meta.tier, cap, used', async () => {
     const t = await e.h.tenant('starter');
-    const body = { signers: signers(1), file: { name: 'a.pdf', content_base64: await plainPdf(1) }, placement: 'auto_append' };
-    for (let i = 0; i < 2; i++) assert.equal((await e.h.request('POST', '/v1/signing-requests', { token: t.token, body })).status, 201);
+    const body = {
+      signers: signers(1),
+      file: { name: 'a.pdf', content_base64: await plainPdf(1) },
+      placement: 'auto_append',
+    };
+    for (let i = 0; i < 2; i++)
+      assert.equal((await e.h.request('POST', '/v1/signing-requests', { token: t.token, body })).status, 201);
     const r = await e.h.request('POST', '/v1/signing-requests', { token: t.token, body });
     assert.equal(r.status, 402);
     assert.equal(r.json.code, 'tier_required');
@@ -417,7 +679,11 @@ describe('signing requests: refusals create nothing', () => {
   });
 
   test("another workspace's documents and requests are 404", async () => {
-    const r = await e.api('POST', '/v1/signing-requests', { signers: signers(1), file: { name: 'a.pdf', content_base64: await plainPdf(1) }, placement: 'auto_append' });
+    const r = await e.api('POST', '/v1/signing-requests', {
+      signers: signers(1),
+      file: { name: 'a.pdf', content_base64: await plainPdf(1) },
+      placement: 'auto_append',
+    });
     const other = await e.h.tenant('business');
     for (const [m, p] of [
       ['GET', `/v1/documents/${r.json.document_id}`],
@@ -441,7 +707,10 @@ describe('signing requests: refusals create nothing', () => {
   test('POST /v1/placement/preview reports anchors and every problem without creating anything', async () => {
     const before = await countDocs();
     const pdf = await makePdf({ text: [['{{signature:buyer}}', '{{signature:buyer}}', '{{initials:notary}}']] });
-    const r = await e.api('POST', '/v1/placement/preview', { file: { name: 'p.pdf', content_base64: b64(pdf) }, roles: ['buyer', 'seller'] });
+    const r = await e.api('POST', '/v1/placement/preview', {
+      file: { name: 'p.pdf', content_base64: b64(pdf) },
+      roles: ['buyer', 'seller'],
+    });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.page_count, 1);
     assert.equal(r.json.anchors.length, 3);

@@ -16,7 +16,10 @@ import {
   type SealState,
 } from './states.js';
 
-export type DocumentRow = Omit<DocumentsTable, 'status' | 'seal_state'> & { status: DocumentStatus; seal_state: SealState };
+export type DocumentRow = Omit<DocumentsTable, 'status' | 'seal_state'> & {
+  status: DocumentStatus;
+  seal_state: SealState;
+};
 export type RequestRow = Omit<SigningRequestsTable, 'status'> & { status: RequestStatus };
 
 type Trx = Kysely<Database>;
@@ -33,16 +36,35 @@ export const lockDocument = async (db: Db, trx: Trx, id: string) =>
   asDocument(await forUpdate(db, trx.selectFrom('documents').selectAll().where('id', '=', id)).executeTakeFirst());
 
 export const findDocument = async (db: Trx, workspaceId: string, id: string) =>
-  asDocument(await db.selectFrom('documents').selectAll().where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst());
+  asDocument(
+    await db
+      .selectFrom('documents')
+      .selectAll()
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst(),
+  );
 
 export const findDocumentById = async (db: Trx, id: string) =>
   asDocument(await db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst());
 
 export const listRequests = async (db: Trx, documentId: string) =>
-  (await db.selectFrom('signing_requests').selectAll().where('document_id', '=', documentId).orderBy('slot').execute()) as RequestRow[];
+  (await db
+    .selectFrom('signing_requests')
+    .selectAll()
+    .where('document_id', '=', documentId)
+    .orderBy('slot')
+    .execute()) as RequestRow[];
 
 export const findRequest = async (db: Trx, workspaceId: string, id: string) =>
-  asRequest(await db.selectFrom('signing_requests').selectAll().where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst());
+  asRequest(
+    await db
+      .selectFrom('signing_requests')
+      .selectAll()
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst(),
+  );
 
 export const findRequestById = async (db: Trx, id: string) =>
   asRequest(await db.selectFrom('signing_requests').selectAll().where('id', '=', id).executeTakeFirst());
@@ -65,9 +87,9 @@ async function guardedMove(
   { from, to }: { from: readonly string[]; to: string },
   patch: object,
 ): Promise<number> {
-  const r = await (trx as Kysely<any>)
+  const r = await trx
     .updateTable(table)
-    .set({ ...patch, status: to })
+    .set({ ...patch, status: to } as never)
     .where(where.column, '=', where.value)
     .where('status', 'in', [...from])
     .executeTakeFirst();
@@ -79,7 +101,12 @@ export const moveRequest = async (trx: Trx, id: string, move: RequestMove, patch
   (await guardedMove(trx, 'signing_requests', { column: 'id', value: id }, REQUEST_MOVES[move], patch)) > 0;
 
 /** Makes `move` on every request of a document that can make it; returns how many did. */
-export const moveDocumentRequests = (trx: Trx, documentId: string, move: RequestMove, patch: RequestPatch): Promise<number> =>
+export const moveDocumentRequests = (
+  trx: Trx,
+  documentId: string,
+  move: RequestMove,
+  patch: RequestPatch,
+): Promise<number> =>
   guardedMove(trx, 'signing_requests', { column: 'document_id', value: documentId }, REQUEST_MOVES[move], patch);
 
 /** Makes `move` on a document; false when it was not in one of the move's from-states. */
@@ -137,8 +164,10 @@ export const SEAL_LEASE: Lease<'documents'> = {
 };
 
 /** Claims documents waiting to be sealed, or whose sealer's lease lapsed; returns their ids. */
-export const claimSealJobs = async (db: Db, o: { now: number; workerId: string; leaseMs: number; limit: number }): Promise<string[]> =>
-  (await claimLeases(db, SEAL_LEASE, o)).map((d) => d.id);
+export const claimSealJobs = async (
+  db: Db,
+  o: { now: number; workerId: string; leaseMs: number; limit: number },
+): Promise<string[]> => (await claimLeases(db, SEAL_LEASE, o)).map((d) => d.id);
 
 /** The sealed file, while this worker still holds the seal claim and the document is still waiting for it. */
 export const completeSealed = (trx: Trx, id: string, workerId: string, patch: DocumentPatch): Promise<boolean> =>
@@ -152,8 +181,21 @@ export const completeSealed = (trx: Trx, id: string, workerId: string, patch: Do
   );
 
 /** A failed seal: the error, and a lease that now lapses at the retry time, so any worker retries then. */
-export const recordSealFailure = (db: Db, id: string, workerId: string, error: string, retryAt: number): Promise<boolean> =>
-  writeUnderLease(db.kysely, SEAL_LEASE, id, workerId, { seal_last_error: error, seal_claim_expires_at: retryAt }, { release: false });
+export const recordSealFailure = (
+  db: Db,
+  id: string,
+  workerId: string,
+  error: string,
+  retryAt: number,
+): Promise<boolean> =>
+  writeUnderLease(
+    db.kysely,
+    SEAL_LEASE,
+    id,
+    workerId,
+    { seal_last_error: error, seal_claim_expires_at: retryAt },
+    { release: false },
+  );
 
 /** Hands an unstarted seal back (the worker is stopping), so another worker need not wait for the lease to lapse. */
 export const releaseSealClaim = (db: Db, id: string, workerId: string): Promise<boolean> =>

@@ -21,7 +21,8 @@ export async function signingRoutes(fastify: FastifyInstance, deps: SigningDeps)
       bodyLimit: FILE_BODY_LIMIT,
       // `manual` is refused before anything else is looked at, whatever the rest of the body holds.
       preValidation: async (req) => {
-        if ((req.body as { placement?: unknown } | undefined)?.placement === 'manual') throw apiError('placement_retired');
+        if ((req.body as { placement?: unknown } | undefined)?.placement === 'manual')
+          throw apiError('placement_retired');
       },
       schema: {
         tags,
@@ -30,12 +31,20 @@ export async function signingRoutes(fastify: FastifyInstance, deps: SigningDeps)
         response: { 201: Created, ...errorResponses(400, 404, 409, 413, 422, ...AUTH_ERRORS) },
       },
     },
-    async (req, reply) => reply.code(201).send(await createSigningRequest(deps, authOf(req), req.body, clientMeta(req))),
+    async (req, reply) =>
+      reply.code(201).send(await createSigningRequest(deps, authOf(req), req.body, clientMeta(req))),
   );
 
   app.get(
     '/signing-requests/:id',
-    { schema: { tags, summary: 'A signing request’s current state (never the signer link).', params: IdParam, response: { 200: RequestOut, ...errorResponses(404, ...AUTH_ERRORS) } } },
+    {
+      schema: {
+        tags,
+        summary: 'A signing request’s current state (never the signer link).',
+        params: IdParam,
+        response: { 200: RequestOut, ...errorResponses(404, ...AUTH_ERRORS) },
+      },
+    },
     async (req) => getRequest(deps, authOf(req).workspace.id, req.params.id),
   );
 

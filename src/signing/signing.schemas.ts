@@ -13,7 +13,11 @@ export type FileIn = Static<typeof FileIn>;
 
 // ── POST /v1/signing-requests ────────────────────────────────────────────────────────────────────────────────────
 const SignerIn = Type.Object(
-  { role: Role, email: Type.String({ minLength: 3, maxLength: 254 }), name: Type.String({ minLength: 1, maxLength: 200 }) },
+  {
+    role: Role,
+    email: Type.String({ minLength: 3, maxLength: 254 }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+  },
   { additionalProperties: false },
 );
 const FieldIn = Type.Object(
@@ -33,10 +37,15 @@ export const CreateBody = Type.Object(
     signers: Type.Array(SignerIn, { minItems: 1, maxItems: MAX_SIGNERS }),
     file: Type.Optional(FileIn),
     file_url: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH })),
-    placement: Type.Union([Type.Literal('anchors'), Type.Literal('auto_append'), Type.Literal('coordinates'), Type.Literal('manual')], {
-      description: '`manual` was retired on 2026-07-31 and answers 400 placement_retired.',
-    }),
-    fields: Type.Optional(Type.Array(FieldIn, { minItems: 1, maxItems: MAX_FIELDS, description: 'placement "coordinates" only' })),
+    placement: Type.Union(
+      [Type.Literal('anchors'), Type.Literal('auto_append'), Type.Literal('coordinates'), Type.Literal('manual')],
+      {
+        description: '`manual` was retired on 2026-07-31 and answers 400 placement_retired.',
+      },
+    ),
+    fields: Type.Optional(
+      Type.Array(FieldIn, { minItems: 1, maxItems: MAX_FIELDS, description: 'placement "coordinates" only' }),
+    ),
     signing_order: Type.Optional(Type.Union([Type.Literal('parallel'), Type.Literal('sequential')])),
     title: Type.Optional(Type.String({ maxLength: 200 })),
     message: Type.Optional(Type.String({ maxLength: 2000 })),
@@ -49,7 +58,12 @@ export const CreateBody = Type.Object(
 export type CreateBody = Static<typeof CreateBody>;
 
 const SignerOut = Type.Object({ email: Type.String(), role: Type.String(), name: Type.String(), slot: Type.Integer() });
-export const RequestBrief = Type.Object({ id: Type.String(), status: Type.String(), signer: SignerOut, expires_at: Type.String() });
+export const RequestBrief = Type.Object({
+  id: Type.String(),
+  status: Type.String(),
+  signer: SignerOut,
+  expires_at: Type.String(),
+});
 export type RequestBrief = Static<typeof RequestBrief>;
 export const RequestOut = Type.Object({
   id: Type.String(),
@@ -140,13 +154,22 @@ export const TokenParam = Type.Object({ token: Type.String({ minLength: 1, maxLe
 export const SignBody = Type.Object(
   {
     signature: Type.Union([
-      Type.Object({ type: Type.Literal('typed'), text: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
-      Type.Object({ type: Type.Literal('drawn'), png_base64: Type.String({ minLength: 1, maxLength: 3_000_000 }) }, { additionalProperties: false }),
+      Type.Object(
+        { type: Type.Literal('typed'), text: Type.String({ minLength: 1, maxLength: 200 }) },
+        { additionalProperties: false },
+      ),
+      Type.Object(
+        { type: Type.Literal('drawn'), png_base64: Type.String({ minLength: 1, maxLength: 3_000_000 }) },
+        { additionalProperties: false },
+      ),
     ]),
     fields: Type.Optional(Type.Record(Type.String({ maxLength: 20 }), Type.String({ maxLength: 1000 }))),
   },
   { additionalProperties: false },
 );
 export type SignBody = Static<typeof SignBody>;
-export const DeclineBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
+export const DeclineBody = Type.Object(
+  { reason: Type.String({ minLength: 1, maxLength: 2000 }) },
+  { additionalProperties: false },
+);
 export const SignerActionOut = Type.Object({ status: Type.String() });

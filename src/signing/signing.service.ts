@@ -47,7 +47,13 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const userAgentOf = (meta: ClientMeta) => meta.userAgent?.slice(0, 512) ?? null;
 
 /** The invitation (or reminder) carrying a signer's link; the token exists only in this message. */
-export function invitationMessage(doc: DocumentRow, r: RequestRow, token: string, template: 'invitation' | 'reminder', baseUrl: string): OutgoingMail {
+export function invitationMessage(
+  doc: DocumentRow,
+  r: RequestRow,
+  token: string,
+  template: 'invitation' | 'reminder',
+  baseUrl: string,
+): OutgoingMail {
   return {
     workspaceId: doc.workspace_id,
     documentId: doc.id,
@@ -55,7 +61,14 @@ export function invitationMessage(doc: DocumentRow, r: RequestRow, token: string
     to: { email: r.email, name: r.name },
     locale: doc.locale as Locale,
     template,
-    vars: { documentTitle: doc.title, signerName: r.name, message: doc.message, baseUrl, token, expiresAt: r.expires_at },
+    vars: {
+      documentTitle: doc.title,
+      signerName: r.name,
+      message: doc.message,
+      baseUrl,
+      token,
+      expiresAt: r.expires_at,
+    },
   };
 }
 
@@ -83,8 +96,16 @@ export async function signerView(deps: SigningDeps, token: string) {
   const workspaceName = (await workspaceNameOf(deps.db.kysely, r.workspace_id)) ?? '';
   const fields = (JSON.parse(doc.fields) as Field[]).filter((f) => f.role === r.role);
   const now = deps.clock.now();
-  const open = doc.status === 'in_progress' && doc.seal_state === 'none' && isOpenRequest(r.status) && r.expires_at > now;
-  const state = r.status === 'pending' || r.status === 'viewed' ? (r.expires_at <= now ? 'expired' : open ? 'open' : 'closed') : r.status;
+  const open =
+    doc.status === 'in_progress' && doc.seal_state === 'none' && isOpenRequest(r.status) && r.expires_at > now;
+  const state =
+    r.status === 'pending' || r.status === 'viewed'
+      ? r.expires_at <= now
+        ? 'expired'
+        : open
+          ? 'open'
+          : 'closed'
+      : r.status;
   return { request: r, document: doc, workspaceName, fields, state };
 }
 
@@ -102,9 +123,27 @@ export async function viewRequest(deps: SigningDeps, token: string, meta: Client
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
     if (r.status === 'viewed') return;
-    if (!(await moveRequest(tx.trx, r.id, 'view', { viewed_at: tx.now, view_ip: meta.ip, view_ua: userAgentOf(meta), updated_at: tx.now }))) return;
-    await tx.audit(doc, { action: 'signing_request.viewed', actor: signerActor(r), signingRequestId: r.id, ip: meta.ip, userAgent: meta.userAgent });
-    await tx.emit('signing_request.viewed', doc.workspace_id, { signing_request_id: r.id, document_id: doc.id, signer: eventSigner(r) });
+    if (
+      !(await moveRequest(tx.trx, r.id, 'view', {
+        viewed_at: tx.now,
+        view_ip: meta.ip,
+        view_ua: userAgentOf(meta),
+        updated_at: tx.now,
+      }))
+    )
+      return;
+    await tx.audit(doc, {
+      action: 'signing_request.viewed',
+      actor: signerActor(r),
+      signingRequestId: r.id,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
+    await tx.emit('signing_request.viewed', doc.workspace_id, {
+      signing_request_id: r.id,
+      document_id: doc.id,
+      signer: eventSigner(r),
+    });
   });
   return { status: 'viewed' };
 }
@@ -118,7 +157,8 @@ function drawnSignature(body: SignBody): Uint8Array | null {
   if (!BASE64.test(b64)) throw invalid('signature.png_base64', 'signature.png_base64 is not valid base64.');
   const png = new Uint8Array(Buffer.from(b64, 'base64'));
   if (png.byteLength > MAX_PNG_BYTES) throw invalid('signature.png_base64', 'The drawn signature is over 2 MB.');
-  if (png.byteLength < 8 || !Buffer.from(png.subarray(0, 8)).equals(PNG_MAGIC)) throw invalid('signature.png_base64', 'The drawn signature is not a PNG image.');
+  if (png.byteLength < 8 || !Buffer.from(png.subarray(0, 8)).equals(PNG_MAGIC))
+    throw invalid('signature.png_base64', 'The drawn signature is not a PNG image.');
   return png;
 }
 
@@ -152,8 +192,20 @@ export async function signRequest(deps: SigningDeps, token: string, body: SignBo
     });
     if (!signed) throw apiError('request_not_signable');
     const detail = { signature: body.signature.type, sha256: doc.prepared_sha256 };
-    await tx.audit(doc, { action: 'signing_request.signed', actor: signerActor(r), signingRequestId: r.id, ip: meta.ip, userAgent: meta.userAgent, detail });
-    await tx.emit('signing_request.signed', doc.workspace_id, { signing_request_id: r.id, document_id: doc.id, signer: eventSigner(r), sha256: doc.prepared_sha256 });
+    await tx.audit(doc, {
+      action: 'signing_request.signed',
+      actor: signerActor(r),
+      signingRequestId: r.id,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+      detail,
+    });
+    await tx.emit('signing_request.signed', doc.workspace_id, {
+      signing_request_id: r.id,
+      document_id: doc.id,
+      signer: eventSigner(r),
+      sha256: doc.prepared_sha256,
+    });
 
     const all = await listRequests(tx.trx, doc.id);
     if (all.every((x) => x.status === 'signed')) {
@@ -171,7 +223,8 @@ export async function signRequest(deps: SigningDeps, token: string, body: SignBo
 async function releaseNext(deps: SigningDeps, tx: Tx, doc: DocumentRow, all: RequestRow[]) {
   const next = all.find((x) => x.status === 'queued');
   if (!next) return;
-  if (!(await moveRequest(tx.trx, next.id, 'release', { released_at: tx.now, sent_at: tx.now, updated_at: tx.now }))) return;
+  if (!(await moveRequest(tx.trx, next.id, 'release', { released_at: tx.now, sent_at: tx.now, updated_at: tx.now })))
+    return;
   // A fresh link replaces the one minted at creation, which was never mailed.
   const tk = newSignerToken();
   await setSignerToken(tx.trx, next.id, tk.hash);
@@ -187,14 +240,32 @@ export async function declineRequest(deps: SigningDeps, token: string, reason: s
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
-    const declined = { declined_at: tx.now, decline_reason: text, sign_ip: meta.ip, sign_ua: userAgentOf(meta), updated_at: tx.now };
+    const declined = {
+      declined_at: tx.now,
+      decline_reason: text,
+      sign_ip: meta.ip,
+      sign_ua: userAgentOf(meta),
+      updated_at: tx.now,
+    };
     if (!(await moveRequest(tx.trx, r.id, 'decline', declined))) throw apiError('request_not_signable');
     await moveDocument(tx.trx, doc.id, 'decline', { closed_at: tx.now, updated_at: tx.now });
     const others = (await listRequests(tx.trx, doc.id)).filter((x) => x.id !== r.id && isOpenRequest(x.status));
     await moveDocumentRequests(tx.trx, doc.id, 'withdraw', { closed_at: tx.now, updated_at: tx.now });
-    await tx.audit(doc, { action: 'signing_request.declined', actor: signerActor(r), signingRequestId: r.id, ip: meta.ip, userAgent: meta.userAgent, detail: { reason: text } });
+    await tx.audit(doc, {
+      action: 'signing_request.declined',
+      actor: signerActor(r),
+      signingRequestId: r.id,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+      detail: { reason: text },
+    });
     await tx.audit(doc, { action: 'document.declined', actor: 'system' });
-    await tx.emit('signing_request.declined', doc.workspace_id, { signing_request_id: r.id, document_id: doc.id, signer: eventSigner(r), reason: text });
+    await tx.emit('signing_request.declined', doc.workspace_id, {
+      signing_request_id: r.id,
+      document_id: doc.id,
+      signer: eventSigner(r),
+      reason: text,
+    });
     for (const o of others) {
       await tx.mail({
         workspaceId: doc.workspace_id,
@@ -217,7 +288,8 @@ async function withdraw(tx: Tx, doc: DocumentRow, actor: string, requestId: stri
   await tx.audit(doc, { action: 'document.withdrawn', actor, signingRequestId: requestId });
 }
 
-const withdrawable = (doc: DocumentRow | undefined): doc is DocumentRow => !!doc && doc.status === 'in_progress' && doc.seal_state === 'none';
+const withdrawable = (doc: DocumentRow | undefined): doc is DocumentRow =>
+  !!doc && doc.status === 'in_progress' && doc.seal_state === 'none';
 
 /** The sender withdraws one signing request; its document is withdrawn, since it could never complete. */
 export async function withdrawRequest(deps: SigningDeps, auth: AuthContext, id: string) {
@@ -226,7 +298,9 @@ export async function withdrawRequest(deps: SigningDeps, auth: AuthContext, id: 
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
     if (!withdrawable(doc) || !canMoveRequest('withdraw', r.status)) {
-      throw apiError('request_not_signable', { message: 'Only an open signing request of an in-progress document can be withdrawn.' });
+      throw apiError('request_not_signable', {
+        message: 'Only an open signing request of an in-progress document can be withdrawn.',
+      });
     }
     await withdraw(tx, doc, keyActor(auth), r.id);
   });
@@ -237,7 +311,8 @@ export async function withdrawDocument(deps: SigningDeps, auth: AuthContext, id:
   const found = await findDocument(deps.db.kysely, auth.workspace.id, id);
   if (!found) throw apiError('not_found');
   await transition(deps, id, async (tx, doc) => {
-    if (!withdrawable(doc)) throw apiError('request_not_signable', { message: 'Only an in-progress document can be withdrawn.' });
+    if (!withdrawable(doc))
+      throw apiError('request_not_signable', { message: 'Only an in-progress document can be withdrawn.' });
     await withdraw(tx, doc, keyActor(auth), null);
   });
 }

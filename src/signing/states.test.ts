@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DOCUMENT_MOVES, DOCUMENT_STATUSES, OPEN_REQUEST_STATUSES, REQUEST_MOVES, REQUEST_STATUSES, canMoveRequest } from './states.js';
+import {
+  DOCUMENT_MOVES,
+  DOCUMENT_STATUSES,
+  OPEN_REQUEST_STATUSES,
+  REQUEST_MOVES,
+  REQUEST_STATUSES,
+  canMoveRequest,
+} from './states.js';
 
 test('every move names known statuses, and no move leaves a final state', () => {
   const finalRequest = ['signed', 'declined', 'withdrawn', 'expired'];

@@ -11,4 +11,3 @@ export const newSignerToken = (): { token: string; hash: string } => {
 
 /** Null for anything that is not one of our tokens, so junk never reaches the database. */
 export const signerTokenHash = (token: string): string | null => (SHAPE.test(token) ? sha256Hex(token) : null);
-

@@ -15,21 +15,32 @@ function suite(start: () => Promise<E2E>) {
 
   async function oneSigner(email: string) {
     const r = await e.api('POST', '/v1/signing-requests', {
-      signers: [{ role: 'signer', email, name: 'Racy Signer' }, { role: 'witness', email: `w.${email}`, name: 'Witness' }],
+      signers: [
+        { role: 'signer', email, name: 'Racy Signer' },
+        { role: 'witness', email: `w.${email}`, name: 'Witness' },
+      ],
       file: { name: 'a.pdf', content_base64: b64(await makePdf({ text: [['Agreement']] })) },
       placement: 'auto_append',
     });
     assert.equal(r.status, 201, r.text);
     await e.work();
-    return { documentId: r.json.document_id as string, requestId: r.json.signing_requests[0].id as string, link: await e.linkFor(email) };
+    return {
+      documentId: r.json.document_id as string,
+      requestId: r.json.signing_requests[0].id as string,
+      link: await e.linkFor(email),
+    };
   }
   const auditOf = async (documentId: string, action: string) =>
-    (await e.api('GET', `/v1/documents/${documentId}/audit-trail`)).json.entries.filter((x: { action: string }) => x.action === action);
+    (await e.api('GET', `/v1/documents/${documentId}/audit-trail`)).json.entries.filter(
+      (x: { action: string }) => x.action === action,
+    );
 
   test('eight concurrent signatures on one link: one 200, seven 409, one event, one audit entry', async () => {
     const s = await oneSigner(`race.${Date.now()}@example.com`);
     const answers = await Promise.all(
-      Array.from({ length: 8 }, () => e.h.request('POST', `/sign/${s.link}/sign`, { body: { signature: { type: 'typed', text: 'Racy Signer' } } })),
+      Array.from({ length: 8 }, () =>
+        e.h.request('POST', `/sign/${s.link}/sign`, { body: { signature: { type: 'typed', text: 'Racy Signer' } } }),
+      ),
     );
     assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409, 409, 409, 409, 409, 409, 409]);
     assert.ok(answers.filter((a) => a.status === 409).every((a) => a.json.code === 'request_not_signable'));

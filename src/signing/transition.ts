@@ -23,7 +23,10 @@ export type Tx = {
   readonly trx: Kysely<Database>;
   /** The clock's reading when the transaction began: one time for every row it writes. */
   readonly now: number;
-  audit(doc: Pick<DocumentRow, 'id' | 'workspace_id'>, entry: Omit<AuditInput, 'documentId' | 'workspaceId'>): Promise<void>;
+  audit(
+    doc: Pick<DocumentRow, 'id' | 'workspace_id'>,
+    entry: Omit<AuditInput, 'documentId' | 'workspaceId'>,
+  ): Promise<void>;
   emit(name: EventName, workspaceId: string, fields: Record<string, unknown>): Promise<void>;
   mail(msg: OutgoingMail): Promise<void>;
   /** The document is ready to seal: wake the sealing job after the commit. */
@@ -34,13 +37,18 @@ export type Tx = {
  * Runs `fn` in one transaction with the signing effects, then wakes the workers it gave work to. `now`: the time the
  * change happened, when the caller read the clock before slow work (creation processes the PDF first).
  */
-export async function inTransaction<T>(deps: TransitionDeps, fn: (tx: Tx) => Promise<T>, now = deps.clock.now()): Promise<T> {
+export async function inTransaction<T>(
+  deps: TransitionDeps,
+  fn: (tx: Tx) => Promise<T>,
+  now = deps.clock.now(),
+): Promise<T> {
   const woken = { deliveries: false, mail: false, sealing: false };
   const result = await deps.db.kysely.transaction().execute((trx) =>
     fn({
       trx,
       now,
-      audit: async (doc, entry) => void (await appendAudit(trx, { ...entry, documentId: doc.id, workspaceId: doc.workspace_id }, now)),
+      audit: async (doc, entry) =>
+        void (await appendAudit(trx, { ...entry, documentId: doc.id, workspaceId: doc.workspace_id }, now)),
       async emit(name, workspaceId, fields) {
         await deps.emit(trx, name, workspaceId, fields);
         woken.deliveries = true;
@@ -59,6 +67,10 @@ export async function inTransaction<T>(deps: TransitionDeps, fn: (tx: Tx) => Pro
 }
 
 /** A state change of one document: `fn` runs with the document row locked (undefined if it does not exist). */
-export function transition<T>(deps: TransitionDeps, documentId: string, fn: (tx: Tx, doc: DocumentRow | undefined) => Promise<T>): Promise<T> {
+export function transition<T>(
+  deps: TransitionDeps,
+  documentId: string,
+  fn: (tx: Tx, doc: DocumentRow | undefined) => Promise<T>,
+): Promise<T> {
   return inTransaction(deps, async (tx) => fn(tx, await lockDocument(deps.db, tx.trx, documentId)));
 }

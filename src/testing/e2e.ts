@@ -6,9 +6,19 @@ import { setRateLimit } from '../keys/keys.repo.js';
 import { startHarness, type Harness, type HarnessOptions } from './harness.js';
 import { startSmtpPeer, type SmtpPeer } from '../mail/testing/smtp-peer.js';
 
-export type ReceivedEvent = { path: string; headers: http.IncomingHttpHeaders; body: string; event: Record<string, any> };
+export type ReceivedEvent = {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  event: Record<string, any>;
+};
 
-export type Receiver = { url(path: string): string; events: ReceivedEvent[]; secrets: Map<string, string>; close(): Promise<void> };
+export type Receiver = {
+  url(path: string): string;
+  events: ReceivedEvent[];
+  secrets: Map<string, string>;
+  close(): Promise<void>;
+};
 
 const stripe = new Stripe('sk_test_unused');
 
@@ -25,7 +35,12 @@ export async function startReceiver(): Promise<Receiver> {
       const secret = secrets.get(path);
       try {
         if (!secret) throw new Error(`no secret for ${path}`);
-        const event = stripe.webhooks.constructEvent(body, req.headers['x-service-signature'] as string, secret, 1e9) as unknown as Record<string, any>;
+        const event = stripe.webhooks.constructEvent(
+          body,
+          req.headers['x-service-signature'] as string,
+          secret,
+          1e9,
+        ) as unknown as Record<string, any>;
         events.push({ path, headers: req.headers, body, event });
         res.writeHead(200).end('ok');
       } catch (err) {
@@ -91,7 +106,9 @@ export async function startE2E(opts: HarnessOptions & { tier?: string } = {}): P
       return all[all.length - 1]!;
     },
     eventsOf: (name, documentId, path = '/ws') =>
-      rx.events.filter((e) => e.path === path && e.event.event === name && (!documentId || e.event.document_id === documentId)).map((e) => e.event),
+      rx.events
+        .filter((e) => e.path === path && e.event.event === name && (!documentId || e.event.document_id === documentId))
+        .map((e) => e.event),
     api: (method, path, body) => h.request(method, path, { token: t.token, body }),
     async close() {
       await h.close();

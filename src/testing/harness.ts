@@ -81,7 +81,15 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   }
   const config = loadConfig({ DATA_DIR: dir, SIGNET_ALLOW_PRIVATE_NETWORK: '1', LOG_LEVEL: 'silent', ...opts.env });
   const limiter = opts.limiter ? opts.limiter(clock) : createMemoryLimiter({ clock });
-  const runtime = await createRuntime(config, { api: true, worker: true, clock, db, limiter, logger: false, deliveryTimeoutMs: opts.deliveryTimeoutMs });
+  const runtime = await createRuntime(config, {
+    api: true,
+    worker: true,
+    clock,
+    db,
+    limiter,
+    logger: false,
+    deliveryTimeoutMs: opts.deliveryTimeoutMs,
+  });
   const app = runtime.app!;
   const listenHost = opts.listenHost ?? '127.0.0.1';
   await app.listen({ port: 0, host: listenHost });
@@ -95,7 +103,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     clock,
     config,
     port,
-    url: (p, host = listenHost.startsWith('::ffff:') ? '127.0.0.1' : listenHost) => `http://${host.includes(':') ? `[${host}]` : host}:${port}${p}`,
+    url: (p, host = listenHost.startsWith('::ffff:') ? '127.0.0.1' : listenHost) =>
+      `http://${host.includes(':') ? `[${host}]` : host}:${port}${p}`,
     workspace: (tier = 'starter', name = 'Test Workspace') => createWorkspace(db.kysely, { name, tier }, clock.now()),
     async key(workspaceId, o = {}) {
       const r = await createKey(db.kysely, { workspaceId, legacy: !!o.legacy }, clock.now());

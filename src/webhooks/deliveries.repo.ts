@@ -50,7 +50,17 @@ export async function claimDue(
       'in',
       claimed.map((c) => c.id),
     )
-    .select(['d.id', 'd.event_id', 'd.next_attempt_at', 'e.name', 'e.body', 'd.hook_id', 'h.target_url', 'h.secret', 'h.deleted_at'])
+    .select([
+      'd.id',
+      'd.event_id',
+      'd.next_attempt_at',
+      'e.name',
+      'e.body',
+      'd.hook_id',
+      'h.target_url',
+      'h.secret',
+      'h.deleted_at',
+    ])
     .orderBy('d.next_attempt_at')
     .execute();
   return rows.map((r) => ({
@@ -135,7 +145,12 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
       } else if (o.kind === 'release') {
         written = await writeUnderLease(trx, DELIVERY_LEASE, o.deliveryId, workerId, {}, guard);
       } else {
-        const set = { status: 'giving_up', next_attempt_at: null, last_error: o.error ?? null, updated_at: o.recordedAt };
+        const set = {
+          status: 'giving_up',
+          next_attempt_at: null,
+          last_error: o.error ?? null,
+          updated_at: o.recordedAt,
+        };
         written = await writeUnderLease(trx, DELIVERY_LEASE, o.deliveryId, workerId, set, guard);
       }
       if (written) applied++;

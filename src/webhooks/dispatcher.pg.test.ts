@@ -54,13 +54,26 @@ async function seed(db: Db, clock: ManualClock, targetUrl: string, n: number) {
   const hookId = newId('hook');
   await db.kysely
     .insertInto('hooks')
-    .values({ id: hookId, workspace_id: workspaceId, target_url: targetUrl, events: '[]', secret, document_id: null, source: 'api', created_at: now, deleted_at: null })
+    .values({
+      id: hookId,
+      workspace_id: workspaceId,
+      target_url: targetUrl,
+      events: '[]',
+      secret,
+      document_id: null,
+      source: 'api',
+      created_at: now,
+      deleted_at: null,
+    })
     .execute();
   const emit = createEmitter(clock);
   const eventIds = await db.kysely.transaction().execute(async (trx) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
-      ids.push((await emit(trx, 'document.completed', workspaceId, { signing_request_id: `sr_${i}`, document_id: `doc_${i}` })).eventId);
+      ids.push(
+        (await emit(trx, 'document.completed', workspaceId, { signing_request_id: `sr_${i}`, document_id: `doc_${i}` }))
+          .eventId,
+      );
     }
     return ids;
   });
@@ -120,27 +133,55 @@ describe('webhook dispatcher (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : fal
       const clock = new ManualClock();
       const s = await seed(fresh.db, clock, rx.url, 200);
       // Small batches so both workers interleave claims on the same due rows.
-      const a = createDispatcher({ db: fresh.db, clock, workerId: 'worker-a', agent, allowPrivateNetwork: true, batchSize: 15, concurrency: 8 });
-      const b = createDispatcher({ db: db2, clock, workerId: 'worker-b', agent, allowPrivateNetwork: true, batchSize: 15, concurrency: 8 });
+      const a = createDispatcher({
+        db: fresh.db,
+        clock,
+        workerId: 'worker-a',
+        agent,
+        allowPrivateNetwork: true,
+        batchSize: 15,
+        concurrency: 8,
+      });
+      const b = createDispatcher({
+        db: db2,
+        clock,
+        workerId: 'worker-b',
+        agent,
+        allowPrivateNetwork: true,
+        batchSize: 15,
+        concurrency: 8,
+      });
 
       let sent = 0;
-      for (let round = 0; round < 3; round++) sent += (await Promise.all([a.runOnce(), b.runOnce()])).reduce((x, y) => x + y, 0);
+      for (let round = 0; round < 3; round++)
+        sent += (await Promise.all([a.runOnce(), b.runOnce()])).reduce((x, y) => x + y, 0);
       assert.equal(sent, 200);
       assert.equal(rx.hits.length, 200);
       let counts = countBy(rx.hits);
       assert.equal(counts.size, 200);
-      assert.ok([...counts.values()].every((n) => n === 1), 'first attempt received exactly once');
+      assert.ok(
+        [...counts.values()].every((n) => n === 1),
+        'first attempt received exactly once',
+      );
 
       answer = 200;
       clock.advance(MIN);
       sent = 0;
-      for (let round = 0; round < 3; round++) sent += (await Promise.all([a.runOnce(), b.runOnce()])).reduce((x, y) => x + y, 0);
+      for (let round = 0; round < 3; round++)
+        sent += (await Promise.all([a.runOnce(), b.runOnce()])).reduce((x, y) => x + y, 0);
       assert.equal(sent, 200);
       counts = countBy(rx.hits);
       assert.deepEqual(new Set(counts.keys()), new Set(s.eventIds));
-      assert.ok([...counts.values()].every((n) => n === 2), 'second attempt received exactly once');
+      assert.ok(
+        [...counts.values()].every((n) => n === 2),
+        'second attempt received exactly once',
+      );
 
-      const rows = await fresh.db.kysely.selectFrom('deliveries').select(['status', 'attempts']).where('hook_id', '=', s.hookId).execute();
+      const rows = await fresh.db.kysely
+        .selectFrom('deliveries')
+        .select(['status', 'attempts'])
+        .where('hook_id', '=', s.hookId)
+        .execute();
       assert.ok(rows.every((r) => r.status === 'succeeded' && r.attempts === 2));
       const atts = await fresh.db.kysely
         .selectFrom('delivery_attempts as a')
@@ -166,7 +207,10 @@ describe('webhook dispatcher (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : fal
       const s = await seed(fresh.db, clock, rx.url, 1);
       const [mine] = await claimDue(fresh.db, { now: clock.now(), workerId: 'slow', leaseMs: 60_000, limit: 10 });
       assert.ok(mine);
-      assert.equal((await claimDue(db2, { now: clock.now() + 59_999, workerId: 'other', leaseMs: 60_000, limit: 10 })).length, 0);
+      assert.equal(
+        (await claimDue(db2, { now: clock.now() + 59_999, workerId: 'other', leaseMs: 60_000, limit: 10 })).length,
+        0,
+      );
       clock.advance(60_000);
       const [theirs] = await claimDue(db2, { now: clock.now(), workerId: 'other', leaseMs: 60_000, limit: 10 });
       assert.equal(theirs?.id, mine.id);
@@ -219,7 +263,14 @@ describe('webhook dispatcher (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : fal
       assert.equal(await d.runOnce(), 1);
       const last = rx.hits.at(-1)!;
       assert.equal(last.headers['x-service-event-id'], s.eventIds[0]);
-      new Stripe('sk_test_x').webhooks.constructEvent(last.raw, String(last.headers['x-service-signature']), s.secret, 300, undefined, clock.now());
+      new Stripe('sk_test_x').webhooks.constructEvent(
+        last.raw,
+        String(last.headers['x-service-signature']),
+        s.secret,
+        300,
+        undefined,
+        clock.now(),
+      );
       assert.equal((await getDelivery(fresh.db, replay!.id))?.status, 'succeeded');
       const listed = await listDeliveries(fresh.db, { workspaceId: s.workspaceId });
       assert.deepEqual(

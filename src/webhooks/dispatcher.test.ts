@@ -112,7 +112,12 @@ const deliveryOf = async (db: Db, eventId: string) =>
   db.kysely.selectFrom('deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow();
 
 const attemptsOf = (db: Db, deliveryId: string) =>
-  db.kysely.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+  db.kysely
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute();
 
 const tOf = (h: Hit): number => Number(/^t=(\d+),/.exec(String(h.headers['x-service-signature']))![1]);
 
@@ -137,7 +142,14 @@ describe('webhook dispatcher (SQLite)', () => {
   });
 
   const dispatcher = (clock: ManualClock, extra: Partial<DispatcherOptions> = {}) => {
-    const d = createDispatcher({ db, clock, workerId: `test:${process.pid}:${newId('att')}`, agent, allowPrivateNetwork: true, ...extra });
+    const d = createDispatcher({
+      db,
+      clock,
+      workerId: `test:${process.pid}:${newId('att')}`,
+      agent,
+      allowPrivateNetwork: true,
+      ...extra,
+    });
     made.push(d);
     return d;
   };
@@ -151,7 +163,11 @@ describe('webhook dispatcher (SQLite)', () => {
       assert.equal(await d.runOnce(), 1);
       assert.equal(rx.hits.length, 1);
       const hit = rx.hits[0]!;
-      const event = await db.kysely.selectFrom('events').selectAll().where('id', '=', s.eventIds[0]!).executeTakeFirstOrThrow();
+      const event = await db.kysely
+        .selectFrom('events')
+        .selectAll()
+        .where('id', '=', s.eventIds[0]!)
+        .executeTakeFirstOrThrow();
 
       assert.ok(hit.raw.equals(Buffer.from(event.body, 'utf8')), 'body byte-identical to the stored event body');
       const h = hit.headers;
@@ -166,9 +182,25 @@ describe('webhook dispatcher (SQLite)', () => {
       assert.equal(tOf(hit), Math.floor(clock.now() / 1000));
 
       // Independent verifier: Stripe's scheme is ours (t.body, HMAC-SHA256 with the whole whsec_ string).
-      const verified = stripe.webhooks.constructEvent(hit.raw, String(h['x-service-signature']), s.secret, 300, undefined, clock.now());
+      const verified = stripe.webhooks.constructEvent(
+        hit.raw,
+        String(h['x-service-signature']),
+        s.secret,
+        300,
+        undefined,
+        clock.now(),
+      );
       assert.equal((verified as unknown as { event_id: string }).event_id, s.eventIds[0]);
-      assert.throws(() => stripe.webhooks.constructEvent(hit.raw, String(h['x-service-signature']), newWebhookSecret(), 300, undefined, clock.now()));
+      assert.throws(() =>
+        stripe.webhooks.constructEvent(
+          hit.raw,
+          String(h['x-service-signature']),
+          newWebhookSecret(),
+          300,
+          undefined,
+          clock.now(),
+        ),
+      );
 
       const row = await deliveryOf(db, s.eventIds[0]!);
       assert.equal(row.status, 'succeeded');
@@ -226,7 +258,14 @@ describe('webhook dispatcher (SQLite)', () => {
         assert.equal(rx.hits.length, i + 1);
         const hit = rx.hits[i]!;
         assert.equal(tOf(hit), Math.floor(at / 1000), 'signed with t at send time');
-        stripe.webhooks.constructEvent(hit.raw, String(hit.headers['x-service-signature']), s.secret, 300, undefined, at);
+        stripe.webhooks.constructEvent(
+          hit.raw,
+          String(hit.headers['x-service-signature']),
+          s.secret,
+          300,
+          undefined,
+          at,
+        );
         assert.equal(hit.headers['x-service-event-id'], eventId, 'event id stable across retries');
 
         const row = await deliveryOf(db, eventId);
@@ -419,7 +458,14 @@ describe('webhook dispatcher (SQLite)', () => {
       assert.equal(await d.runOnce(), 1);
       assert.equal(rx.hits.length, 8);
       assert.equal(rx.hits[7]!.headers['x-service-event-id'], s.eventIds[0]);
-      stripe.webhooks.constructEvent(rx.hits[7]!.raw, String(rx.hits[7]!.headers['x-service-signature']), s.secret, 300, undefined, clock.now());
+      stripe.webhooks.constructEvent(
+        rx.hits[7]!.raw,
+        String(rx.hits[7]!.headers['x-service-signature']),
+        s.secret,
+        300,
+        undefined,
+        clock.now(),
+      );
       const after = await getDelivery(db, replay.id);
       assert.equal(after?.status, 'succeeded');
       assert.equal(after?.last_status_code, 204);
@@ -541,11 +587,20 @@ describe('webhook dispatcher (SQLite)', () => {
       assert.equal(await d.runOnce(), 2000);
       const secs = (performance.now() - t0) / 1000;
       await d.stop();
-      console.log(`webhook dispatcher throughput (SQLite file, local receiver): ${Math.round(2000 / secs)} deliveries/s`);
+      console.log(
+        `webhook dispatcher throughput (SQLite file, local receiver): ${Math.round(2000 / secs)} deliveries/s`,
+      );
       assert.equal(rx.hits.length, 2000);
-      const left = await fileDb.kysely.selectFrom('deliveries').select('id').where('status', '!=', 'succeeded').execute();
+      const left = await fileDb.kysely
+        .selectFrom('deliveries')
+        .select('id')
+        .where('status', '!=', 'succeeded')
+        .execute();
       assert.equal(left.length, 0);
-      const atts = await fileDb.kysely.selectFrom('delivery_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const atts = await fileDb.kysely
+        .selectFrom('delivery_attempts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(atts.n), 2000);
     } finally {
       await rx.close();

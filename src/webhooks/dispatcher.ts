@@ -14,7 +14,13 @@ import type { Clock } from '../lib/clock.js';
 import { describeError, silentLogger, withoutNul, type Logger } from '../lib/logger.js';
 import { createGuardedAgent } from '../lib/outbound.js';
 import { WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_TIMEOUT_MS } from '../limits.js';
-import { claimDue, recordOutcomes, type AttemptOutcome, type ClaimedDelivery, type Outcome } from './deliveries.repo.js';
+import {
+  claimDue,
+  recordOutcomes,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  type Outcome,
+} from './deliveries.repo.js';
 import { deliveryHeaders } from './signature.js';
 
 export const DEFAULT_LEASE_MS = 60_000;
@@ -126,7 +132,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     claim: (o) => claimDue(db, o),
     async work(d) {
       if (d.hookDeleted) {
-        writer.push({ kind: 'drop', deliveryId: d.id, attemptsAtClaim: d.attempts, recordedAt: clock.now(), error: 'hook deleted' });
+        writer.push({
+          kind: 'drop',
+          deliveryId: d.id,
+          attemptsAtClaim: d.attempts,
+          recordedAt: clock.now(),
+          error: 'hook deleted',
+        });
         return false;
       }
       inFlight++;

@@ -30,7 +30,13 @@ export function buildEnvelope(
   now: number,
 ): Envelope {
   const id = newEventId();
-  const body = JSON.stringify({ event: name, event_id: id, created_at: iso(now), workspace_id: workspaceId, ...fields });
+  const body = JSON.stringify({
+    event: name,
+    event_id: id,
+    created_at: iso(now),
+    workspace_id: workspaceId,
+    ...fields,
+  });
   return { id, createdAt: now, body };
 }
 

@@ -9,7 +9,13 @@ export type Hook = HooksTable;
 /** Creates a hook; the returned secret is the only time it leaves the service. */
 export async function createHook(
   db: Kysely<Database>,
-  input: { workspaceId: string; targetUrl: string; events: string[]; documentId?: string | null; source: 'api' | 'callback' | 'dashboard' },
+  input: {
+    workspaceId: string;
+    targetUrl: string;
+    events: string[];
+    documentId?: string | null;
+    source: 'api' | 'callback' | 'dashboard';
+  },
   now: number,
 ): Promise<Hook> {
   const hook: Hook = {

@@ -42,10 +42,18 @@ describe('/v1/hooks', () => {
     const t = await h.tenant();
     const create = (n: number) => {
       h.clock.advance(1); // oldest first: distinct creation times
-      return h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: `https://hooks.example.com/${n}`, events: n ? ['document.completed'] : [] } });
+      return h.request('POST', '/v1/hooks', {
+        token: t.token,
+        body: { target_url: `https://hooks.example.com/${n}`, events: n ? ['document.completed'] : [] },
+      });
     };
     const list = () => h.request('GET', '/v1/hooks', { token: t.token });
-    const shape = (r: Res) => ({ status: r.status, text: r.text, type: r.headers['content-type'], limit: r.headers['ratelimit-limit'] });
+    const shape = (r: Res) => ({
+      status: r.status,
+      text: r.text,
+      type: r.headers['content-type'],
+      limit: r.headers['ratelimit-limit'],
+    });
     const ids = [(await create(0)).json.id, (await create(1)).json.id];
     const fresh = await list(); // the create moved the change probe: read from the database, schema-serialised
     assert.ok(h.app.hooks.cachedList(t.workspaceId, h.db.probe!.version()), 'the next list is served from the cache');
@@ -53,12 +61,19 @@ describe('/v1/hooks', () => {
     assert.deepEqual(shape(cached), shape(fresh));
     assert.deepEqual(shape(await list()), shape(fresh));
     assert.equal(fresh.headers['content-type'], 'application/json; charset=utf-8');
-    assert.deepEqual(fresh.json.map((x: { id: string }) => x.id), ids);
+    assert.deepEqual(
+      fresh.json.map((x: { id: string }) => x.id),
+      ids,
+    );
     assert.notEqual(Number(cached.headers['ratelimit-remaining']), Number(fresh.headers['ratelimit-remaining']));
 
     assert.equal((await h.request('DELETE', `/v1/hooks/${ids[0]}`, { token: t.token })).status, 204);
     const after = [await list(), await list()];
-    for (const r of after) assert.deepEqual(r.json.map((x: { id: string }) => x.id), [ids[1]]);
+    for (const r of after)
+      assert.deepEqual(
+        r.json.map((x: { id: string }) => x.id),
+        [ids[1]],
+      );
     assert.equal(after[0]!.text, after[1]!.text);
     await create(2);
     assert.equal((await list()).json.length, 2);
@@ -69,7 +84,10 @@ describe('/v1/hooks', () => {
     const t = await h.tenant();
     const r = await h.request('POST', '/v1/hooks', {
       token: t.token,
-      body: { target_url: 'https://hooks.example.com/signet', events: ['signing_request.signed', 'document.completed', 'document.completed'] },
+      body: {
+        target_url: 'https://hooks.example.com/signet',
+        events: ['signing_request.signed', 'document.completed', 'document.completed'],
+      },
     });
     assert.equal(r.status, 201);
     assert.match(r.json.id, /^hook_[0-9a-f]{24}$/);
@@ -87,12 +105,18 @@ describe('/v1/hooks', () => {
 
   test('event filter: empty means all, known names only, at most 10', async () => {
     const t = await h.tenant();
-    const all = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: 'https://x.example/a', events: [] } });
+    const all = await h.request('POST', '/v1/hooks', {
+      token: t.token,
+      body: { target_url: 'https://x.example/a', events: [] },
+    });
     assert.equal(all.status, 201);
     assert.deepEqual(all.json.events, []);
     const none = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: 'https://x.example/a' } });
     assert.deepEqual(none.json.events, []);
-    const ten = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: 'https://x.example/a', events: [...EVENT_NAMES] } });
+    const ten = await h.request('POST', '/v1/hooks', {
+      token: t.token,
+      body: { target_url: 'https://x.example/a', events: [...EVENT_NAMES] },
+    });
     assert.equal(ten.status, 201, 'all ten catalogue names, placement_expired included');
     const eleven = await h.request('POST', '/v1/hooks', {
       token: t.token,
@@ -100,7 +124,10 @@ describe('/v1/hooks', () => {
     });
     assert.equal(eleven.status, 400);
     assert.equal(eleven.json.code, 'invalid_request');
-    const unknown = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: 'https://x.example/a', events: ['document.done'] } });
+    const unknown = await h.request('POST', '/v1/hooks', {
+      token: t.token,
+      body: { target_url: 'https://x.example/a', events: ['document.done'] },
+    });
     assert.equal(unknown.status, 400);
     assert.equal(unknown.json.meta.field, 'events');
     const list = await h.request('GET', '/v1/hooks', { token: t.token });
@@ -109,7 +136,14 @@ describe('/v1/hooks', () => {
 
   test('target_url must be an http(s) URL without credentials', async () => {
     const t = await h.tenant();
-    for (const target_url of ['ftp://x.example/a', 'https://u:p@x.example/a', 'not a url', '/relative', 'javascript:alert(1)', `https://x.example/${'a'.repeat(2100)}`]) {
+    for (const target_url of [
+      'ftp://x.example/a',
+      'https://u:p@x.example/a',
+      'not a url',
+      '/relative',
+      'javascript:alert(1)',
+      `https://x.example/${'a'.repeat(2100)}`,
+    ]) {
       const r = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url } });
       assert.equal(r.status, 400, target_url);
       assert.equal(r.json.code, 'invalid_request');
@@ -140,7 +174,10 @@ describe('/v1/hooks', () => {
     const rx = await receiver();
     try {
       const t = await h.tenant();
-      const created = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: rx.url, events: ['document.completed'] } });
+      const created = await h.request('POST', '/v1/hooks', {
+        token: t.token,
+        body: { target_url: rx.url, events: ['document.completed'] },
+      });
       const sent = await h.request('POST', `/v1/hooks/${created.json.id}/test`, { token: t.token });
       assert.equal(sent.status, 202);
       assert.match(sent.json.event_id, /^evt_[0-9a-f]{32}$/);
@@ -149,7 +186,11 @@ describe('/v1/hooks', () => {
       await d.stop();
       assert.equal(rx.got.length, 1);
       const { headers, body } = rx.got[0]!;
-      const event = stripe.webhooks.constructEvent(body, headers['x-service-signature'] as string, created.json.secret) as unknown as Record<string, any>;
+      const event = stripe.webhooks.constructEvent(
+        body,
+        headers['x-service-signature'] as string,
+        created.json.secret,
+      ) as unknown as Record<string, any>;
       assert.equal(headers['x-legacy-signature'], headers['x-service-signature']);
       assert.equal(headers['x-service-event-id'], sent.json.event_id);
       assert.equal(headers['x-legacy-event-id'], sent.json.event_id);
@@ -180,28 +221,67 @@ describe('/v1/hooks', () => {
   test('emit: filters and document-scoped hooks decide which hooks get a delivery', async () => {
     const t = await h.tenant();
     const now = h.clock.now();
-    const all = await createHook(h.db.kysely, { workspaceId: t.workspaceId, targetUrl: 'https://a.example/', events: [], source: 'api' }, now);
-    const onlySigned = await createHook(h.db.kysely, { workspaceId: t.workspaceId, targetUrl: 'https://b.example/', events: ['signing_request.signed'], source: 'api' }, now);
-    const docA = await createHook(h.db.kysely, { workspaceId: t.workspaceId, targetUrl: 'https://c.example/', events: [], documentId: 'doc_a', source: 'callback' }, now);
+    const all = await createHook(
+      h.db.kysely,
+      { workspaceId: t.workspaceId, targetUrl: 'https://a.example/', events: [], source: 'api' },
+      now,
+    );
+    const onlySigned = await createHook(
+      h.db.kysely,
+      {
+        workspaceId: t.workspaceId,
+        targetUrl: 'https://b.example/',
+        events: ['signing_request.signed'],
+        source: 'api',
+      },
+      now,
+    );
+    const docA = await createHook(
+      h.db.kysely,
+      {
+        workspaceId: t.workspaceId,
+        targetUrl: 'https://c.example/',
+        events: [],
+        documentId: 'doc_a',
+        source: 'callback',
+      },
+      now,
+    );
     const other = await h.tenant();
-    await createHook(h.db.kysely, { workspaceId: other.workspaceId, targetUrl: 'https://d.example/', events: [], source: 'api' }, now);
+    await createHook(
+      h.db.kysely,
+      { workspaceId: other.workspaceId, targetUrl: 'https://d.example/', events: [], source: 'api' },
+      now,
+    );
     const targets = async (name: 'signing_request.sent' | 'signing_request.signed', doc: string) => {
-      const r = await h.db.kysely.transaction().execute((trx) => h.app.emit(trx, name, t.workspaceId, { document_id: doc, signing_request_id: 'sr_1' }));
-      const rows = await h.db.kysely.selectFrom('deliveries').select('hook_id').where('event_id', '=', r.eventId).execute();
+      const r = await h.db.kysely
+        .transaction()
+        .execute((trx) => h.app.emit(trx, name, t.workspaceId, { document_id: doc, signing_request_id: 'sr_1' }));
+      const rows = await h.db.kysely
+        .selectFrom('deliveries')
+        .select('hook_id')
+        .where('event_id', '=', r.eventId)
+        .execute();
       return rows.map((x) => x.hook_id).sort();
     };
     assert.deepEqual(await targets('signing_request.sent', 'doc_a'), [all.id, docA.id].sort());
     assert.deepEqual(await targets('signing_request.signed', 'doc_a'), [all.id, onlySigned.id, docA.id].sort());
     assert.deepEqual(await targets('signing_request.signed', 'doc_b'), [all.id, onlySigned.id].sort());
     // A rolled-back transaction leaves neither the event nor its deliveries.
-    const before = await h.db.kysely.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await h.db.kysely
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     await assert.rejects(
       h.db.kysely.transaction().execute(async (trx) => {
         await h.app.emit(trx, 'signing_request.sent', t.workspaceId, { document_id: 'doc_a' });
         throw new Error('state change failed');
       }),
     );
-    const afterCount = await h.db.kysely.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const afterCount = await h.db.kysely
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(afterCount.n), Number(before.n));
   });
 });
@@ -215,7 +295,14 @@ describe('/v1/hooks without SIGNET_ALLOW_PRIVATE_NETWORK', () => {
 
   test('loopback, private and link-local targets are refused at registration', async () => {
     const t = await h.tenant();
-    for (const target_url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://10.0.0.5/x', 'http://[::1]/x', 'http://169.254.169.254/latest', 'http://[::ffff:192.168.1.1]/']) {
+    for (const target_url of [
+      'http://127.0.0.1:8080/x',
+      'http://localhost/x',
+      'http://10.0.0.5/x',
+      'http://[::1]/x',
+      'http://169.254.169.254/latest',
+      'http://[::ffff:192.168.1.1]/',
+    ]) {
       const r = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url } });
       assert.equal(r.status, 400, target_url);
       assert.equal(r.json.code, 'invalid_request');

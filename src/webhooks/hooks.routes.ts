@@ -26,7 +26,13 @@ export async function hooksRoutes(fastify: FastifyInstance, { hooks }: { hooks: 
 
   app.get(
     '/hooks',
-    { schema: { tags, summary: "List the workspace's hooks (never the secret).", response: { 200: Type.Array(HookView), ...errorResponses(...AUTH_ERRORS) } } },
+    {
+      schema: {
+        tags,
+        summary: "List the workspace's hooks (never the secret).",
+        response: { 200: Type.Array(HookView), ...errorResponses(...AUTH_ERRORS) },
+      },
+    },
     // The hottest read of the API: answered without a promise while the cached list is current.
     (req, reply) => {
       const workspaceId = authOf(req).workspace.id;
@@ -38,7 +44,14 @@ export async function hooksRoutes(fastify: FastifyInstance, { hooks }: { hooks: 
 
   app.delete(
     '/hooks/:id',
-    { schema: { tags, summary: 'Unsubscribe a hook.', params: IdParam, response: { 204: Type.Null(), ...errorResponses(404, ...AUTH_ERRORS) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Unsubscribe a hook.',
+        params: IdParam,
+        response: { 204: Type.Null(), ...errorResponses(404, ...AUTH_ERRORS) },
+      },
+    },
     async (req, reply) => {
       if (!(await hooks.remove(authOf(req).workspace.id, req.params.id))) throw apiError('not_found');
       return reply.code(204).send(null);

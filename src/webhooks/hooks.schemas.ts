@@ -19,7 +19,9 @@ export const CreateHookBody = Type.Object(
   {
     target_url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH }),
     events: Type.Optional(
-      Type.Array(Type.String({ maxLength: 100 }), { description: `Event names (${EVENT_NAMES.join(', ')}); empty = all.` }),
+      Type.Array(Type.String({ maxLength: 100 }), {
+        description: `Event names (${EVENT_NAMES.join(', ')}); empty = all.`,
+      }),
     ),
   },
   { additionalProperties: false },

@@ -24,7 +24,11 @@ describe('hook list cache (SQLite)', () => {
   let ws: string;
   let hooks: HooksService;
   const hook = (n: number) =>
-    createHook(db.kysely, { workspaceId: ws, targetUrl: `https://h.example.com/${n}`, events: ['document.completed'], source: 'api' }, 1000 + n);
+    createHook(
+      db.kysely,
+      { workspaceId: ws, targetUrl: `https://h.example.com/${n}`, events: ['document.completed'], source: 'api' },
+      1000 + n,
+    );
   const urls = async () => (await hooks.list(ws)).map((h) => h.target_url);
 
   before(async () => {
@@ -33,7 +37,13 @@ describe('hook list cache (SQLite)', () => {
     db = await openDb(`sqlite:${file}`);
     ws = (await createWorkspace(db.kysely, { name: 'Hooks', tier: 'business' }, 1)).id;
     const clock = new ManualClock();
-    hooks = createHooksService({ db, clock, emit: createEmitter(clock), allowPrivateNetwork: true, wakeDeliveries() {} });
+    hooks = createHooksService({
+      db,
+      clock,
+      emit: createEmitter(clock),
+      allowPrivateNetwork: true,
+      wakeDeliveries() {},
+    });
   });
   after(async () => {
     await db.close();
@@ -57,7 +67,11 @@ describe('hook list cache (SQLite)', () => {
     assert.deepEqual(await urls(), ['https://h.example.com/1', 'https://h.example.com/2']);
     assert.equal(await deleteHook(db.kysely, ws, two.id, 5000), true);
     assert.deepEqual(await urls(), ['https://h.example.com/1']);
-    await db.kysely.updateTable('hooks').set({ target_url: 'https://h.example.com/raw' }).where('workspace_id', '=', ws).execute();
+    await db.kysely
+      .updateTable('hooks')
+      .set({ target_url: 'https://h.example.com/raw' })
+      .where('workspace_id', '=', ws)
+      .execute();
     assert.deepEqual(await urls(), ['https://h.example.com/raw']);
   });
 
@@ -84,8 +98,14 @@ describe('hook list cache (SQLite)', () => {
       other.close();
     }
     assert.deepEqual(await urlsAt(reading), before, 'taken before the write: the list as of that reading');
-    assert.deepEqual(await urlsAt(null), before.map(() => 'https://h.example.com/later'));
-    assert.deepEqual(await urls(), before.map(() => 'https://h.example.com/later'));
+    assert.deepEqual(
+      await urlsAt(null),
+      before.map(() => 'https://h.example.com/later'),
+    );
+    assert.deepEqual(
+      await urls(),
+      before.map(() => 'https://h.example.com/later'),
+    );
     assert.notEqual(db.probe!.version(), reading);
   });
 
@@ -93,17 +113,26 @@ describe('hook list cache (SQLite)', () => {
     await urls();
     const script =
       "const D = require('better-sqlite3'); const d = new D(process.argv[1]); d.pragma('busy_timeout = 5000');" +
-      "d.prepare(\"update hooks set deleted_at = 1 where workspace_id = ?\").run(process.argv[2]); d.close();";
+      'd.prepare("update hooks set deleted_at = 1 where workspace_id = ?").run(process.argv[2]); d.close();';
     await new Promise<void>((resolve, reject) =>
-      execFile(process.execPath, ['-e', script, file, ws], { cwd: ROOT }, (err, _o, stderr) => (err ? reject(new Error(stderr)) : resolve())),
+      execFile(process.execPath, ['-e', script, file, ws], { cwd: ROOT }, (err, _o, stderr) =>
+        err ? reject(new Error(stderr)) : resolve(),
+      ),
     );
     assert.deepEqual(await urls(), []);
   });
 
   test('without a reading (inside a transaction; PostgreSQL) the database is read and nothing is kept', async () => {
-    await createHook(db.kysely, { workspaceId: ws, targetUrl: 'https://h.example.com/trx', events: [], source: 'api' }, 9000);
+    await createHook(
+      db.kysely,
+      { workspaceId: ws, targetUrl: 'https://h.example.com/trx', events: [], source: 'api' },
+      9000,
+    );
     const fresh = await hooks.list(ws, null);
-    assert.deepEqual(fresh.map((h) => h.target_url), ['https://h.example.com/trx']);
+    assert.deepEqual(
+      fresh.map((h) => h.target_url),
+      ['https://h.example.com/trx'],
+    );
     assert.equal(hooks.cachedList(ws, db.probe!.version()), undefined, 'a read without a reading is not cached');
   });
 
@@ -125,9 +154,15 @@ describe('GET /v1/hooks sees hooks written elsewhere on the next request', () =>
 
   test('a hook deleted by a second connection disappears, one created through the API appears', async () => {
     const t = await h.tenant();
-    const created = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: 'https://example.com/a', events: [] } });
+    const created = await h.request('POST', '/v1/hooks', {
+      token: t.token,
+      body: { target_url: 'https://example.com/a', events: [] },
+    });
     assert.equal(created.status, 201);
-    assert.deepEqual((await h.request('GET', '/v1/hooks', { token: t.token })).json.map((x: { id: string }) => x.id), [created.json.id]);
+    assert.deepEqual(
+      (await h.request('GET', '/v1/hooks', { token: t.token })).json.map((x: { id: string }) => x.id),
+      [created.json.id],
+    );
     const other = new Database(h.config.databaseUrl.slice('sqlite:'.length));
     try {
       other.prepare('update hooks set deleted_at = 1 where id = ?').run(created.json.id);
@@ -135,7 +170,13 @@ describe('GET /v1/hooks sees hooks written elsewhere on the next request', () =>
       other.close();
     }
     assert.deepEqual((await h.request('GET', '/v1/hooks', { token: t.token })).json, []);
-    const again = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: 'https://example.com/b', events: [] } });
-    assert.deepEqual((await h.request('GET', '/v1/hooks', { token: t.token })).json.map((x: { id: string }) => x.id), [again.json.id]);
+    const again = await h.request('POST', '/v1/hooks', {
+      token: t.token,
+      body: { target_url: 'https://example.com/b', events: [] },
+    });
+    assert.deepEqual(
+      (await h.request('GET', '/v1/hooks', { token: t.token })).json.map((x: { id: string }) => x.id),
+      [again.json.id],
+    );
   });
 });

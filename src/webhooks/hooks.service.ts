@@ -40,7 +40,10 @@ export function validateEventFilter(events: string[]): string[] {
 export async function validateTargetUrl(raw: string, allowPrivateNetwork: boolean): Promise<string> {
   const r = await checkOutboundUrl(raw, { allowPrivateNetwork });
   if (!r.ok) {
-    throw apiError('invalid_request', { message: `target_url refused: ${r.reason}.`, meta: { field: 'target_url', reason: r.reason } });
+    throw apiError('invalid_request', {
+      message: `target_url refused: ${r.reason}.`,
+      meta: { field: 'target_url', reason: r.reason },
+    });
   }
   return r.url.toString();
 }
@@ -62,7 +65,8 @@ export function createHooksService(deps: HooksDeps) {
   const lists = createExactCache<string, HookView[]>({
     probe: db.probe,
     max: HOOK_LIST_CACHE_SIZE,
-    load: async (workspaceId) => Object.freeze((await listHooks(db.kysely, workspaceId)).map((h) => Object.freeze(presentHook(h)))) as HookView[],
+    load: async (workspaceId) =>
+      Object.freeze((await listHooks(db.kysely, workspaceId)).map((h) => Object.freeze(presentHook(h)))) as HookView[],
   });
 
   return {
@@ -101,17 +105,25 @@ export function createHooksService(deps: HooksDeps) {
 }
 
 /** Emits the spec's synthetic test event to one hook; shared by the API and `signet hooks test`. */
-export async function sendTestEvent(deps: Pick<HooksDeps, 'db' | 'emit' | 'wakeDeliveries'>, workspaceId: string, hookId: string) {
+export async function sendTestEvent(
+  deps: Pick<HooksDeps, 'db' | 'emit' | 'wakeDeliveries'>,
+  workspaceId: string,
+  hookId: string,
+) {
   const r = await deps.db.kysely
     .transaction()
-    .execute((trx) => deps.emit(trx, 'signing_request.sent', workspaceId, testEventFields(), { onlyHookId: hookId, documentId: null }));
+    .execute((trx) =>
+      deps.emit(trx, 'signing_request.sent', workspaceId, testEventFields(), { onlyHookId: hookId, documentId: null }),
+    );
   deps.wakeDeliveries();
   return r;
 }
 
 /** Newest first; limit defaults to 50, at most 500. */
-export const listDeliveries = async (db: Db, opts: Parameters<typeof findDeliveries>[1] = {}): Promise<DeliveryView[]> =>
-  (await findDeliveries(db, opts)).map(presentDelivery);
+export const listDeliveries = async (
+  db: Db,
+  opts: Parameters<typeof findDeliveries>[1] = {},
+): Promise<DeliveryView[]> => (await findDeliveries(db, opts)).map(presentDelivery);
 
 /** By id alone: callers scope it (workspace_id is in the view) before showing it. */
 export async function getDelivery(db: Db, id: string): Promise<DeliveryView | undefined> {

@@ -29,6 +29,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sent_at', 'bigint')
     .execute();
   await db.schema.createIndex('mail_outbox_due').on('mail_outbox').columns(['status', 'next_attempt_at']).execute();
-  await db.schema.createIndex('mail_outbox_document').on('mail_outbox').columns(['document_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('mail_outbox_document')
+    .on('mail_outbox')
+    .columns(['document_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('mail_outbox_to').on('mail_outbox').columns(['to_email', 'created_at']).execute();
 }

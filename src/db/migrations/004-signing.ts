@@ -39,7 +39,11 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
     .addColumn('completed_at', 'bigint')
     .addColumn('closed_at', 'bigint')
     .execute();
-  await db.schema.createIndex('documents_workspace_created').on('documents').columns(['workspace_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('documents_workspace_created')
+    .on('documents')
+    .columns(['workspace_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('documents_seal').on('documents').columns(['seal_state']).execute();
 
   await db.schema
@@ -74,12 +78,18 @@ export async function up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promi
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('signing_requests_doc_slot', ['document_id', 'slot'])
     .execute();
-  await db.schema.createIndex('signing_requests_due').on('signing_requests').columns(['status', 'expires_at']).execute();
+  await db.schema
+    .createIndex('signing_requests_due')
+    .on('signing_requests')
+    .columns(['status', 'expires_at'])
+    .execute();
 
   const t = db.schema.createTable('audit_events');
-  await (dialect === 'postgres'
-    ? t.addColumn('id', 'bigserial', (c) => c.primaryKey())
-    : t.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()))
+  await (
+    dialect === 'postgres'
+      ? t.addColumn('id', 'bigserial', (c) => c.primaryKey())
+      : t.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  )
     .addColumn('document_id', 'text', (c) => c.notNull())
     .addColumn('workspace_id', 'text', (c) => c.notNull())
     .addColumn('seq', 'integer', (c) => c.notNull())

@@ -23,7 +23,8 @@ const TOL = 3;
 const textWidth = (text: string, size = 12, split: number[] = []) => {
   const cuts = [0, ...split, text.length];
   let w = 0;
-  for (let k = 0; k + 1 < cuts.length; k++) w += (k % 2 ? bold : regular).widthOfTextAtSize(text.slice(cuts[k], cuts[k + 1]), size);
+  for (let k = 0; k + 1 < cuts.length; k++)
+    w += (k % 2 ? bold : regular).widthOfTextAtSize(text.slice(cuts[k], cuts[k + 1]), size);
   return w;
 };
 
@@ -37,7 +38,10 @@ const expectedBox = (x: number, baselineFromTop: number, width: number, size = 1
 
 function assertBoxNear(actual: Box, expected: Box, what: string, tol = TOL): void {
   for (const k of ['x', 'y', 'width', 'height'] as const) {
-    assert.ok(Math.abs(actual[k] - expected[k]) <= tol, `${what}: ${k} is ${actual[k]}, expected ${expected[k].toFixed(2)} ± ${tol}`);
+    assert.ok(
+      Math.abs(actual[k] - expected[k]) <= tol,
+      `${what}: ${k} is ${actual[k]}, expected ${expected[k].toFixed(2)} ± ${tol}`,
+    );
   }
 }
 
@@ -56,7 +60,9 @@ function assertApiError(fn: () => unknown, code: string, meta?: Record<string, u
 
 test('each marker type is found on its page, in reading order, with a top-left box where the fixture drew it', async () => {
   const markers = ['{{signature:Buyer}}', '{{initials:Buyer}}', '{{date:Seller}}', '{{text:Seller}}'];
-  const pdf = await makePdf({ text: [['Contract heading', markers[0], markers[1]], [], [markers[2], 'filler', markers[3]]] });
+  const pdf = await makePdf({
+    text: [['Contract heading', markers[0], markers[1]], [], [markers[2], 'filler', markers[3]]],
+  });
   const scan = await scanAnchors(pdf);
   assert.equal(scan.pageCount, 3);
   assert.equal(scan.hasText, true);
@@ -71,7 +77,9 @@ test('each marker type is found on its page, in reading order, with a top-left b
   );
   // Line n of a page has its baseline 72 + 24n from the top.
   const lineOf = [1, 2, 0, 2];
-  scan.anchors.forEach((a, i) => assertBoxNear(a.box, expectedBox(72, 72 + 24 * lineOf[i], textWidth(markers[i])), markers[i]));
+  scan.anchors.forEach((a, i) =>
+    assertBoxNear(a.box, expectedBox(72, 72 + 24 * lineOf[i], textWidth(markers[i])), markers[i]),
+  );
 });
 
 test('boxes follow the size and position of the text (explicit x/y, 20 pt)', async () => {
@@ -145,9 +153,23 @@ test('spaces inside the braces are tolerated; look-alikes are ignored', async ()
 
 test('two pieces far apart on one baseline (two columns) do not form a marker; a normal word gap does', async () => {
   // pdf.js reports the gap as one wide " " item; that used to join the columns into "{{signature: A}}".
-  const pdf = await makePdf({ text: [[{ text: '{{signature:', x: 72, y: 700 }, { text: 'A}}', x: 400, y: 700 }]] });
+  const pdf = await makePdf({
+    text: [
+      [
+        { text: '{{signature:', x: 72, y: 700 },
+        { text: 'A}}', x: 400, y: 700 },
+      ],
+    ],
+  });
   assert.deepEqual(await findAnchors(pdf), []);
-  const near = await makePdf({ text: [[{ text: '{{signature:', x: 72, y: 700 }, { text: 'A}}', x: 72 + textWidth('{{signature:') + 4, y: 700 }]] });
+  const near = await makePdf({
+    text: [
+      [
+        { text: '{{signature:', x: 72, y: 700 },
+        { text: 'A}}', x: 72 + textWidth('{{signature:') + 4, y: 700 },
+      ],
+    ],
+  });
   assert.deepEqual(
     (await findAnchors(near)).map((a) => a.role),
     ['A'],
@@ -155,7 +177,13 @@ test('two pieces far apart on one baseline (two columns) do not form a marker; a
 });
 
 test('joinLines: a wide whitespace item is a column break, a narrow one is kept', () => {
-  const item = (str: string, x: number, width: number) => ({ str, transform: [12, 0, 0, 12, x, 700], width, height: 12, hasEOL: false });
+  const item = (str: string, x: number, width: number) => ({
+    str,
+    transform: [12, 0, 0, 12, x, 700],
+    width,
+    height: 12,
+    hasEOL: false,
+  });
   assert.deepEqual(
     joinLines([item('a', 72, 6), item(' ', 78, 200), item('b', 278, 6)]).map((l) => l.text),
     ['a\u0000b'],
@@ -167,8 +195,20 @@ test('joinLines: a wide whitespace item is a column break, a narrow one is kept'
 });
 
 test('joinLines: items on one baseline join, a new baseline starts a new line, hasEOL ends one', () => {
-  const item = (str: string, x: number, y: number, hasEOL = false) => ({ str, transform: [12, 0, 0, 12, x, y], width: str.length * 6, height: 12, hasEOL });
-  const lines = joinLines([item('{{sig', 72, 700), item('nature:A}}', 102, 700), item('next', 72, 676), item('x', 96, 676, true), item('y', 102, 676)]);
+  const item = (str: string, x: number, y: number, hasEOL = false) => ({
+    str,
+    transform: [12, 0, 0, 12, x, y],
+    width: str.length * 6,
+    height: 12,
+    hasEOL,
+  });
+  const lines = joinLines([
+    item('{{sig', 72, 700),
+    item('nature:A}}', 102, 700),
+    item('next', 72, 676),
+    item('x', 96, 676, true),
+    item('y', 102, 676),
+  ]);
   assert.deepEqual(
     lines.map((l) => l.text),
     ['{{signature:A}}', 'nextx', 'y'],
@@ -178,12 +218,20 @@ test('joinLines: items on one baseline join, a new baseline starts a new line, h
 test('a PDF without text scans to hasText false; a garbage file is invalid_file', async () => {
   const scan = await scanAnchors(await makePdf({ pages: 2 }));
   assert.deepEqual(scan, { anchors: [], hasText: false, pageCount: 2 });
-  await assert.rejects(scanAnchors(makeGarbage(2048)), (e: unknown) => e instanceof ApiError && e.code === 'invalid_file');
+  await assert.rejects(
+    scanAnchors(makeGarbage(2048)),
+    (e: unknown) => e instanceof ApiError && e.code === 'invalid_file',
+  );
 });
 
 // ---- problems ----
 
-const A = (type: Anchor['type'], role: string, page = 1): Anchor => ({ type, role, page, box: { x: 72, y: 72, width: 100, height: 14 } });
+const A = (type: Anchor['type'], role: string, page = 1): Anchor => ({
+  type,
+  role,
+  page,
+  box: { x: 72, y: 72, width: 100, height: 14 },
+});
 
 test('anchorProblems: no_anchors_found alone, with meta.reason only when hasText is known', () => {
   assert.deepEqual(
@@ -240,9 +288,17 @@ test('roles are case-sensitive: "buyer" markers do not satisfy a "Buyer" signer 
 
 test('validateAnchors throws the first problem as its ApiError (code, status 400, meta); passes silently otherwise', () => {
   assertApiError(() => validateAnchors([], ['A'], { hasText: false }), 'no_anchors_found', { reason: 'no_text' });
-  assertApiError(() => validateAnchors([A('signature', 'A'), A('signature', 'Z')], ['A']), 'unknown_role', { role: 'Z' });
-  assertApiError(() => validateAnchors([A('signature', 'A'), A('signature', 'A')], ['A']), 'duplicate_anchor', { role: 'A', page: 1, type: 'signature' });
-  const err = assertApiError(() => validateAnchors([A('signature', 'A')], ['A', 'B']), 'signer_has_no_anchor', { role: 'B' });
+  assertApiError(() => validateAnchors([A('signature', 'A'), A('signature', 'Z')], ['A']), 'unknown_role', {
+    role: 'Z',
+  });
+  assertApiError(() => validateAnchors([A('signature', 'A'), A('signature', 'A')], ['A']), 'duplicate_anchor', {
+    role: 'A',
+    page: 1,
+    type: 'signature',
+  });
+  const err = assertApiError(() => validateAnchors([A('signature', 'A')], ['A', 'B']), 'signer_has_no_anchor', {
+    role: 'B',
+  });
   assert.equal(err.status, 400);
   assert.doesNotThrow(() => validateAnchors([A('signature', 'A'), A('date', 'A')], ['A']));
 });
@@ -263,7 +319,11 @@ test('previewPlacement returns every anchor and every problem', async () => {
 });
 
 test('100 pages of markers: every anchor found on its page (time logged)', async () => {
-  const text = Array.from({ length: 100 }, (_, i) => [`Page ${i + 1} body text`, `{{signature:R${i % 3}}}`, `{{date:R${i % 3}}}`]);
+  const text = Array.from({ length: 100 }, (_, i) => [
+    `Page ${i + 1} body text`,
+    `{{signature:R${i % 3}}}`,
+    `{{date:R${i % 3}}}`,
+  ]);
   const pdf = await makePdf({ text });
   await findAnchors(await makePdf({ text: [['warm']] }));
   const t0 = performance.now();

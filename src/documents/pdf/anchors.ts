@@ -39,7 +39,11 @@ export function scanAnchors(bytes: Uint8Array, timeoutMs = ANCHOR_TIMEOUT_MS): P
  * then unknown_role, duplicate_anchor and signer_has_no_anchor. Without `roles` only the checks that need no
  * roles run (preview before the signers are known).
  */
-export function anchorProblems(anchors: Anchor[], roles?: readonly string[], opts: { hasText?: boolean } = {}): Problem[] {
+export function anchorProblems(
+  anchors: Anchor[],
+  roles?: readonly string[],
+  opts: { hasText?: boolean } = {},
+): Problem[] {
   if (anchors.length === 0) {
     const reason = opts.hasText === undefined ? undefined : opts.hasText ? 'no_markers' : 'no_text';
     const message =
@@ -55,7 +59,11 @@ export function anchorProblems(anchors: Anchor[], roles?: readonly string[], opt
     for (const a of anchors) {
       if (known.has(a.role) || reported.has(a.role)) continue;
       reported.add(a.role);
-      out.push(problem('unknown_role', `An anchor on page ${a.page} names role "${a.role}", which no signer has.`, { role: a.role }));
+      out.push(
+        problem('unknown_role', `An anchor on page ${a.page} names role "${a.role}", which no signer has.`, {
+          role: a.role,
+        }),
+      );
     }
   }
   const seen = new Map<string, number>();
@@ -76,7 +84,9 @@ export function anchorProblems(anchors: Anchor[], roles?: readonly string[], opt
   if (roles) {
     for (const role of new Set(roles)) {
       if (!anchors.some((a) => a.role === role && a.type === 'signature')) {
-        out.push(problem('signer_has_no_anchor', `No {{signature:${role}}} marker for signer role "${role}".`, { role }));
+        out.push(
+          problem('signer_has_no_anchor', `No {{signature:${role}}} marker for signer role "${role}".`, { role }),
+        );
       }
     }
   }
@@ -148,7 +158,14 @@ function geometry(item: Item) {
   const [a, b, c, d, e, f] = item.transform;
   const len = Math.hypot(a, b) || 1;
   const size = Math.hypot(c, d) || item.height || 1;
-  return { dx: a / len, dy: b / len, ox: e, oy: f, size, width: item.width > 0 ? item.width : item.str.length * size * 0.5 };
+  return {
+    dx: a / len,
+    dy: b / len,
+    ox: e,
+    oy: f,
+    size,
+    width: item.width > 0 ? item.width : item.str.length * size * 0.5,
+  };
 }
 
 export function joinLines(items: Item[]): Line[] {

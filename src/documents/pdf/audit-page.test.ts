@@ -29,7 +29,8 @@ const qpdfCheck = (pdf: Uint8Array) => {
 /** Wrapped values come back with line breaks (and a mono hash may break anywhere): compare without whitespace. */
 const squash = (s: string) => s.replace(/\s+/g, '');
 
-const UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4.1 Safari/605.1.15';
+const UA =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4.1 Safari/605.1.15';
 
 const signer = (i: number, o: Partial<AuditSigner> = {}): AuditSigner => ({
   name: `Signer ${i}`,
@@ -74,7 +75,8 @@ test('an appended audit page lists every signer value and the original SHA-256, 
   assert.match(audit, /2024-06-01T12:05:00Z/);
   assert.match(audit, /Signers \(2\)/);
   for (const s of signers) {
-    for (const v of [s.name, s.email, s.role, s.ip!, s.sentAt!, s.signedAt!]) assert.ok(audit.includes(v), `${v} missing`);
+    for (const v of [s.name, s.email, s.role, s.ip!, s.sentAt!, s.signedAt!])
+      assert.ok(audit.includes(v), `${v} missing`);
   }
   assert.ok(squash(audit).includes(squash(signers[0].userAgent!)), 'the long user agent is printed in full (wrapped)');
   assert.ok(audit.includes(signers[0].viewedAt!));
@@ -83,7 +85,12 @@ test('an appended audit page lists every signer value and the original SHA-256, 
 });
 
 test('missing values print as a dash and an unfinished document says so', async () => {
-  const out = await appendAuditPage(original, info([signer(1, { ip: null, userAgent: null, sentAt: null, viewedAt: null, signedAt: null })], { completedAt: null }));
+  const out = await appendAuditPage(
+    original,
+    info([signer(1, { ip: null, userAgent: null, sentAt: null, viewedAt: null, signedAt: null })], {
+      completedAt: null,
+    }),
+  );
   const audit = pagesText(out)[2];
   assert.match(audit, /not completed/);
   assert.match(audit, /IP address —/);
@@ -112,10 +119,22 @@ test('20 signers paginate: every signer on some audit page, "page i of n" on eac
 });
 
 test('non-Latin names, e-mails and titles render as text', async () => {
-  const names = ['Zoë Ångström', 'Łukasz Żółć', 'Ελένη Παπαδοπούλου', 'Дмитрий Шостакович', 'Արամ Խաչատրյան', 'გიორგი ბერიძე', 'דוד כהן', 'محمد علي'];
+  const names = [
+    'Zoë Ångström',
+    'Łukasz Żółć',
+    'Ελένη Παπαδοπούλου',
+    'Дмитрий Шостакович',
+    'Արամ Խաչատրյան',
+    'გიორგი ბერიძე',
+    'דוד כהן',
+    'محمد علي',
+  ];
   const signers = names.map((name, i) => signer(i + 1, { name, email: `ü${i}@bücher.example` }));
   const out = await appendAuditPage(original, info(signers, { title: 'Договор — Σύμβαση' }));
-  const all = pagesText(out, false).slice(2).join('\n').replace(/[\u202a-\u202e]/g, '');
+  const all = pagesText(out, false)
+    .slice(2)
+    .join('\n')
+    .replace(/[\u202a-\u202e]/g, '');
   assert.match(all, /Договор — Σύμβαση/);
   for (const s of signers) {
     assert.ok(all.includes(s.name), `${s.name} missing`);

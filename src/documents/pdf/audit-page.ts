@@ -29,15 +29,28 @@ export type AuditInfo = {
   completedAt: string | null;
 };
 
-export type AuditEvent = { at: string; event: string; actor?: string | null; ip?: string | null; detail?: string | null };
+export type AuditEvent = {
+  at: string;
+  event: string;
+  actor?: string | null;
+  ip?: string | null;
+  detail?: string | null;
+};
 
 export type AuditCertificateInput = AuditInfo & { events: AuditEvent[] };
 
-export function appendAuditPage(bytes: Uint8Array, audit: AuditInfo, opts: { timeoutMs?: number } = {}): Promise<Uint8Array> {
+export function appendAuditPage(
+  bytes: Uint8Array,
+  audit: AuditInfo,
+  opts: { timeoutMs?: number } = {},
+): Promise<Uint8Array> {
   return runPdfTaskOr<Uint8Array>({ op: 'audit_page', bytes, audit }, opts.timeoutMs ?? AUDIT_TIMEOUT_MS);
 }
 
-export function renderAuditCertificate(input: AuditCertificateInput, opts: { timeoutMs?: number } = {}): Promise<Uint8Array> {
+export function renderAuditCertificate(
+  input: AuditCertificateInput,
+  opts: { timeoutMs?: number } = {},
+): Promise<Uint8Array> {
   return runPdfTaskOr<Uint8Array>({ op: 'audit_certificate', input }, opts.timeoutMs ?? AUDIT_TIMEOUT_MS);
 }
 
@@ -64,7 +77,10 @@ export async function renderAuditCertificateInWorker(input: AuditCertificateInpu
   await w.heading(`Events (${input.events.length})`);
   for (const e of input.events) {
     const who = [e.actor, e.ip ? `IP ${e.ip}` : null].filter(Boolean).join(' · ');
-    await w.row(e.at, [e.event, who, e.detail ?? ''].filter((s) => s !== '').join(' — '), { labelWidth: 150, labelStyle: 'mono' });
+    await w.row(e.at, [e.event, who, e.detail ?? ''].filter((s) => s !== '').join(' — '), {
+      labelWidth: 150,
+      labelStyle: 'mono',
+    });
   }
   await w.finish();
   return doc.save({ useObjectStreams: false });
@@ -136,10 +152,19 @@ class Writer {
     this.y += h;
   }
 
-  async line(text: string, o: { style?: FontStyle; size?: number; x?: number; color?: ReturnType<typeof rgb>; after?: number } = {}): Promise<void> {
+  async line(
+    text: string,
+    o: { style?: FontStyle; size?: number; x?: number; color?: ReturnType<typeof rgb>; after?: number } = {},
+  ): Promise<void> {
     const size = o.size ?? BODY;
     await this.ensure(size * LEADING);
-    await this.fonts.draw(this.page, text, { x: o.x ?? MARGIN, y: this.size[1] - this.y - size, size, style: o.style, color: o.color });
+    await this.fonts.draw(this.page, text, {
+      x: o.x ?? MARGIN,
+      y: this.size[1] - this.y - size,
+      size,
+      style: o.style,
+      color: o.color,
+    });
     this.y += size * LEADING + (o.after ?? 0);
   }
 
@@ -163,7 +188,11 @@ class Writer {
   }
 
   /** A label and a value; the value wraps in its column and may continue on the next page. */
-  async row(label: string, value: string, o: { labelWidth?: number; labelStyle?: FontStyle; valueStyle?: FontStyle } = {}): Promise<void> {
+  async row(
+    label: string,
+    value: string,
+    o: { labelWidth?: number; labelStyle?: FontStyle; valueStyle?: FontStyle } = {},
+  ): Promise<void> {
     const lw = o.labelWidth ?? 100;
     const valueStyle = o.valueStyle ?? 'regular';
     const valueSize = valueStyle === 'mono' ? 8.5 : BODY;

@@ -52,7 +52,9 @@ function face(key: string): Face {
 }
 
 // Controls, bidi controls, joiners and variation selectors would only render as boxes.
-const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufe00-\ufe0f\ufeff]/gu;
+const INVISIBLE =
+  // eslint-disable-next-line no-misleading-character-class -- the variation selectors are listed to be removed alone
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufe00-\ufe0f\ufeff]/gu;
 
 /** One line of drawable text: whitespace collapsed, invisible characters removed. */
 export function cleanText(text: string): string {
@@ -84,10 +86,12 @@ export class Fonts {
       const cp = ch.codePointAt(0)!;
       let key = chain.find((k) => face(k).has(cp));
       let out = ch;
-      if (/\p{M}/u.test(ch) && runs.length > 0) key = runs[runs.length - 1].key; // a mark stays with its base
+      if (/\p{M}/u.test(ch) && runs.length > 0)
+        key = runs[runs.length - 1].key; // a mark stays with its base
       // A space stays in the current run when its face has one: splitting "محمد علي" around a space from another
       // face drew the words as separate runs left to right, i.e. in reverse reading order for right-to-left text.
-      else if (ch === ' ' && runs.length > 0 && face(runs[runs.length - 1].key).has(cp)) key = runs[runs.length - 1].key;
+      else if (ch === ' ' && runs.length > 0 && face(runs[runs.length - 1].key).has(cp))
+        key = runs[runs.length - 1].key;
       else if (!key) {
         key = chain[0];
         out = '?';
@@ -140,7 +144,6 @@ export class Fonts {
         continue;
       }
       if (line) lines.push(line);
-      line = '';
       let rest = word;
       while (!(await fits(rest))) {
         const chars = [...rest];
@@ -156,7 +159,11 @@ export class Fonts {
   }
 
   /** Draws one line with its baseline at (x, y) in the page's current coordinate system. */
-  async draw(page: PDFPage, text: string, o: { x: number; y: number; size: number; style?: FontStyle; color?: Color }): Promise<void> {
+  async draw(
+    page: PDFPage,
+    text: string,
+    o: { x: number; y: number; size: number; style?: FontStyle; color?: Color },
+  ): Promise<void> {
     let x = o.x;
     for (const r of this.runs(text, o.style ?? 'regular')) {
       const font = await this.pdfFont(r.key);

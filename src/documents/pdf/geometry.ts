@@ -41,7 +41,12 @@ export function pageGeometry(page: PDFPage): PageGeometry {
   let view = media;
   const crop = normalise(page.getCropBox());
   if (crop) {
-    const v: Rect = [Math.max(crop[0], media[0]), Math.max(crop[1], media[1]), Math.min(crop[2], media[2]), Math.min(crop[3], media[3])];
+    const v: Rect = [
+      Math.max(crop[0], media[0]),
+      Math.max(crop[1], media[1]),
+      Math.min(crop[2], media[2]),
+      Math.min(crop[3], media[3]),
+    ];
     if (v[2] > v[0] && v[3] > v[1]) view = v;
   }
   const rotation = normaliseRotation(page.getRotation().angle);

@@ -137,7 +137,10 @@ test('over 25 MB: 413 file_too_large with max_bytes and size, refused before any
   assert.equal(err.status, 413);
   assert.deepEqual(err.meta, { max_bytes: MAX_FILE_BYTES, size: big.byteLength });
   // The limit is on the bytes, not the kind of file: the same check holds for garbage.
-  assert.throws(() => checkPdfEnvelope(new Uint8Array(11), 10), (e: unknown) => e instanceof ApiError && e.code === 'file_too_large');
+  assert.throws(
+    () => checkPdfEnvelope(new Uint8Array(11), 10),
+    (e: unknown) => e instanceof ApiError && e.code === 'file_too_large',
+  );
 });
 
 test('a PDF just under the limit is accepted', async () => {
@@ -147,12 +150,19 @@ test('a PDF just under the limit is accepted', async () => {
 });
 
 test('property: mutated or truncated valid PDFs either pass or are invalid_file, never another error or a hang', async () => {
-  const base = await makePdf({ pages: 2, text: [['{{signature:Buyer}}', 'Some body text'], ['page two']], withForm: true });
+  const base = await makePdf({
+    pages: 2,
+    text: [['{{signature:Buyer}}', 'Some body text'], ['page two']],
+    withForm: true,
+  });
   const RUN_BOUND_MS = 20_000;
   const outcomes = { ok: 0, refused: new Map<string, number>() };
   await fc.assert(
     fc.asyncProperty(
-      fc.array(fc.record({ at: fc.nat({ max: base.byteLength - 1 }), byte: fc.integer({ min: 0, max: 255 }) }), { minLength: 1, maxLength: 12 }),
+      fc.array(fc.record({ at: fc.nat({ max: base.byteLength - 1 }), byte: fc.integer({ min: 0, max: 255 }) }), {
+        minLength: 1,
+        maxLength: 12,
+      }),
       // A cut either just truncates, or keeps the file's last 32 bytes (startxref, %%EOF) so parsing is reached.
       fc.option(fc.record({ at: fc.nat({ max: base.byteLength }), keepTail: fc.boolean() }), { freq: 3 }),
       async (flips, cut) => {

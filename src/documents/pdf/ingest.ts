@@ -35,16 +35,13 @@ export type PdfInspection = {
 };
 
 export type InvalidFileReason =
-  | 'empty'
-  | 'not_pdf'
-  | 'truncated'
-  | 'damaged'
-  | 'encrypted'
-  | 'no_pages'
-  | 'too_many_pages'
-  | 'timeout';
+  'empty' | 'not_pdf' | 'truncated' | 'damaged' | 'encrypted' | 'no_pages' | 'too_many_pages' | 'timeout';
 
-export function invalidFile(reason: InvalidFileReason, message?: string, extra: Record<string, unknown> = {}): ApiError {
+export function invalidFile(
+  reason: InvalidFileReason,
+  message?: string,
+  extra: Record<string, unknown> = {},
+): ApiError {
   return apiError('invalid_file', { message, meta: { reason, ...extra } });
 }
 
@@ -64,7 +61,8 @@ export function checkPdfEnvelope(bytes: Uint8Array, maxBytes = MAX_FILE_BYTES): 
     throw invalidFile('not_pdf', 'The file does not start with %PDF-.');
   }
   const tail = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).subarray(-1024);
-  if (tail.indexOf(EOF_MARK) < 0) throw invalidFile('truncated', 'The file has no %%EOF marker near its end; it looks truncated.');
+  if (tail.indexOf(EOF_MARK) < 0)
+    throw invalidFile('truncated', 'The file has no %%EOF marker near its end; it looks truncated.');
 }
 
 export async function inspectPdf(bytes: Uint8Array, opts: InspectOptions = {}): Promise<PdfInspection> {
@@ -114,7 +112,8 @@ export async function inspectInWorker(bytes: Uint8Array, maxPages: number): Prom
   try {
     js = await openWithPdfjs(bytes);
   } catch (err) {
-    if ((err as { name?: string })?.name === 'PasswordException') throw invalidFile('encrypted', 'The PDF is encrypted.');
+    if ((err as { name?: string })?.name === 'PasswordException')
+      throw invalidFile('encrypted', 'The PDF is encrypted.');
     throw invalidFile('damaged', 'The PDF could not be parsed.');
   }
   try {

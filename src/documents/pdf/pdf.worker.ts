@@ -2,7 +2,12 @@
 // carries an Error's message across the thread boundary.
 import { ApiError } from '../../lib/errors.js';
 import { scanAnchorsInWorker } from './anchors.js';
-import { type AuditCertificateInput, type AuditInfo, appendAuditPageInWorker, renderAuditCertificateInWorker } from './audit-page.js';
+import {
+  type AuditCertificateInput,
+  type AuditInfo,
+  appendAuditPageInWorker,
+  renderAuditCertificateInWorker,
+} from './audit-page.js';
 import { inspectInWorker } from './ingest.js';
 import { openWithPdfjs } from './pdfjs.js';
 import { type PlacementInput, prepareInWorker } from './placement.js';

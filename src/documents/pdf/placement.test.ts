@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../../lib/errors.js';
 import { findAnchors } from './anchors.js';
 import { inspectPdf } from './ingest.js';
-import { ANCHOR_FIELD_MIN, type CoordinateField, MIN_FIELD_SIZE, preparePdf, type PlacementInput } from './placement.js';
+import {
+  ANCHOR_FIELD_MIN,
+  type CoordinateField,
+  MIN_FIELD_SIZE,
+  preparePdf,
+  type PlacementInput,
+} from './placement.js';
 import { closePdfWorkers } from './pool.js';
 import { makePdf } from './testing/fixtures.js';
 import { darkest, pdfScratch, type PdfScratch } from './testing/tools.js';
@@ -39,14 +45,21 @@ async function refused(p: Promise<unknown>, code: string, meta?: Record<string, 
   }
   assert.ok(err instanceof ApiError, `expected an ApiError, got ${String(err)}`);
   assert.equal(err.code, code, err.message);
-  if (meta) for (const [k, v] of Object.entries(meta)) assert.deepEqual(err.meta?.[k], v, `meta.${k} (${JSON.stringify(err.meta)})`);
+  if (meta)
+    for (const [k, v] of Object.entries(meta))
+      assert.deepEqual(err.meta?.[k], v, `meta.${k} (${JSON.stringify(err.meta)})`);
   return err;
 }
 
 // ---- anchors ----
 
 test('anchors: fields f1.. at the markers, grown to the minimum size from the marker bottom-left', async () => {
-  const pdf = await makePdf({ text: [['Agreement', '{{signature:Buyer}}', '{{date:Buyer}}'], ['{{initials:Seller}}', '{{signature:Seller}}', '{{text:Seller}}']] });
+  const pdf = await makePdf({
+    text: [
+      ['Agreement', '{{signature:Buyer}}', '{{date:Buyer}}'],
+      ['{{initials:Seller}}', '{{signature:Seller}}', '{{text:Seller}}'],
+    ],
+  });
   const anchors = await findAnchors(pdf);
   const r = await preparePdf(pdf, { mode: 'anchors', roles: ['Buyer', 'Seller'] });
   assert.equal(r.pageCount, 2);
@@ -89,7 +102,11 @@ test('anchors: markers are masked white on the rendered page but stay in the tex
 });
 
 test('anchors: masking lands on the marker on a page rotated 90° and on a cropped page', async () => {
-  for (const opts of [{ rotate: 90 }, { rotate: 270 }, { cropBox: [40, 40, 500, 700] as [number, number, number, number] }]) {
+  for (const opts of [
+    { rotate: 90 },
+    { rotate: 270 },
+    { cropBox: [40, 40, 500, 700] as [number, number, number, number] },
+  ]) {
     const pdf = await makePdf({ ...opts, text: [[{ text: '{{signature:A}}', x: 150, y: 400 }]] });
     const [a] = await findAnchors(pdf);
     assert.ok(darkest(tmp.render(pdf), a.box) < 100, `${JSON.stringify(opts)}: visible before`);
@@ -100,29 +117,53 @@ test('anchors: masking lands on the marker on a page rotated 90° and on a cropp
 });
 
 test('anchors: problems surface as their ApiErrors through the worker', async () => {
-  await refused(preparePdf(await makePdf({ text: [['no markers']] }), { mode: 'anchors', roles: ['A'] }), 'no_anchors_found', { reason: 'no_markers' });
-  await refused(preparePdf(await makePdf(), { mode: 'anchors', roles: ['A'] }), 'no_anchors_found', { reason: 'no_text' });
+  await refused(
+    preparePdf(await makePdf({ text: [['no markers']] }), { mode: 'anchors', roles: ['A'] }),
+    'no_anchors_found',
+    { reason: 'no_markers' },
+  );
+  await refused(preparePdf(await makePdf(), { mode: 'anchors', roles: ['A'] }), 'no_anchors_found', {
+    reason: 'no_text',
+  });
   const pdf = await makePdf({ text: [['{{signature:A}}', '{{signature:Z}}']] });
   await refused(preparePdf(pdf, { mode: 'anchors', roles: ['A'] }), 'unknown_role', { role: 'Z' });
   await refused(preparePdf(pdf, { mode: 'anchors', roles: ['A', 'Z', 'B'] }), 'signer_has_no_anchor', { role: 'B' });
-  await refused(preparePdf(await makePdf({ text: [['{{date:A}}', '{{date:A}}', '{{signature:A}}']] }), { mode: 'anchors', roles: ['A'] }), 'duplicate_anchor', {
-    role: 'A',
-    type: 'date',
-    page: 1,
-  });
+  await refused(
+    preparePdf(await makePdf({ text: [['{{date:A}}', '{{date:A}}', '{{signature:A}}']] }), {
+      mode: 'anchors',
+      roles: ['A'],
+    }),
+    'duplicate_anchor',
+    {
+      role: 'A',
+      type: 'date',
+      page: 1,
+    },
+  );
 });
 
 test('an unknown mode or a bad role list is invalid_request before the PDF is read', async () => {
   const junk = new TextEncoder().encode('not a pdf');
-  await refused(preparePdf(junk, { mode: 'manual' } as unknown as PlacementInput), 'invalid_request', { field: 'placement' });
+  await refused(preparePdf(junk, { mode: 'manual' } as unknown as PlacementInput), 'invalid_request', {
+    field: 'placement',
+  });
   await refused(preparePdf(junk, { mode: 'anchors', roles: [''] }), 'invalid_request', { field: 'signers' });
   await refused(preparePdf(junk, { mode: 'auto_append', signers: [] }), 'invalid_request', { field: 'signers' });
-  await refused(preparePdf(junk, { mode: 'auto_append', signers: [{ role: 'A', name: 'Ana', email: '' }] }), 'invalid_request', { field: 'signers[0].email' });
+  await refused(
+    preparePdf(junk, { mode: 'auto_append', signers: [{ role: 'A', name: 'Ana', email: '' }] }),
+    'invalid_request',
+    { field: 'signers[0].email' },
+  );
 });
 
 // ---- auto_append ----
 
-const signers = (k: number) => Array.from({ length: k }, (_, i) => ({ role: `R${i + 1}`, name: `Signer Number${i + 1}`, email: `s${i + 1}@example.com` }));
+const signers = (k: number) =>
+  Array.from({ length: k }, (_, i) => ({
+    role: `R${i + 1}`,
+    name: `Signer Number${i + 1}`,
+    email: `s${i + 1}@example.com`,
+  }));
 
 test('auto_append: one more page, a signature and a date field per signer on it, labels printed', async () => {
   const pdf = await makePdf({ pages: 2, text: [['Body'], ['More']] });
@@ -138,7 +179,8 @@ test('auto_append: one more page, a signature and a date field per signer on it,
       ['f4', 'R2', 'date', 3],
     ],
   );
-  for (const f of r.fields) assert.ok(f.x >= 0 && f.y >= 0 && f.x + f.width <= 612 && f.y + f.height <= 792, JSON.stringify(f));
+  for (const f of r.fields)
+    assert.ok(f.x >= 0 && f.y >= 0 && f.x + f.width <= 612 && f.y + f.height <= 792, JSON.stringify(f));
   assert.ok(r.fields[2].y >= r.fields[0].y + r.fields[0].height, 'blocks do not overlap');
   const last = pdftotext(r.pdf, 3);
   assert.match(last, /Signatures/);
@@ -179,7 +221,16 @@ test('auto_append keeps object-stream input working and saves a classic xref', a
 
 // ---- coordinates ----
 
-const field = (o: Partial<CoordinateField> = {}): CoordinateField => ({ role: 'A', type: 'signature', page: 1, x: 72, y: 600, width: 200, height: 50, ...o });
+const field = (o: Partial<CoordinateField> = {}): CoordinateField => ({
+  role: 'A',
+  type: 'signature',
+  page: 1,
+  x: 72,
+  y: 600,
+  width: 200,
+  height: 50,
+  ...o,
+});
 
 test('coordinates: valid fields are kept as given, ids in order, PDF unchanged in content', async () => {
   const pdf = await makePdf({ pages: 2, rotate: [0, 90], text: [['Page one'], ['Page two']] });
@@ -211,9 +262,16 @@ test('coordinates: fields off the page are invalid_request with meta.field and t
   await refused(run(field({ x: 612 })), 'invalid_request', { field: 'placement.fields[0].x', ...size });
   await refused(run(field({ y: 792 }), 1), 'invalid_request', { field: 'placement.fields[1].y', ...size });
   await refused(run(field({ x: 500, width: 200 })), 'invalid_request', { field: 'placement.fields[0].width', ...size });
-  await refused(run(field({ y: 760, height: 50 })), 'invalid_request', { field: 'placement.fields[0].height', ...size });
+  await refused(run(field({ y: 760, height: 50 })), 'invalid_request', {
+    field: 'placement.fields[0].height',
+    ...size,
+  });
   // The rotated page is 792 × 612 as shown: y 600 + 50 runs off its bottom although it fits the unrotated page.
-  await refused(run(field({ page: 2, y: 600, height: 50 })), 'invalid_request', { field: 'placement.fields[0].height', page_width: 792, page_height: 612 });
+  await refused(run(field({ page: 2, y: 600, height: 50 })), 'invalid_request', {
+    field: 'placement.fields[0].height',
+    page_width: 792,
+    page_height: 612,
+  });
   await refused(run(field({ x: -1 })), 'invalid_request', { field: 'placement.fields[0].x' });
   await refused(run(field({ y: Number.NaN })), 'invalid_request', { field: 'placement.fields[0].y' });
 });
@@ -231,18 +289,32 @@ test('coordinates: zero or tiny sizes are invalid_request on .width / .height', 
   const one = (f: CoordinateField) => preparePdf(pdf, { mode: 'coordinates', fields: [f], roles: ['A'] });
   await refused(one(field({ width: 0 })), 'invalid_request', { field: 'placement.fields[0].width' });
   await refused(one(field({ height: 0 })), 'invalid_request', { field: 'placement.fields[0].height' });
-  await refused(one(field({ height: MIN_FIELD_SIZE - 0.1 })), 'invalid_request', { field: 'placement.fields[0].height' });
-  await refused(one(field({ type: 'stamp' as CoordinateField['type'] })), 'invalid_request', { field: 'placement.fields[0].type' });
+  await refused(one(field({ height: MIN_FIELD_SIZE - 0.1 })), 'invalid_request', {
+    field: 'placement.fields[0].height',
+  });
+  await refused(one(field({ type: 'stamp' as CoordinateField['type'] })), 'invalid_request', {
+    field: 'placement.fields[0].type',
+  });
   await refused(one(field({ role: '' })), 'invalid_request', { field: 'placement.fields[0].role' });
-  await refused(preparePdf(pdf, { mode: 'coordinates', fields: [], roles: ['A'] }), 'invalid_request', { field: 'placement.fields' });
+  await refused(preparePdf(pdf, { mode: 'coordinates', fields: [], roles: ['A'] }), 'invalid_request', {
+    field: 'placement.fields',
+  });
 });
 
 test('coordinates: an unknown role is unknown_role (meta.role, not meta.field); a signer with no signature field is signer_has_no_anchor', async () => {
   const pdf = await makePdf();
-  const e1 = await refused(preparePdf(pdf, { mode: 'coordinates', fields: [field(), field({ role: 'Ghost', y: 100 })], roles: ['A'] }), 'unknown_role', { role: 'Ghost' });
+  const e1 = await refused(
+    preparePdf(pdf, { mode: 'coordinates', fields: [field(), field({ role: 'Ghost', y: 100 })], roles: ['A'] }),
+    'unknown_role',
+    { role: 'Ghost' },
+  );
   assert.equal(e1.meta?.field, undefined);
   await refused(
-    preparePdf(pdf, { mode: 'coordinates', fields: [field(), field({ role: 'B', type: 'date', y: 100, height: 20 })], roles: ['A', 'B'] }),
+    preparePdf(pdf, {
+      mode: 'coordinates',
+      fields: [field(), field({ role: 'B', type: 'date', y: 100, height: 20 })],
+      roles: ['A', 'B'],
+    }),
     'signer_has_no_anchor',
     { role: 'B' },
   );

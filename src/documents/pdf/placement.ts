@@ -11,7 +11,14 @@
 //   update that needs it. Keep useObjectStreams: false on every save here.
 import { MAX_FIELDS } from '../../limits.js';
 import { apiError, ApiError } from '../../lib/errors.js';
-import { concatTransformationMatrix, PDFDocument, type PDFPage, popGraphicsState, pushGraphicsState, rgb } from './pdf-lib.js';
+import {
+  concatTransformationMatrix,
+  PDFDocument,
+  type PDFPage,
+  popGraphicsState,
+  pushGraphicsState,
+  rgb,
+} from './pdf-lib.js';
 import { anchorProblems, problemError, scanAnchorsInWorker } from './anchors.js';
 import { Fonts } from './fonts.js';
 import { type PageGeometry, pageGeometry, round2, shownToUser, toShown } from './geometry.js';
@@ -23,7 +30,15 @@ export const PREPARE_TIMEOUT_MS = 30_000;
 export const MIN_FIELD_SIZE = 5;
 
 export type Signer = { role: string; name: string; email: string };
-export type CoordinateField = { role: string; type: FieldType; page: number; x: number; y: number; width: number; height: number };
+export type CoordinateField = {
+  role: string;
+  type: FieldType;
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+};
 
 export type PlacementInput =
   | { mode: 'anchors'; roles: string[] }
@@ -42,7 +57,11 @@ export const ANCHOR_FIELD_MIN: Record<FieldType, { width: number; height: number
 
 const placementFailed = (why: string) => apiError('placement_failed', { message: `PDF processing failed: ${why}.` });
 
-export async function preparePdf(bytes: Uint8Array, input: PlacementInput, opts: { timeoutMs?: number } = {}): Promise<PreparedPdf> {
+export async function preparePdf(
+  bytes: Uint8Array,
+  input: PlacementInput,
+  opts: { timeoutMs?: number } = {},
+): Promise<PreparedPdf> {
   return runPdfTaskOr<PreparedPdf>({ op: 'prepare', bytes, input }, opts.timeoutMs ?? PREPARE_TIMEOUT_MS, (kind) =>
     placementFailed(kind === 'timeout' ? 'it took too long' : 'the PDF could not be processed'),
   );
@@ -52,7 +71,10 @@ export async function preparePdf(bytes: Uint8Array, input: PlacementInput, opts:
 export async function prepareInWorker(bytes: Uint8Array, input: PlacementInput): Promise<PreparedPdf> {
   const mode = input?.mode;
   if (mode !== 'anchors' && mode !== 'auto_append' && mode !== 'coordinates') {
-    throw apiError('invalid_request', { message: 'placement must be anchors, auto_append or coordinates.', meta: { field: 'placement' } });
+    throw apiError('invalid_request', {
+      message: 'placement must be anchors, auto_append or coordinates.',
+      meta: { field: 'placement' },
+    });
   }
   // Checks that need no PDF come first, so a bad request never costs a parse.
   if (input.mode === 'anchors') checkRoles(input.roles);
@@ -97,7 +119,15 @@ export function anchorField(a: Anchor, g: PageGeometry): Omit<Field, 'id'> {
   // The box grows up and to the right from the marker's bottom-left: markers sit on the signature line.
   const x = clamp(a.box.x, 0, g.width - width);
   const y = clamp(a.box.y + a.box.height - height, 0, g.height - height);
-  return { role: a.role, type: a.type, page: a.page, x: round2(x), y: round2(y), width: round2(width), height: round2(height) };
+  return {
+    role: a.role,
+    type: a.type,
+    page: a.page,
+    x: round2(x),
+    y: round2(y),
+    width: round2(width),
+    height: round2(height),
+  };
 }
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), Math.max(lo, hi));
@@ -137,30 +167,44 @@ const bad = (field: string, message: string, extra: Record<string, unknown> = {}
   apiError('invalid_request', { message, meta: { field, ...extra } });
 
 function checkCoordinateFieldsShape(fields: unknown, roles: unknown): asserts fields is CoordinateField[] {
-  if (!Array.isArray(fields) || fields.length === 0) throw bad('placement.fields', 'placement.fields must list at least one field.');
-  if (fields.length > MAX_FIELDS) throw bad('placement.fields', `placement.fields may list at most ${MAX_FIELDS} fields.`);
+  if (!Array.isArray(fields) || fields.length === 0)
+    throw bad('placement.fields', 'placement.fields must list at least one field.');
+  if (fields.length > MAX_FIELDS)
+    throw bad('placement.fields', `placement.fields may list at most ${MAX_FIELDS} fields.`);
   checkRoles(roles);
   fields.forEach((f: Partial<Record<keyof CoordinateField, unknown>>, i) => {
     const at = `placement.fields[${i}]`;
     if (typeof f !== 'object' || f === null) throw bad(at, `${at} must be an object.`);
     if (typeof f.role !== 'string' || f.role === '') throw bad(`${at}.role`, `${at}.role must be a non-empty string.`);
-    if (!FIELD_TYPES.includes(f.type as FieldType)) throw bad(`${at}.type`, `${at}.type must be one of ${FIELD_TYPES.join(', ')}.`);
-    if (!Number.isInteger(f.page) || (f.page as number) < 1) throw bad(`${at}.page`, `${at}.page must be an integer from 1.`);
+    if (!FIELD_TYPES.includes(f.type as FieldType))
+      throw bad(`${at}.type`, `${at}.type must be one of ${FIELD_TYPES.join(', ')}.`);
+    if (!Number.isInteger(f.page) || (f.page as number) < 1)
+      throw bad(`${at}.page`, `${at}.page must be an integer from 1.`);
     for (const k of ['x', 'y', 'width', 'height'] as const) {
-      if (typeof f[k] !== 'number' || !Number.isFinite(f[k])) throw bad(`${at}.${k}`, `${at}.${k} must be a finite number of points.`);
+      if (typeof f[k] !== 'number' || !Number.isFinite(f[k]))
+        throw bad(`${at}.${k}`, `${at}.${k} must be a finite number of points.`);
     }
-    for (const k of ['x', 'y'] as const) if ((f[k] as number) < 0) throw bad(`${at}.${k}`, `${at}.${k} must not be negative.`);
+    for (const k of ['x', 'y'] as const)
+      if ((f[k] as number) < 0) throw bad(`${at}.${k}`, `${at}.${k} must not be negative.`);
     for (const k of ['width', 'height'] as const) {
-      if ((f[k] as number) < MIN_FIELD_SIZE) throw bad(`${at}.${k}`, `${at}.${k} must be at least ${MIN_FIELD_SIZE} points.`);
+      if ((f[k] as number) < MIN_FIELD_SIZE)
+        throw bad(`${at}.${k}`, `${at}.${k} must be at least ${MIN_FIELD_SIZE} points.`);
     }
   });
   const known = new Set(roles as string[]);
   fields.forEach((f: CoordinateField) => {
-    if (!known.has(f.role)) throw apiError('unknown_role', { message: `A field names role "${f.role}", which no signer has.`, meta: { role: f.role } });
+    if (!known.has(f.role))
+      throw apiError('unknown_role', {
+        message: `A field names role "${f.role}", which no signer has.`,
+        meta: { role: f.role },
+      });
   });
   for (const role of new Set(roles as string[])) {
     if (!fields.some((f: CoordinateField) => f.role === role && f.type === 'signature')) {
-      throw apiError('signer_has_no_anchor', { message: `No signature field for signer role "${role}".`, meta: { role } });
+      throw apiError('signer_has_no_anchor', {
+        message: `No signature field for signer role "${role}".`,
+        meta: { role },
+      });
     }
   }
 }
@@ -171,7 +215,10 @@ function checkCoordinateFieldsOnPages(fields: CoordinateField[], geoms: PageGeom
   return fields.map((f, i) => {
     const at = `placement.fields[${i}]`;
     const g = geoms[f.page - 1];
-    if (!g) throw bad(`${at}.page`, `${at}.page is ${f.page}; the PDF has ${geoms.length} pages.`, { page_count: geoms.length });
+    if (!g)
+      throw bad(`${at}.page`, `${at}.page is ${f.page}; the PDF has ${geoms.length} pages.`, {
+        page_count: geoms.length,
+      });
     const size = { page_width: round2(g.width), page_height: round2(g.height) };
     if (f.x >= g.width) throw bad(`${at}.x`, `${at}.x is outside the page (${size.page_width} points wide).`, size);
     if (f.y >= g.height) throw bad(`${at}.y`, `${at}.y is outside the page (${size.page_height} points high).`, size);
@@ -193,7 +240,8 @@ function checkSigners(signers: unknown): asserts signers is Signer[] {
   if (!Array.isArray(signers) || signers.length === 0) throw bad('signers', 'At least one signer is needed.');
   signers.forEach((s: Partial<Record<keyof Signer, unknown>>, i) => {
     for (const k of ['role', 'name', 'email'] as const) {
-      if (typeof s?.[k] !== 'string' || (k !== 'name' && s[k] === '')) throw bad(`signers[${i}].${k}`, `signers[${i}].${k} must be a string.`);
+      if (typeof s?.[k] !== 'string' || (k !== 'name' && s[k] === ''))
+        throw bad(`signers[${i}].${k}`, `signers[${i}].${k} must be a string.`);
     }
   });
 }
@@ -203,7 +251,11 @@ const BLOCK = { label: 16, gap: 8, sig: { width: 240, height: 56 }, date: { widt
 const GREY = rgb(0.55, 0.55, 0.6);
 
 /** Appends signature pages (the last page's shown size, or Letter if that is too small); one block per signer. */
-async function appendSignaturePages(doc: PDFDocument, last: PageGeometry, signers: Signer[]): Promise<Omit<Field, 'id'>[]> {
+async function appendSignaturePages(
+  doc: PDFDocument,
+  last: PageGeometry,
+  signers: Signer[],
+): Promise<Omit<Field, 'id'>[]> {
   const [w, h] = last.width >= 300 && last.height >= 300 ? [last.width, last.height] : [612, 792];
   const fonts = new Fonts(doc);
   const fields: Omit<Field, 'id'>[] = [];
@@ -230,10 +282,22 @@ async function appendSignaturePages(doc: PDFDocument, last: PageGeometry, signer
     await fonts.draw(p, label, { x: MARGIN, y: h - top - 11, size: 11 });
     const sig: Box = { x: MARGIN, y: top + BLOCK.label + BLOCK.gap, width: sigW, height: BLOCK.sig.height };
     const date: Box = dateBeside
-      ? { x: MARGIN + sigW + 24, y: sig.y + sig.height - BLOCK.date.height, width: BLOCK.date.width, height: BLOCK.date.height }
+      ? {
+          x: MARGIN + sigW + 24,
+          y: sig.y + sig.height - BLOCK.date.height,
+          width: BLOCK.date.width,
+          height: BLOCK.date.height,
+        }
       : { x: MARGIN, y: sig.y + sig.height + 14, width: BLOCK.date.width, height: BLOCK.date.height };
     for (const b of [sig, date]) {
-      p.drawRectangle({ x: b.x, y: h - b.y - b.height, width: b.width, height: b.height, borderColor: GREY, borderWidth: 0.75 });
+      p.drawRectangle({
+        x: b.x,
+        y: h - b.y - b.height,
+        width: b.width,
+        height: b.height,
+        borderColor: GREY,
+        borderWidth: 0.75,
+      });
     }
     await fonts.draw(p, 'Date', { x: date.x, y: h - date.y + 3, size: 8, color: GREY });
     fields.push({ role: s.role, type: 'signature', page: pageNo, ...sig });

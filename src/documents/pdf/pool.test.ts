@@ -8,7 +8,11 @@ import { makePdf } from './testing/fixtures.js';
 
 after(() => closePdfWorkers());
 
-const manyPages = () => makePdf({ pages: 400, text: Array.from({ length: 400 }, (_, i) => [`{{signature:r${i}}} and some more words on page ${i + 1}`]) });
+const manyPages = () =>
+  makePdf({
+    pages: 400,
+    text: Array.from({ length: 400 }, (_, i) => [`{{signature:r${i}}} and some more words on page ${i + 1}`]),
+  });
 
 test('a task over its limit is invalid_file "timeout" for ingest; its worker is replaced and later tasks work', async () => {
   await closePdfWorkers(1);
@@ -33,7 +37,8 @@ test('the clock starts when a worker takes the task: a queued task is not charge
   const t0 = performance.now();
   await findAnchors(pdf);
   const bigMs = performance.now() - t0;
-  if (bigMs < 100) return t.skip(`the big scan took only ${Math.round(bigMs)} ms; too fast to tell queueing from running`);
+  if (bigMs < 100)
+    return t.skip(`the big scan took only ${Math.round(bigMs)} ms; too fast to tell queueing from running`);
   // Queued behind the big scan on the single worker, with a limit shorter than that scan but far above its own run.
   const first = findAnchors(pdf);
   const second = runPdfTask<{ anchors: unknown[] }>({ op: 'anchors', bytes: tiny }, bigMs / 2);

@@ -57,13 +57,33 @@ async function assertSealedValid(pdf: Uint8Array, name: string, tsaCaFile = caFi
   assert.equal(byteRange[2] + byteRange[3], pdf.byteLength, 'the second range runs to the end of the file');
   await writeFile(f(`${name}.sig.der`), cmsDer);
   await writeFile(f(`${name}.signed.bin`), signedBytes);
-  const cms = await run('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', f(`${name}.sig.der`), '-content', f(`${name}.signed.bin`), '-CAfile', caFile, '-purpose', 'any', '-out', '/dev/null']);
+  const cms = await run('openssl', [
+    'cms',
+    '-verify',
+    '-binary',
+    '-inform',
+    'DER',
+    '-in',
+    f(`${name}.sig.der`),
+    '-content',
+    f(`${name}.signed.bin`),
+    '-CAfile',
+    caFile,
+    '-purpose',
+    'any',
+    '-out',
+    '/dev/null',
+  ]);
   assert.equal(cms.code, 0, cms.stderr);
   assert.match(cms.stderr, /Verification successful/);
 
   // Signed attributes: contentType, messageDigest, signing-certificate-v2, and no signing-time.
-  const printed = (await run('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', f(`${name}.sig.der`)])).stdout;
-  const signedAttrs = printed.slice(printed.indexOf('signedAttrs:'), printed.indexOf('signatureAlgorithm:', printed.indexOf('signedAttrs:')));
+  const printed = (await run('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', f(`${name}.sig.der`)]))
+    .stdout;
+  const signedAttrs = printed.slice(
+    printed.indexOf('signedAttrs:'),
+    printed.indexOf('signatureAlgorithm:', printed.indexOf('signedAttrs:')),
+  );
   assert.match(signedAttrs, /contentType/);
   assert.match(signedAttrs, /messageDigest/);
   assert.match(signedAttrs, /id-smime-aa-signingCertificateV2/);
@@ -76,7 +96,17 @@ async function assertSealedValid(pdf: Uint8Array, name: string, tsaCaFile = caFi
   const tokenAttr = si.unsignedAttrs!.attributes.find((a) => a.type === OID.signatureTimeStampToken)!;
   await writeFile(f(`${name}.token.der`), new Uint8Array(tokenAttr.values[0].toBER()));
   const sigDigest = createHash('sha256').update(si.signature.valueBlock.valueHexView).digest('hex');
-  const ts = await run('openssl', ['ts', '-verify', '-in', f(`${name}.token.der`), '-token_in', '-digest', sigDigest, '-CAfile', tsaCaFile]);
+  const ts = await run('openssl', [
+    'ts',
+    '-verify',
+    '-in',
+    f(`${name}.token.der`),
+    '-token_in',
+    '-digest',
+    sigDigest,
+    '-CAfile',
+    tsaCaFile,
+  ]);
   assert.equal(ts.code, 0, ts.stdout + ts.stderr);
   assert.match(ts.stdout, /Verification: OK/);
 }
@@ -94,7 +124,8 @@ test('a sealed PDF is PAdES B-T: pdfsig, qpdf and openssl (cms, ts) all accept i
   assert.equal(result.tsaProvider, 'local');
   assert.equal(result.tsaSignedAt, new Date(clock.now()).toISOString());
 
-  const serial = (await run('openssl', ['x509', '-in', join(f('data'), 'pki', 'seal.crt'), '-noout', '-serial'])).stdout;
+  const serial = (await run('openssl', ['x509', '-in', join(f('data'), 'pki', 'seal.crt'), '-noout', '-serial']))
+    .stdout;
   assert.equal(serial.trim(), `serial=${result.certSerial.toUpperCase()}`);
 
   // The signature dictionary's text survives non-ASCII and PDF delimiters (qpdf decodes it independently).
@@ -154,14 +185,23 @@ test('the worker sealer: 100 pages off the event loop, with an RFC 3161 TSA over
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => res.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(await remote.localTsa.handleTimestampQuery(Buffer.concat(chunks))));
+    req.on('end', async () =>
+      res
+        .writeHead(200, { 'content-type': 'application/timestamp-reply' })
+        .end(await remote.localTsa.handleTimestampQuery(Buffer.concat(chunks))),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise((resolve) => server.close(resolve)));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tsa`;
   const remoteCa = f('remote-ca.pem');
   await writeFile(remoteCa, remote.caCertPem);
-  const viaHttp = createSealer({ pki, tsa: createTsaClient({ url, clock, trustedCaDer: [pemToDer(remote.caCertPem)] }), clock, poolSize: 1 });
+  const viaHttp = createSealer({
+    pki,
+    tsa: createTsaClient({ url, clock, trustedCaDer: [pemToDer(remote.caCertPem)] }),
+    clock,
+    poolSize: 1,
+  });
   t.after(() => viaHttp.close());
   const external = await viaHttp.seal(onePage, {});
   assert.equal(external.tsaProvider, new URL(url).host);

@@ -86,7 +86,10 @@ export function createSealer(opts: SealerOptions): Sealer {
     async seal(pdf, meta = {}) {
       // An exact copy we can transfer: cloning a view would copy its whole backing buffer (e.g. a pooled Buffer).
       const bytes = new Uint8Array(pdf);
-      const prepared = await pool.run({ pdf: bytes, seal: key, meta, signingTimeMs: clock.now() }, { transfer: [bytes.buffer as ArrayBuffer] });
+      const prepared = await pool.run(
+        { pdf: bytes, seal: key, meta, signingTimeMs: clock.now() },
+        { transfer: [bytes.buffer as ArrayBuffer] },
+      );
       return timestampAndFinish(prepared, seal, tsa);
     },
     close: () => pool.close(),
@@ -96,10 +99,20 @@ export function createSealer(opts: SealerOptions): Sealer {
 /** The TSA call plus finishSeal: the part of sealing that stays on the caller's thread. */
 export async function timestampAndFinish(prepared: PreparedSeal, seal: SealIdentity, tsa: Tsa): Promise<SealResult> {
   const ts = await tsa.timestamp(sha256(prepared.signatureValue));
-  return { pdf: finishSeal(prepared, ts.tokenDer), certSerial: seal.serialHex, tsaProvider: tsa.provider, tsaSignedAt: ts.signedAt };
+  return {
+    pdf: finishSeal(prepared, ts.tokenDer),
+    certSerial: seal.serialHex,
+    tsaProvider: tsa.provider,
+    tsaSignedAt: ts.signedAt,
+  };
 }
 
-export async function prepareSeal(input: Uint8Array, seal: SealKey, meta: SealMeta, signingTimeMs: number): Promise<PreparedSeal> {
+export async function prepareSeal(
+  input: Uint8Array,
+  seal: SealKey,
+  meta: SealMeta,
+  signingTimeMs: number,
+): Promise<PreparedSeal> {
   const leaf = parseCert(seal.certDer);
   // updateMetadata: false keeps Producer/ModDate as they were; the seal should not edit the document's info.
   const doc = await PDFDocument.load(input, { updateMetadata: false });
@@ -119,7 +132,8 @@ export async function prepareSeal(input: Uint8Array, seal: SealKey, meta: SealMe
   const pdf = Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
 
   const { byteRangePlaceholder, byteRangePlaceholderPosition } = findByteRange(pdf);
-  if (!byteRangePlaceholder || byteRangePlaceholderPosition === undefined) throw new Error('seal: no ByteRange placeholder in the saved PDF');
+  if (!byteRangePlaceholder || byteRangePlaceholderPosition === undefined)
+    throw new Error('seal: no ByteRange placeholder in the saved PDF');
   const afterRange = byteRangePlaceholderPosition + byteRangePlaceholder.length;
   const open = pdf.indexOf('<', pdf.indexOf('/Contents', afterRange));
   const close = open + 1 + SEAL_PLACEHOLDER_BYTES * 2;
@@ -131,7 +145,10 @@ export async function prepareSeal(input: Uint8Array, seal: SealKey, meta: SealMe
   // pdf-lib wrote NUL placeholders; verifiers expect hex '0' padding after the DER, which finishSeal leaves in place.
   pdf.fill(0x30, open + 1, close);
 
-  const digest = createHash('sha256').update(pdf.subarray(0, open)).update(pdf.subarray(close + 1)).digest();
+  const digest = createHash('sha256')
+    .update(pdf.subarray(0, open))
+    .update(pdf.subarray(close + 1))
+    .digest();
 
   const sd = new pkijs.SignedData({
     version: 1,
@@ -177,7 +194,9 @@ export function finishSeal(prepared: PreparedSeal, tokenDer: Uint8Array): Uint8A
   const signedData = tlv(0x30, prepared.signedDataHead, tlv(0x31, signerInfo));
   const contentInfo = tlv(0x30, SIGNED_DATA_OID, tlv(0xa0, signedData));
   if (contentInfo.length * 2 > prepared.contentsHexLength) {
-    throw new Error(`seal: signature (${contentInfo.length} bytes) exceeds the ${prepared.contentsHexLength / 2}-byte placeholder`);
+    throw new Error(
+      `seal: signature (${contentInfo.length} bytes) exceeds the ${prepared.contentsHexLength / 2}-byte placeholder`,
+    );
   }
   const out = Buffer.from(prepared.pdf.buffer, prepared.pdf.byteOffset, prepared.pdf.byteLength);
   out.write(contentInfo.toString('hex'), prepared.contentsOffset, 'latin1');

@@ -26,7 +26,14 @@ const qpdfCheck = (pdf: Uint8Array) => {
 };
 
 let ids = 0;
-const fieldAt = (box: Box, o: Partial<Field> = {}): Field => ({ id: `f${++ids}`, role: 'A', type: 'signature', page: 1, ...box, ...o });
+const fieldAt = (box: Box, o: Partial<Field> = {}): Field => ({
+  id: `f${++ids}`,
+  role: 'A',
+  type: 'signature',
+  page: 1,
+  ...box,
+  ...o,
+});
 const stamp = (box: Box, value: StampValue, o: Partial<Field> = {}): Stamp => ({ field: fieldAt(box, o), value });
 
 async function refusedPng(p: Promise<unknown> | (() => unknown), field = 'signature.png_base64'): Promise<ApiError> {
@@ -43,7 +50,16 @@ async function refusedPng(p: Promise<unknown> | (() => unknown), field = 'signat
 }
 
 test('typed signatures in every script fonts.ts covers come out as text (pdftotext), in an embedded font', async () => {
-  const names = ['Zoë Ångström', 'Łukasz Żółć', 'Ελένη Παπαδοπούλου', 'Дмитрий Шостакович', 'Արամ Խաչատրյան', 'გიორგი ბერიძე', 'דוד כהן', 'محمد علي'];
+  const names = [
+    'Zoë Ångström',
+    'Łukasz Żółć',
+    'Ελένη Παπαδοπούλου',
+    'Дмитрий Шостакович',
+    'Արամ Խաչատրյան',
+    'გიორგი ბერიძე',
+    'דוד כהן',
+    'محمد علي',
+  ];
   const pdf = await makePdf({ text: [['Contract']] });
   const out = await stampPdf(
     pdf,
@@ -54,17 +70,33 @@ test('typed signatures in every script fonts.ts covers come out as text (pdftote
   for (const name of names) assert.ok(text.includes(name), `"${name}" missing from:\n${text}`);
   const fonts = tmp.poppler('pdffonts', out);
   assert.match(fonts, /DejaVuSans-Oblique/);
-  assert.doesNotMatch(fonts.split('\n').filter((l) => /DejaVu/.test(l)).join('\n'), / no  +no /, 'DejaVu faces are embedded');
+  assert.doesNotMatch(
+    fonts
+      .split('\n')
+      .filter((l) => /DejaVu/.test(l))
+      .join('\n'),
+    / no  +no /,
+    'DejaVu faces are embedded',
+  );
   qpdfCheck(out);
 });
 
 test('an Arabic name keeps its word order (one run, spaces included; regression for per-face space runs)', async () => {
-  const out = await stampPdf(await makePdf(), [stamp({ x: 72, y: 100, width: 300, height: 50 }, { kind: 'typed', text: 'محمد علي' })]);
-  assert.ok(tmp.pdfText(out).replace(/[\u202a-\u202e]/g, '').includes('محمد علي'));
+  const out = await stampPdf(await makePdf(), [
+    stamp({ x: 72, y: 100, width: 300, height: 50 }, { kind: 'typed', text: 'محمد علي' }),
+  ]);
+  assert.ok(
+    tmp
+      .pdfText(out)
+      .replace(/[\u202a-\u202e]/g, '')
+      .includes('محمد علي'),
+  );
 });
 
 test('characters no DejaVu face has (CJK) are drawn as "?" rather than invisible boxes', async () => {
-  const out = await stampPdf(await makePdf(), [stamp({ x: 72, y: 100, width: 300, height: 50 }, { kind: 'typed', text: 'Li 李小龍' })]);
+  const out = await stampPdf(await makePdf(), [
+    stamp({ x: 72, y: 100, width: 300, height: 50 }, { kind: 'typed', text: 'Li 李小龍' }),
+  ]);
   assert.match(tmp.pdfText(out), /Li \?\?\?/);
 });
 
@@ -96,7 +128,9 @@ test('a drawn PNG is fitted into the box keeping its aspect ratio, centred', asy
   assert.equal(darkest(img, { x: 100, y: 100, width: 200, height: 23 }), 255, 'blank above');
   assert.equal(darkest(img, { x: 100, y: 177, width: 200, height: 23 }), 255, 'blank below');
   // A tall image in the same box: 50 × 100 centred horizontally.
-  const tall = tmp.render(await stampPdf(await makePdf(), [stamp(box, { kind: 'drawn', png: makePng(50, 100, () => [10, 10, 10, 255]) })]));
+  const tall = tmp.render(
+    await stampPdf(await makePdf(), [stamp(box, { kind: 'drawn', png: makePng(50, 100, () => [10, 10, 10, 255]) })]),
+  );
   assert.ok(darkest(tall, { x: 178, y: 102, width: 44, height: 96 }) < 40);
   assert.equal(darkest(tall, { x: 100, y: 100, width: 73, height: 100 }), 255);
   assert.equal(darkest(tall, { x: 227, y: 100, width: 73, height: 100 }), 255);
@@ -120,7 +154,9 @@ test('date and text fields print their value; text too long even at 5 pt is cut 
 
 test('stamps go on the right page of a multi-page PDF, and object-stream input is saved with a classic xref', async () => {
   const pdf = await makePdf({ pages: 3, objectStreams: true });
-  const out = await stampPdf(pdf, [stamp({ x: 72, y: 100, width: 200, height: 40 }, { kind: 'typed', text: 'Page Three' }, { page: 3 })]);
+  const out = await stampPdf(pdf, [
+    stamp({ x: 72, y: 100, width: 200, height: 40 }, { kind: 'typed', text: 'Page Three' }, { page: 3 }),
+  ]);
   const pages = tmp.pdfText(out).split('\f');
   assert.doesNotMatch(pages[0] + pages[1], /Page Three/);
   assert.match(pages[2], /Page Three/);
@@ -130,7 +166,10 @@ test('stamps go on the right page of a multi-page PDF, and object-stream input i
 test('an empty or invisible-only typed signature is invalid_request on signature.text', async () => {
   const pdf = await makePdf();
   for (const text of ['', '   ', '\u200b\u200e']) {
-    await refusedPng(stampPdf(pdf, [stamp({ x: 72, y: 100, width: 200, height: 40 }, { kind: 'typed', text })]), 'signature.text');
+    await refusedPng(
+      stampPdf(pdf, [stamp({ x: 72, y: 100, width: 200, height: 40 }, { kind: 'typed', text })]),
+      'signature.text',
+    );
   }
 });
 
@@ -147,7 +186,9 @@ test('checkSignaturePng refusals: not a PNG, too short, too big, over 4000 px, n
   padded.set(makePng(10, 10));
   const tooBig = await refusedPng(() => checkSignaturePng(padded));
   assert.match(tooBig.message, /bytes/);
-  const wide = await refusedPng(() => checkSignaturePng(makePng(10, 10, undefined, { width: MAX_PNG_SIDE + 1, height: 10 })));
+  const wide = await refusedPng(() =>
+    checkSignaturePng(makePng(10, 10, undefined, { width: MAX_PNG_SIDE + 1, height: 10 })),
+  );
   assert.match(wide.message, /pixels/);
   await refusedPng(() => checkSignaturePng(makePng(10, 10, undefined, { width: 10, height: MAX_PNG_SIDE + 1 })));
   await refusedPng(() => checkSignaturePng(makePng(10, 10, undefined, { width: 0, height: 10 })));
@@ -160,7 +201,9 @@ test('a PNG whose IHDR lies about its size is refused when stamping (before: emb
   const liar = makePng(10, 10, undefined, { width: 3000, height: 3000 });
   assert.doesNotThrow(() => checkSignaturePng(liar), 'the header alone looks fine');
   await refusedPng(() => checkPngData(liar));
-  const err = await refusedPng(stampPdf(await makePdf(), [stamp({ x: 72, y: 100, width: 200, height: 50 }, { kind: 'drawn', png: liar })]));
+  const err = await refusedPng(
+    stampPdf(await makePdf(), [stamp({ x: 72, y: 100, width: 200, height: 50 }, { kind: 'drawn', png: liar })]),
+  );
   assert.match(err.message, /less image data/);
   // Damaged image data (not a zlib stream) is refused as undecodable.
   const broken = makePng(20, 20);
@@ -187,7 +230,15 @@ function interlacedGreyPng(w: number, h: number): Uint8Array {
   ihdr[9] = 0; // grey
   ihdr[12] = 1; // Adam7
   const rows: number[] = [];
-  for (const [x0, y0, dx, dy] of [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]]) {
+  for (const [x0, y0, dx, dy] of [
+    [0, 0, 8, 8],
+    [4, 0, 8, 8],
+    [0, 4, 4, 8],
+    [2, 0, 4, 4],
+    [0, 2, 2, 4],
+    [1, 0, 2, 2],
+    [0, 1, 1, 2],
+  ]) {
     for (let y = y0; y < h; y += dy) {
       if (x0 >= w) break;
       rows.push(0);
@@ -195,20 +246,39 @@ function interlacedGreyPng(w: number, h: number): Uint8Array {
     }
   }
   const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return new Uint8Array(Buffer.concat([sig, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.from(rows))), chunk('IEND', Buffer.alloc(0))]));
+  return new Uint8Array(
+    Buffer.concat([
+      sig,
+      chunk('IHDR', ihdr),
+      chunk('IDAT', deflateSync(Buffer.from(rows))),
+      chunk('IEND', Buffer.alloc(0)),
+    ]),
+  );
 }
 
 test('checkPngData sizes interlaced images by their seven passes', async () => {
-  for (const [w, h] of [[1, 1], [3, 2], [9, 9], [37, 23]]) assert.doesNotThrow(() => checkPngData(interlacedGreyPng(w, h)), `${w}×${h}`);
+  for (const [w, h] of [
+    [1, 1],
+    [3, 2],
+    [9, 9],
+    [37, 23],
+  ])
+    assert.doesNotThrow(() => checkPngData(interlacedGreyPng(w, h)), `${w}×${h}`);
   const liar = interlacedGreyPng(37, 23);
   new DataView(liar.buffer).setUint32(20, 40); // declares 40 rows
   await refusedPng(() => checkPngData(liar));
-  const out = await stampPdf(await makePdf(), [stamp({ x: 72, y: 100, width: 100, height: 60 }, { kind: 'drawn', png: interlacedGreyPng(37, 23) })]);
+  const out = await stampPdf(await makePdf(), [
+    stamp({ x: 72, y: 100, width: 100, height: 60 }, { kind: 'drawn', png: interlacedGreyPng(37, 23) }),
+  ]);
   qpdfCheck(out);
 });
 
 test('refusals of a drawn PNG happen on the calling thread before any PDF work', async () => {
   const t0 = performance.now();
-  await refusedPng(stampPdf(new Uint8Array(0), [stamp({ x: 0, y: 0, width: 10, height: 10 }, { kind: 'drawn', png: new Uint8Array(50) })]));
+  await refusedPng(
+    stampPdf(new Uint8Array(0), [
+      stamp({ x: 0, y: 0, width: 10, height: 10 }, { kind: 'drawn', png: new Uint8Array(50) }),
+    ]),
+  );
   assert.ok(performance.now() - t0 < 500);
 });

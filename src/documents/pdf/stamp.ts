@@ -41,16 +41,26 @@ export function checkSignaturePng(png: Uint8Array): { width: number; height: num
   if (png.byteLength > MAX_PNG_BYTES) throw badPng(`The drawn signature is over ${MAX_PNG_BYTES} bytes.`);
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
   // The first chunk must be IHDR (length 13).
-  if (view.getUint32(8) !== 13 || String.fromCharCode(...png.subarray(12, 16)) !== 'IHDR') throw badPng('The drawn signature is not a valid PNG image.');
+  if (view.getUint32(8) !== 13 || String.fromCharCode(...png.subarray(12, 16)) !== 'IHDR')
+    throw badPng('The drawn signature is not a valid PNG image.');
   const width = view.getUint32(16);
   const height = view.getUint32(20);
   if (width === 0 || height === 0) throw badPng('The drawn signature has no pixels.');
-  if (width > MAX_PNG_SIDE || height > MAX_PNG_SIDE) throw badPng(`The drawn signature is over ${MAX_PNG_SIDE} pixels a side.`);
+  if (width > MAX_PNG_SIDE || height > MAX_PNG_SIDE)
+    throw badPng(`The drawn signature is over ${MAX_PNG_SIDE} pixels a side.`);
   return { width, height };
 }
 
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
-const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]];
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+];
 
 /**
  * Worker side: the image data must be as long as IHDR's size needs. pdf-lib's decoder does not check, so a PNG
@@ -73,7 +83,7 @@ export function checkPngData(png: Uint8Array): void {
     }
   } else expected = height * rowBytes(width);
   const idat: Uint8Array[] = [];
-  for (let at = 8; at + 8 <= png.byteLength; ) {
+  for (let at = 8; at + 8 <= png.byteLength;) {
     const len = view.getUint32(at);
     if (String.fromCharCode(...png.subarray(at + 4, at + 8)) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + len));
     at += 12 + len;
@@ -92,12 +102,19 @@ function checkStamps(stamps: Stamp[]): void {
   for (const s of stamps) {
     if (s.value.kind === 'drawn') checkSignaturePng(s.value.png);
     if (s.value.kind === 'typed' && cleanText(s.value.text ?? '') === '') {
-      throw apiError('invalid_request', { message: 'The typed signature is empty.', meta: { field: 'signature.text' } });
+      throw apiError('invalid_request', {
+        message: 'The typed signature is empty.',
+        meta: { field: 'signature.text' },
+      });
     }
   }
 }
 
-export async function stampPdf(bytes: Uint8Array, stamps: Stamp[], opts: { timeoutMs?: number } = {}): Promise<Uint8Array> {
+export async function stampPdf(
+  bytes: Uint8Array,
+  stamps: Stamp[],
+  opts: { timeoutMs?: number } = {},
+): Promise<Uint8Array> {
   checkStamps(stamps);
   return runPdfTaskOr<Uint8Array>({ op: 'stamp', bytes, stamps }, opts.timeoutMs ?? STAMP_TIMEOUT_MS);
 }

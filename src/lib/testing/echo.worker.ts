@@ -18,7 +18,7 @@ export function handle(input: EchoInput): unknown {
     case 'throw':
       throw new Error('boom');
     case 'exit':
-      process.exit(3);
+      return process.exit(3);
     case 'spin':
       spin(input.ms);
       return { thread: threadId, warmups };

@@ -14,7 +14,9 @@ export type SmtpPeer = {
   close(): Promise<void>;
 };
 
-export async function startSmtpPeer(opts: { port?: number; reject?: (rcpt: string) => boolean } = {}): Promise<SmtpPeer> {
+export async function startSmtpPeer(
+  opts: { port?: number; reject?: (rcpt: string) => boolean } = {},
+): Promise<SmtpPeer> {
   const received: Received[] = [];
   const server = new SMTPServer({
     authOptional: true,

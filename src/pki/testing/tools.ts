@@ -33,7 +33,9 @@ export async function nssDbTrusting(dir: string, caPem: string): Promise<string>
     ['-A', '-n', 'signet-ca', '-t', 'CT,C,C', '-i', caFile, '-d', db],
   ]) {
     const r = await run('certutil', args).catch((err: NodeJS.ErrnoException) => {
-      throw err.code === 'ENOENT' ? new Error('certutil not found: install libnss3-tools (Debian) for the pdfsig trust checks') : err;
+      throw err.code === 'ENOENT'
+        ? new Error('certutil not found: install libnss3-tools (Debian) for the pdfsig trust checks')
+        : err;
     });
     if (r.code !== 0) throw new Error(`certutil ${args[0]} failed: ${r.stderr}`);
   }

@@ -25,7 +25,12 @@ const TYPES: Record<string, string> = {
 function load(file: string): Asset {
   const body = fs.readFileSync(file);
   const hash = createHash('sha256').update(body).digest('base64url');
-  return { body, type: TYPES[path.extname(file)] ?? 'application/octet-stream', etag: `"${hash.slice(0, 27)}"`, version: hash.slice(0, 12) };
+  return {
+    body,
+    type: TYPES[path.extname(file)] ?? 'application/octet-stream',
+    etag: `"${hash.slice(0, 27)}"`,
+    version: hash.slice(0, 12),
+  };
 }
 
 /** Every file of a pdfjs-dist folder whose extension we serve (fonts for non-embedded standard fonts, CJK cmaps). */

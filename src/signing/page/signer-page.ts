@@ -38,8 +38,21 @@ export function renderSignerPage(v: View, token: string): string {
     strings: s,
     pageCount: v.document.page_count,
     signerName: v.request.name,
-    fields: v.fields.map((f) => ({ id: f.id, type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height })),
-    pdfjs: { lib: assetUrl('pdf.min.mjs'), worker: assetUrl('pdf.worker.min.mjs'), fonts: PDFJS_FONTS_URL, cmaps: PDFJS_CMAPS_URL },
+    fields: v.fields.map((f) => ({
+      id: f.id,
+      type: f.type,
+      page: f.page,
+      x: f.x,
+      y: f.y,
+      width: f.width,
+      height: f.height,
+    })),
+    pdfjs: {
+      lib: assetUrl('pdf.min.mjs'),
+      worker: assetUrl('pdf.worker.min.mjs'),
+      fonts: PDFJS_FONTS_URL,
+      cmaps: PDFJS_CMAPS_URL,
+    },
   };
   return `${head(locale, `${title} · ${s.title}`, true)}
 <body data-base="${esc(base)}" data-state="open">

@@ -391,7 +391,12 @@ function grow(pt) {
   const m = 4 * pad.dpr;
   const b = pad.box;
   pad.box = b
-    ? { x0: Math.min(b.x0, pt.x - m), y0: Math.min(b.y0, pt.y - m), x1: Math.max(b.x1, pt.x + m), y1: Math.max(b.y1, pt.y + m) }
+    ? {
+        x0: Math.min(b.x0, pt.x - m),
+        y0: Math.min(b.y0, pt.y - m),
+        x1: Math.max(b.x1, pt.x + m),
+        y1: Math.max(b.y1, pt.y + m),
+      }
     : { x0: pt.x - m, y0: pt.y - m, x1: pt.x + m, y1: pt.y + m };
 }
 
@@ -516,7 +521,9 @@ async function submitSign(e) {
     return;
   }
   const signature =
-    st.mode === 'typed' ? { type: 'typed', text: els.typed.value.trim() } : { type: 'drawn', png_base64: exportPad().base64 };
+    st.mode === 'typed'
+      ? { type: 'typed', text: els.typed.value.trim() }
+      : { type: 'drawn', png_base64: exportPad().base64 };
   setBusy(true);
   const res = await post('/sign', Object.keys(fields).length ? { signature, fields } : { signature });
   setBusy(false);

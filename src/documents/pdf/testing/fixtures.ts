@@ -21,8 +21,7 @@ import {
 
 /** A line of text; `split` draws it in pieces (alternating fonts, so pdf.js reports separate text items). */
 export type FixtureText =
-  | string
-  | { text: string; x?: number; y?: number; size?: number; split?: number[]; white?: boolean };
+  string | { text: string; x?: number; y?: number; size?: number; split?: number[]; white?: boolean };
 
 export type MakePdfOptions = {
   pages?: number;
@@ -46,7 +45,10 @@ export type MakePdfOptions = {
 export async function makePdf(o: MakePdfOptions = {}): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const [w, h] = o.size ?? [612, 792];
-  const fonts: PDFFont[] = [await doc.embedFont(StandardFonts.Helvetica), await doc.embedFont(StandardFonts.HelveticaBold)];
+  const fonts: PDFFont[] = [
+    await doc.embedFont(StandardFonts.Helvetica),
+    await doc.embedFont(StandardFonts.HelveticaBold),
+  ];
   const pages = Math.max(o.pages ?? 1, o.text?.length ?? 0);
   for (let i = 0; i < pages; i++) {
     const page = doc.addPage([w, h]);
@@ -115,7 +117,10 @@ export async function encryptPdf(bytes: Uint8Array): Promise<Uint8Array> {
     const dir = mkdtempSync(path.join(tmpdir(), 'signet-enc-'));
     try {
       writeFileSync(path.join(dir, 'in.pdf'), bytes);
-      execFileSync('qpdf', ['--encrypt', '', 'owner-secret', '256', '--', 'in.pdf', 'out.pdf'], { cwd: dir, stdio: 'ignore' });
+      execFileSync('qpdf', ['--encrypt', '', 'owner-secret', '256', '--', 'in.pdf', 'out.pdf'], {
+        cwd: dir,
+        stdio: 'ignore',
+      });
       return new Uint8Array(readFileSync(path.join(dir, 'out.pdf')));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;

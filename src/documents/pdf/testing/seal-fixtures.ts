@@ -9,7 +9,12 @@ export async function makeTextPdf(pages: number): Promise<Uint8Array> {
   for (let i = 0; i < pages; i++) {
     const page = doc.addPage([595, 842]);
     for (let l = 0; l < 50; l++) {
-      page.drawText(`Page ${i + 1}, line ${l + 1}: the quick brown fox jumps over the lazy dog.`, { x: 40, y: 800 - l * 15, size: 9, font });
+      page.drawText(`Page ${i + 1}, line ${l + 1}: the quick brown fox jumps over the lazy dog.`, {
+        x: 40,
+        y: 800 - l * 15,
+        size: 9,
+        font,
+      });
     }
   }
   return doc.save();

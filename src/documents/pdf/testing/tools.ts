@@ -53,7 +53,13 @@ export async function pdfScratch(prefix: string): Promise<PdfScratch> {
     pdfText: (pdf, o = {}) =>
       execFileSync(
         'pdftotext',
-        [...(o.page ? ['-f', String(o.page), '-l', String(o.page)] : []), ...(o.layout ? ['-layout'] : []), ...(o.raw ? ['-raw'] : []), save(pdf), '-'],
+        [
+          ...(o.page ? ['-f', String(o.page), '-l', String(o.page)] : []),
+          ...(o.layout ? ['-layout'] : []),
+          ...(o.raw ? ['-raw'] : []),
+          save(pdf),
+          '-',
+        ],
         { encoding: 'utf8' },
       ),
     qpdfCheck(pdf) {
@@ -62,7 +68,17 @@ export async function pdfScratch(prefix: string): Promise<PdfScratch> {
       return r.stdout;
     },
     render(pdf, page = 1) {
-      const out = execFileSync('pdftoppm', ['-r', String(RENDER_DPI), '-gray', '-cropbox', '-f', String(page), '-l', String(page), save(pdf)]);
+      const out = execFileSync('pdftoppm', [
+        '-r',
+        String(RENDER_DPI),
+        '-gray',
+        '-cropbox',
+        '-f',
+        String(page),
+        '-l',
+        String(page),
+        save(pdf),
+      ]);
       const m = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(out.subarray(0, 40).toString('latin1'));
       assert.ok(m, 'pdftoppm did not write a PGM');
       return { width: +m[1], height: +m[2], px: out.subarray(m[0].length) };
@@ -77,7 +93,8 @@ export function darkest(img: PageImage, b: Box): number {
   const k = RENDER_DPI / 72;
   let min = 255;
   for (let y = Math.ceil(b.y * k) + 1; y < Math.floor((b.y + b.height) * k) - 1; y++) {
-    for (let x = Math.ceil(b.x * k) + 1; x < Math.floor((b.x + b.width) * k) - 1; x++) min = Math.min(min, img.px[y * img.width + x]);
+    for (let x = Math.ceil(b.x * k) + 1; x < Math.floor((b.x + b.width) * k) - 1; x++)
+      min = Math.min(min, img.px[y * img.width + x]);
   }
   return min;
 }
