@@ -56,6 +56,27 @@ describe('SQLite statement cache', () => {
   });
 });
 
+test('every successful run of a statement that can write is counted; reads and failed writes are not', () => {
+  const sqlite = new Database(':memory:');
+  try {
+    let writes = 0;
+    const db = cachingPrepare(sqlite, 10, () => void writes++);
+    sqlite.exec('create table t (n integer primary key)');
+    db.prepare('insert into t values (?)').run([1]);
+    db.prepare('insert into t values (?)').run([2]);
+    assert.equal(writes, 2);
+    assert.deepEqual(db.prepare('select n from t order by n').all([]), [{ n: 1 }, { n: 2 }]);
+    assert.throws(() => db.prepare('insert into t values (?)').run([1]), /UNIQUE/);
+    assert.equal(writes, 2, 'reads and a refused insert: no count');
+    assert.deepEqual(db.prepare('delete from t where n = ? returning n').all([2]), [{ n: 2 }]);
+    assert.equal(writes, 3, 'a write that returns rows counts too');
+    assert.equal(db.prepare('insert into t values (?)').reader, false);
+    assert.equal(db.prepare('insert into t values (?)'), db.prepare('insert into t values (?)'), 'still cached');
+  } finally {
+    sqlite.close();
+  }
+});
+
 describe('SQLite through Kysely with the statement cache', () => {
   let dir: string;
   let db: Db;

@@ -30,8 +30,10 @@ export async function openDb(url: string, opts: { migrate?: boolean } = {}): Pro
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database: cachingPrepare(sqlite) }) });
-    db = { kysely, dialect: 'sqlite', probe: sqliteChangeProbe(sqlite), close: () => kysely.destroy() };
+    let writes = 0;
+    const database = cachingPrepare(sqlite, STATEMENT_CACHE_SIZE, () => void writes++);
+    const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
+    db = { kysely, dialect: 'sqlite', probe: sqliteChangeProbe(sqlite, () => writes), close: () => kysely.destroy() };
   } else {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
@@ -44,25 +46,39 @@ export async function openDb(url: string, opts: { migrate?: boolean } = {}): Pro
 
 export const STATEMENT_CACHE_SIZE = 500;
 
+type Prepared = Pick<Database.Statement, 'reader' | 'busy' | 'all' | 'run' | 'iterate'>;
+
 /**
- * The database Kysely sees, with `prepare` memoised by SQL text (LRU, `max` entries): Kysely's SqliteDriver prepares
- * every query afresh, which cost more than running it. Safe because Kysely serialises the single connection with
- * a mutex and runs `all`/`run` to completion synchronously; only `streamQuery` leaves a statement mid-`iterate`, and
- * a statement found busy that way is never handed out again until it is done.
+ * The database Kysely sees:
+ * - `prepare` memoised by SQL text (LRU, `max` entries): Kysely's SqliteDriver prepares every query afresh, which
+ *   cost more than running it. Safe because Kysely serialises the single connection with a mutex and runs
+ *   `all`/`run` to completion synchronously; only `streamQuery` leaves a statement mid-`iterate`, and a statement
+ *   found busy that way is never handed out again until it is done.
+ * - `onWrite` is called after every successful run of a statement that can write (a failed statement writes
+ *   nothing: SQLite undoes it), and before a streamed one; this connection has no other way in, so this counts
+ *   all of its own writes.
  */
-export function cachingPrepare(sqlite: Database.Database, max = STATEMENT_CACHE_SIZE): SqliteDatabase {
-  const cache = new Map<string, Database.Statement>();
+export function cachingPrepare(
+  sqlite: Database.Database,
+  max = STATEMENT_CACHE_SIZE,
+  onWrite?: () => void,
+): SqliteDatabase {
+  const cache = new Map<string, Prepared>();
+  const prepare = (sql: string): Prepared => {
+    const stmt = sqlite.prepare(sql);
+    return onWrite && !stmt.readonly ? countingWrites(stmt, onWrite) : stmt;
+  };
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {
       const hit = cache.get(sql);
       if (hit !== undefined) {
-        if (hit.busy) return sqlite.prepare(sql);
+        if (hit.busy) return prepare(sql);
         cache.delete(sql);
         cache.set(sql, hit);
         return hit;
       }
-      const stmt = sqlite.prepare(sql);
+      const stmt = prepare(sql);
       if (cache.size >= max) cache.delete(cache.keys().next().value!);
       cache.set(sql, stmt);
       return stmt;
@@ -70,30 +86,53 @@ export function cachingPrepare(sqlite: Database.Database, max = STATEMENT_CACHE_
   };
 }
 
+function countingWrites(stmt: Database.Statement, onWrite: () => void): Prepared {
+  return {
+    reader: stmt.reader,
+    get busy() {
+      return stmt.busy;
+    },
+    all(...params: unknown[]) {
+      const rows = stmt.all(...params);
+      onWrite();
+      return rows;
+    },
+    run(...params: unknown[]) {
+      const result = stmt.run(...params);
+      onWrite();
+      return result;
+    },
+    iterate(...params: unknown[]) {
+      onWrite();
+      return stmt.iterate(...params);
+    },
+  } as Prepared;
+}
+
 /**
  * Tells whether anything may have changed in a SQLite file, for exact in-process caches. `version()` moves whenever
- * `PRAGMA data_version` does (a commit by another connection, any process) or this connection's `total_changes()`
- * does (its own rows written, committed or not; data_version ignores those). Local DDL is not seen. Inside a
- * transaction on this connection both would describe that transaction, so `version()` is null: read the database.
+ * `PRAGMA data_version` does (a commit by another connection, any process) or this connection ran a statement that
+ * can write (counted by `cachingPrepare`, committed or not; data_version ignores this connection's own commits).
+ * Inside a transaction on this connection the reading would describe that transaction, so `version()` is null:
+ * read the database.
  */
 export type ChangeProbe = { version(): number | null };
 
-function sqliteChangeProbe(sqlite: Database.Database): ChangeProbe {
+function sqliteChangeProbe(sqlite: Database.Database, ownWrites: () => number): ChangeProbe {
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  const totalChanges = sqlite.prepare('select total_changes()').pluck();
   let dv = -1;
-  let tc = -1;
+  let ow = -1;
   let gen = 0;
   return {
     version() {
       if (sqlite.inTransaction || !sqlite.open) return null;
       try {
         const d = dataVersion.get() as number;
-        const t = totalChanges.get() as number;
+        const w = ownWrites();
         // Both only ever grow, so any difference from the last reading is a change.
-        if (d !== dv || t !== tc) {
+        if (d !== dv || w !== ow) {
           dv = d;
-          tc = t;
+          ow = w;
           gen++;
         }
         return gen;

@@ -13,11 +13,12 @@ import { createAuthLookup, type AuthEntry } from '../keys/auth-cache.js';
 import { findKeyForAuth, hashKey, looksLikeKey } from '../keys/keys.repo.js';
 import type { LastUsedRecorder } from '../keys/last-used.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/ratelimit.js';
-import { RATE_LIMIT } from '../limits.js';
+import { RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
 import { apiError } from '../lib/errors.js';
 
 export const API_TIERS_WITHOUT_ACCESS = new Set(['free']);
 const BEARER = /^Bearer +(\S+) *$/i;
+const RATE_WINDOW_S = RATE_WINDOW_MS / 1000;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -78,6 +79,7 @@ export function registerAuth(
     key: AuthEntry | undefined,
     conn: Connection,
     version: number | null,
+    counted: boolean,
     done: Done,
   ): void {
     if (!key || key.revoked) return done(apiError('invalid_key'));
@@ -97,8 +99,7 @@ export function registerAuth(
     req.dataVersion = version;
     deps.lastUsed.note(key.id, deps.clock.now(), conn.masked);
 
-    // The spec exempts GET /v1/me; the HEAD Fastify adds beside a GET still counts, as it always did.
-    if (req.routeOptions.config.rateLimit === false && req.method === 'GET') return done();
+    if (!counted) return done();
     let decision: RateDecision | Promise<RateDecision>;
     try {
       decision = deps.limiter.hit(key.id, key.rateLimit ?? RATE_LIMIT);
@@ -110,7 +111,10 @@ export function registerAuth(
   }
 
   app.addHook('onRequest', (req: FastifyRequest, _reply: FastifyReply, done: Done) => {
-    if (req.routeOptions.config.auth === false) return done();
+    const config = req.routeOptions.config;
+    if (config.auth === false) return done();
+    // The spec exempts GET /v1/me; the HEAD Fastify adds beside a GET still counts, as it always did.
+    const counted = config.rateLimit !== false || req.method !== 'GET';
 
     const conn = connectionOf(req.socket);
     const keyHash = keyHashOf(conn, req.headers.authorization);
@@ -118,8 +122,8 @@ export function registerAuth(
 
     const version = keys.version();
     const cached = keys.get(keyHash, version);
-    if (cached !== undefined) return admit(req, cached, conn, version, done);
-    keys.load(keyHash, version).then((key) => admit(req, key, conn, version, done), done);
+    if (cached !== undefined) return admit(req, cached, conn, version, counted, done);
+    keys.load(keyHash, version).then((key) => admit(req, key, conn, version, counted, done), done);
   });
 
   // RateLimit headers go on every 2xx and every 429, and on no other status. Callback-style: runs on every request.
@@ -131,7 +135,7 @@ export function registerAuth(
         reply.header('RateLimit-Limit', String(d.limit));
         reply.header('RateLimit-Remaining', String(d.remaining));
         reply.header('RateLimit-Reset', String(d.resetSeconds));
-        reply.header('RateLimit-Policy', `${d.limit};w=60`);
+        reply.header('RateLimit-Policy', `${d.limit};w=${RATE_WINDOW_S}`);
       }
       done(null, payload);
     },

@@ -29,7 +29,7 @@ describe('hook list cache (SQLite)', () => {
       { workspaceId: ws, targetUrl: `https://h.example.com/${n}`, events: ['document.completed'], source: 'api' },
       1000 + n,
     );
-  const urls = async () => (await hooks.list(ws)).map((h) => h.target_url);
+  const urls = async () => (await hooks.list(ws)).views.map((h) => h.target_url);
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-hooks-'));
@@ -56,9 +56,10 @@ describe('hook list cache (SQLite)', () => {
     const b = await hooks.list(ws);
     assert.equal(a, b, 'served from the cache');
     assert.equal(hooks.cachedList(ws, db.probe!.version()), a);
-    assert.ok(Object.isFrozen(a) && Object.isFrozen(a[0]));
-    assert.throws(() => a.pop());
-    assert.equal((await hooks.list(ws)).length, 1);
+    assert.ok(Object.isFrozen(a) && Object.isFrozen(a.views) && Object.isFrozen(a.views[0]));
+    assert.throws(() => (a.views as unknown[]).pop());
+    assert.equal((await hooks.list(ws)).views.length, 1);
+    assert.equal(a.json, JSON.stringify(a.views));
   });
 
   test('writes on the same connection show at once: createHook, deleteHook, and a raw update', async () => {
@@ -87,7 +88,7 @@ describe('hook list cache (SQLite)', () => {
   });
 
   test("a request's own reading (req.dataVersion) is validated instead of a fresh one; null reads the database", async () => {
-    const urlsAt = async (version: number | null) => (await hooks.list(ws, version)).map((h) => h.target_url);
+    const urlsAt = async (version: number | null) => (await hooks.list(ws, version)).views.map((h) => h.target_url);
     const before = await urls();
     assert.ok(before.length > 0);
     const reading = db.probe!.version()!;
@@ -130,7 +131,7 @@ describe('hook list cache (SQLite)', () => {
     );
     const fresh = await hooks.list(ws, null);
     assert.deepEqual(
-      fresh.map((h) => h.target_url),
+      fresh.views.map((h) => h.target_url),
       ['https://h.example.com/trx'],
     );
     assert.equal(hooks.cachedList(ws, db.probe!.version()), undefined, 'a read without a reading is not cached');
@@ -139,8 +140,8 @@ describe('hook list cache (SQLite)', () => {
   test('cached views equal freshly built ones; never a secret, which only creation returns', async () => {
     const rows = await listHooks(db.kysely, ws);
     const cached = await hooks.list(ws);
-    assert.deepEqual(cached, rows.map(presentHook));
-    assert.ok(cached.every((h) => !('secret' in h)));
+    assert.deepEqual(cached.views, rows.map(presentHook));
+    assert.ok(cached.views.every((h) => !('secret' in h)));
     assert.equal(presentCreatedHook(rows[0]!).secret, rows[0]!.secret);
   });
 });
