@@ -2,27 +2,18 @@
 import { iso } from '../lib/clock.js';
 import type { MailRow, MailStatus } from './outbox.repo.js';
 
-export type MailView = {
-  id: string;
-  workspace_id: string;
-  document_id: string | null;
-  signing_request_id: string | null;
-  template: string;
-  locale: string;
-  to_email: string;
-  to_name: string;
-  reply_to: string | null;
-  subject: string;
-  text: string;
-  html: string;
-  status: MailStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_error: string | null;
-  message_id: string | null;
-  created_at: string;
-  sent_at: string | null;
-};
+/** A row as operators see it: times as ISO strings; the sender's lease and internal columns left out. */
+export type MailView = Omit<
+  MailRow,
+  | 'from_name'
+  | 'claimed_by'
+  | 'claim_expires_at'
+  | 'updated_at'
+  | 'status'
+  | 'next_attempt_at'
+  | 'created_at'
+  | 'sent_at'
+> & { status: MailStatus; next_attempt_at: string | null; created_at: string; sent_at: string | null };
 
 export const presentMail = (r: MailRow): MailView => ({
   id: r.id,
