@@ -11,7 +11,10 @@ import type { FileFetcher } from './documents/fetch-file.js';
 import type { PdfEngine } from './documents/pdf/engine.js';
 import { registerAuth } from './http/auth.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling, notFound } from './http/error-handler.js';
-import { registerJsonBody } from './http/json-body.js';
+import { registerAddressLimit } from './http/address-limit.js';
+import { registerBodyDeadline, serverOptions } from './http/deadlines.js';
+import { registerRequestShape } from './http/request-shape.js';
+import { createByteBudget, registerUploadBudget } from './http/upload-budget.js';
 import { decorateRequests } from './http/request-context.js';
 import { ErrorBody } from './http/schemas.js';
 import { registerIdempotency } from './idempotency/idempotency.js';
@@ -22,6 +25,7 @@ import type { MailQueue } from './mail/outbox.js';
 import type { RateLimiter } from './ratelimit/ratelimit.js';
 import { documentsRoutes } from './signing/documents.routes.js';
 import { signerAssetRoutes } from './signing/page/assets.routes.js';
+import { renderTooManyRequestsPage } from './signing/page/signer-page.js';
 import { retiredRoutes } from './signing/retired.routes.js';
 import { signerRoutes } from './signing/signer.routes.js';
 import { signingRoutes } from './signing/signing.routes.js';
@@ -66,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     forceCloseConnections: 'idle',
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    ...serverOptions(deps.config.limits),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true } },
   } as never) as unknown as FastifyInstance;
 
@@ -110,8 +115,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addSchema(ErrorBody);
 
   decorateRequests(app);
-  registerJsonBody(app);
+  registerRequestShape(app);
   registerErrorHandling(app);
+  registerBodyDeadline(app, deps.config.limits);
+  registerUploadBudget(app, createByteBudget(deps.config.limits.maxBodiesInFlightBytes));
 
   await app.register(
     async (v1) => {
@@ -128,7 +135,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/v1' },
   );
-  await app.register(signerRoutes, signing);
+  // Pages and actions that need no API key: each address is limited here. Later key-less pages register in it too.
+  await app.register(async (keyless) => {
+    registerAddressLimit(keyless, {
+      limiter: deps.limiter,
+      limit: deps.config.limits.publicRateLimit,
+      page: (req, seconds) => renderTooManyRequestsPage(req.headers['accept-language'], seconds),
+    });
+    await keyless.register(signerRoutes, signing);
+  });
   await app.register(signerAssetRoutes);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 

@@ -1,5 +1,15 @@
 // The only reader of process.env. Parsed once at start-up; a bad value throws ConfigError with one clear line.
 import path from 'node:path';
+import {
+  FILE_BODY_LIMIT,
+  HEADERS_TIMEOUT_MS,
+  IDLE_SOCKET_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  MAX_BODIES_IN_FLIGHT_BYTES,
+  PUBLIC_RATE_LIMIT,
+  REQUEST_TIMEOUT_MS,
+  UPLOAD_TIMEOUT_MS,
+} from './limits.js';
 
 export type Config = {
   port: number;
@@ -23,9 +33,55 @@ export type Config = {
   /** PKCS#12 seal identity; without it a seal certificate is generated under DATA_DIR/pki on first start. */
   sealP12: string | null;
   sealP12Password: string;
+  /** Protection of the process: timeouts, bodies in flight, the per-address limit on pages without an API key. */
+  limits: ProcessLimits;
+};
+
+export type ProcessLimits = {
+  requestTimeoutMs: number;
+  uploadTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  idleSocketTimeoutMs: number;
+  maxBodiesInFlightBytes: number;
+  publicRateLimit: number;
 };
 
 export class ConfigError extends Error {}
+
+function parseInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function parseLimits(env: NodeJS.ProcessEnv): ProcessLimits {
+  const ms = (name: string, fallback: number) => parseInteger(env, name, fallback, 100, 3_600_000);
+  const l: ProcessLimits = {
+    requestTimeoutMs: ms('REQUEST_TIMEOUT_MS', REQUEST_TIMEOUT_MS),
+    uploadTimeoutMs: ms('UPLOAD_TIMEOUT_MS', UPLOAD_TIMEOUT_MS),
+    headersTimeoutMs: ms('HEADERS_TIMEOUT_MS', HEADERS_TIMEOUT_MS),
+    keepAliveTimeoutMs: ms('KEEP_ALIVE_TIMEOUT_MS', KEEP_ALIVE_TIMEOUT_MS),
+    idleSocketTimeoutMs: ms('IDLE_SOCKET_TIMEOUT_MS', IDLE_SOCKET_TIMEOUT_MS),
+    maxBodiesInFlightBytes: parseInteger(
+      env,
+      'MAX_BODIES_IN_FLIGHT_BYTES',
+      MAX_BODIES_IN_FLIGHT_BYTES,
+      FILE_BODY_LIMIT,
+      2 ** 40,
+    ),
+    publicRateLimit: parseInteger(env, 'PUBLIC_RATE_LIMIT', PUBLIC_RATE_LIMIT, 1, 1_000_000),
+  };
+  if (l.uploadTimeoutMs < l.requestTimeoutMs) {
+    throw new ConfigError(
+      `UPLOAD_TIMEOUT_MS (${l.uploadTimeoutMs}) must be at least REQUEST_TIMEOUT_MS (${l.requestTimeoutMs})`,
+    );
+  }
+  return l;
+}
 
 const TIERS = ['free', 'starter', 'business', 'enterprise'] as const;
 
@@ -109,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tsaCaFile: env.TSA_CA_FILE ? path.resolve(env.TSA_CA_FILE) : null,
     sealP12,
     sealP12Password: env.SEAL_P12_PASSWORD ?? '',
+    limits: parseLimits(env),
   };
 }
 

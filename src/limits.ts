@@ -52,3 +52,25 @@ export const FILE_BODY_LIMIT = 40 * MB;
 export const SIGN_BODY_LIMIT = 4 * MB;
 /** Outbound URLs (target_url, callback_url, file_url). */
 export const MAX_URL_LENGTH = 2048;
+
+// ── Protection of the process (defaults; each has an environment variable, see config.ts) ────────────────────────
+/** A request's body must have arrived this long after its headers did; routes that take a file get longer. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Long enough for FILE_BODY_LIMIT at 2 Mbit/s (about 168 s). */
+export const UPLOAD_TIMEOUT_MS = 180_000;
+/** The whole header block, from the connection's first byte (or the end of the previous request). */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** An idle keep-alive connection between requests. Behind a load balancer, set it above the balancer's own. */
+export const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+/** A socket with no traffic at all; longer than any handler may take (PDF work is limited to well under it). */
+export const IDLE_SOCKET_TIMEOUT_MS = 120_000;
+/** Request-body bytes held at once across the routes that take a file (and file_url downloads): 4 largest bodies. */
+export const MAX_BODIES_IN_FLIGHT_BYTES = 4 * FILE_BODY_LIMIT;
+/** Requests per address per 60 s window on pages and actions that need no API key (signer pages today). */
+export const PUBLIC_RATE_LIMIT = 120;
+/** The request line and headers together (Node's maxHeaderSize). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+/** A request URL, path and query. */
+export const MAX_REQUEST_URL_LENGTH = 4096;
+/** Nesting of arrays and objects in a JSON body. */
+export const MAX_JSON_DEPTH = 32;

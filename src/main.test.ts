@@ -3,88 +3,17 @@
 // child process on a loopback port; the webhook receiver and the slow client are this test's own sockets.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
+import { signetJson, startServer } from './testing/child-server.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = path.join(ROOT, 'bin', 'signet.js');
 /** How long the receiver holds each delivery before answering 200. */
 const HOLD_MS = 500;
-
-const baseEnv = (dataDir: string): Record<string, string> => ({
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: process.env.HOME ?? os.tmpdir(),
-  TMPDIR: os.tmpdir(),
-  DATA_DIR: dataDir,
-  SIGNET_ALLOW_PRIVATE_NETWORK: '1',
-  LOG_LEVEL: 'silent',
-});
-
-/** Runs `signet …` and returns its one JSON object (exit 0, nothing on stderr). */
-function signetJson(dataDir: string, args: string[]): Promise<any> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args, '--json'],
-      { cwd: ROOT, env: baseEnv(dataDir), timeout: 120_000 },
-      (err, stdout, stderr) => {
-        if (err) return reject(new Error(`signet ${args.join(' ')} failed: ${stderr || err.message}`));
-        try {
-          assert.equal(stderr, '');
-          const lines = stdout.trim().split('\n');
-          assert.equal(lines.length, 1, `one line of JSON: ${stdout}`);
-          resolve(JSON.parse(lines[0]!));
-        } catch (e) {
-          reject(e);
-        }
-      },
-    );
-  });
-}
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
-type Exit = { code: number | null; signal: NodeJS.Signals | null; at: number };
-
-/** `signet serve` (API + worker) as a child; resolves once it logs that it is listening. */
-async function startServer(dataDir: string) {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: ROOT,
-    env: { ...baseEnv(dataDir), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<Exit>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
-  );
-  await new Promise<void>((resolve, reject) => {
-    const onData = () => {
-      if (log.includes('"msg":"signet listening"')) {
-        child.stdout!.off('data', onData);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    void exited.then((e) => reject(new Error(`signet serve exited early (${e.code ?? e.signal}): ${log}`)));
-  });
-  return { port, child, exited, log: () => log };
-}
 
 /** Resolves true once a new TCP connection to the port is refused, false if the deadline passes first. */
 async function connectionRefused(port: number, deadline: number): Promise<boolean> {

@@ -2,52 +2,19 @@
 // and, for the commands whose effect must be immediate, a real `signet serve` child on a loopback port.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { openDb, type Db } from '../db/db.js';
 import { createKey, findKey } from '../keys/keys.repo.js';
 import { createWorkspace } from '../workspaces/workspaces.repo.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = path.join(ROOT, 'bin', 'signet.js');
-
-type Run = { code: number; stdout: string; stderr: string };
-
-/** A clean environment: nothing from the caller's DATABASE_URL/REDIS_URL/PORT leaks into the child. */
-const baseEnv = (dataDir: string): Record<string, string> => ({
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: process.env.HOME ?? os.tmpdir(),
-  TMPDIR: os.tmpdir(),
-  DATA_DIR: dataDir,
-  SIGNET_ALLOW_PRIVATE_NETWORK: '1',
-  LOG_LEVEL: 'silent',
-});
-
-function runSignet(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env: { ...baseEnv(dataDir), ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        const code = err
-          ? typeof (err as { code?: unknown }).code === 'number'
-            ? (err as { code: number }).code
-            : -1
-          : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+import { runSignet, startServer as startChildServer, type Run } from '../testing/child-server.js';
 
 /** Exactly one JSON object on stdout, nothing on stderr, exit 0. */
 function oneJson(r: Run, label: string): any {
@@ -74,14 +41,6 @@ function oneErrorLine(r: Run, label: string): string {
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
 type Server = {
   port: number;
   child: ChildProcess;
@@ -95,32 +54,9 @@ type Server = {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 };
 
-/** `signet serve` as a child on a free loopback port; resolves once it logs that it is listening. */
+/** `signet serve` as a child on a free loopback port, with helpers to call it and stop it. */
 async function startServer(dataDir: string, args: string[] = []): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    cwd: ROOT,
-    env: { ...baseEnv(dataDir), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('"msg":"signet listening"')) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    void exited.then((e) => reject(new Error(`signet serve exited early (${e.code ?? e.signal}): ${stderr}${out}`)));
-  });
+  const { port, child, exited } = await startChildServer(dataDir, { args });
   const agent = new Agent({ keepAliveTimeout: 500 });
   let stopped: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined;
   return {
@@ -565,7 +501,7 @@ describe('signet CLI', () => {
 
     test('SIGTERM stops the server with exit 0, and last-used data reaches key list', async () => {
       const e = await server.stop();
-      assert.deepEqual(e, { code: 0, signal: null });
+      assert.deepEqual({ code: e.code, signal: e.signal }, { code: 0, signal: null });
       const listed = oneJson(await signet(['key', 'list', '--workspace', main.ws.id, '--json']), 'key list');
       const row = listed.keys.find((x: { id: string }) => x.id === main.id);
       assert.match(row.last_used_at, ISO_MS);

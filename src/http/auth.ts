@@ -15,6 +15,7 @@ import type { LastUsedRecorder } from '../keys/last-used.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/ratelimit.js';
 import { RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
 import { apiError } from '../lib/errors.js';
+import { clientAddress } from './request-context.js';
 
 export const API_TIERS_WITHOUT_ACCESS = new Set(['free']);
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -84,7 +85,7 @@ export function registerAuth(
   ): void {
     if (!key || key.revoked) return done(apiError('invalid_key'));
 
-    const peer = req.socket.remoteAddress;
+    const peer = clientAddress(req);
     if (key.allowIp && !key.allowIp(peer)) {
       return done(apiError('ip_not_allowed', { ip: normaliseAddress(peer) }));
     }

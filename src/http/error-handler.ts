@@ -40,7 +40,7 @@ function toApiError(err: FastifyError): ApiError {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const e = toApiError(err);
-    if (e.status >= 500) req.log.error({ err }, 'request failed');
+    if (e.status >= 500 && e.code !== 'service_unavailable') req.log.error({ err }, 'request failed');
     if (e.headers) reply.headers(e.headers);
     return reply.code(e.status).type('application/json; charset=utf-8').send(e.body());
   });
@@ -71,21 +71,26 @@ export function frameworkErrorHandler(err: FastifyError, _req: FastifyRequest, r
 
 /**
  * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses (unknown method, bytes not allowed in a
- * request line or header, headers over the size limit). Answered with the catalogue's invalid_request body, then
- * the connection is closed, as Node does by default.
+ * request line or header, headers over the size limit) and requests Node's timeouts cut off (deadlines.ts).
+ * Answered with the catalogue's invalid_request or request_timeout body, then the connection is closed, as Node
+ * does by default.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
-    const message =
-      err.code === 'HPE_HEADER_OVERFLOW'
-        ? 'The request headers are too large.'
-        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? 'The request did not arrive in time.'
-          : 'The request is not valid HTTP.';
-    const body = JSON.stringify(apiError('invalid_request', { message }).body());
+    const e =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? apiError('request_timeout')
+        : apiError('invalid_request', {
+            message:
+              err.code === 'HPE_HEADER_OVERFLOW'
+                ? 'The request headers are too large.'
+                : 'The request is not valid HTTP.',
+          });
+    const body = JSON.stringify(e.body());
+    const reason = e.status === 408 ? 'Request Timeout' : 'Bad Request';
     socket.write(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${e.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(err);

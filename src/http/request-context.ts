@@ -44,7 +44,13 @@ export function decorateRequests(app: FastifyInstance): void {
 /** The client as audit trails record it: the socket's peer address (never a header) and the User-Agent. */
 export type ClientMeta = { ip: string | null; userAgent: string | null };
 
+/**
+ * The client's address as the service sees it: the socket's peer, never a header. The IP allowlist, the masked
+ * last-used address, audit trails and per-address limits all take it from here.
+ */
+export const clientAddress = (req: FastifyRequest): string | undefined => req.socket.remoteAddress;
+
 export const clientMeta = (req: FastifyRequest): ClientMeta => ({
-  ip: normaliseAddress(req.socket.remoteAddress),
+  ip: normaliseAddress(clientAddress(req)),
   userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 512) : null,
 });

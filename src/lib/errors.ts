@@ -112,6 +112,17 @@ export const catalogue = {
   },
   file_url_unreachable: { status: 400, code: 'file_url_unreachable', message: 'The file_url could not be fetched.' },
   payload_too_large: { status: 413, code: 'payload_too_large', message: 'The request body is over the size limit.' },
+  request_timeout: {
+    status: 408,
+    code: 'request_timeout',
+    message: 'The request did not arrive in time; the connection is closed.',
+  },
+  url_too_long: { status: 414, code: 'url_too_long', message: 'The request URL is too long.' },
+  service_unavailable: {
+    status: 503,
+    code: 'service_unavailable',
+    message: 'The service is busy; retry after the time in Retry-After.',
+  },
   internal_error: { status: 500, code: 'internal_error', message: 'Internal error.' },
 } as const satisfies Record<string, Entry>;
 

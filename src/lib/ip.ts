@@ -223,22 +223,9 @@ export function compileAllowlist(list: readonly string[]): AllowlistMatcher {
   };
 }
 
-// Lists are few (one per key) but checked on every request; bound the cache so a churn of keys cannot grow it.
-const CACHE_LIMIT = 1024;
-const compiled = new Map<string, AllowlistMatcher>();
-
-export function isAllowed(list: readonly string[], address: string | undefined | null): boolean {
-  if (list.length === 0) return true;
-  // JSON keeps the key unambiguous whatever the entries contain; joining could make two lists collide.
-  const key = JSON.stringify(list);
-  let matcher = compiled.get(key);
-  if (matcher === undefined) {
-    matcher = compileAllowlist(list);
-    if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value!);
-    compiled.set(key, matcher);
-  }
-  return matcher(address);
-}
+/** One check against a stored list (the /v1 gate keeps a compiled matcher per cached key instead). */
+export const isAllowed = (list: readonly string[], address: string | undefined | null): boolean =>
+  compileAllowlist(list)(address);
 
 /**
  * Audit-view form. IPv4 (and IPv4-mapped): last octet hidden, "203.0.113.x". IPv6: the first three groups
@@ -257,4 +244,15 @@ export function maskIp(address: string | undefined | null): string | null {
     .slice(0, 3)
     .map((p) => p.toString(16))
     .join(':')}::x`;
+}
+
+/**
+ * The bucket a client address is counted in by per-address limits: the address itself for IPv4 (and IPv4-mapped),
+ * its /64 for IPv6, where one subscriber usually holds the whole /64. Unparseable: null.
+ */
+export function addressBucket(address: string | undefined | null): string | null {
+  if (typeof address !== 'string') return null;
+  const a = parseAddress(address);
+  if (a === null) return null;
+  return a.kind === 4 ? formatIPv4(a.value) : `${formatIPv6([...a.parts.slice(0, 4), 0, 0, 0, 0])}/64`;
 }

@@ -73,6 +73,8 @@ const en = {
   'page.errorFieldsRequired': 'Please complete all required fields.',
   'page.errorReasonRequired': 'Please give a reason for declining.',
   'page.errorNotFound': 'This signing link is not valid.',
+  'page.tooManyRequests': 'Too many requests came from your network.',
+  'page.tryAgainIn': 'Please wait {seconds} seconds, then reload this page.',
   'page.errorRateLimited': 'Too many attempts. Please wait a moment and try again.',
 } as const;
 
@@ -145,6 +147,8 @@ const de: Catalogue = {
   'page.errorFieldsRequired': 'Bitte füllen Sie alle Pflichtfelder aus.',
   'page.errorReasonRequired': 'Bitte geben Sie einen Grund für die Ablehnung an.',
   'page.errorNotFound': 'Dieser Link zum Unterschreiben ist ungültig.',
+  'page.tooManyRequests': 'Aus Ihrem Netzwerk kamen zu viele Anfragen.',
+  'page.tryAgainIn': 'Bitte warten Sie {seconds} Sekunden und laden Sie die Seite dann neu.',
   'page.errorRateLimited': 'Zu viele Versuche. Bitte warten Sie einen Moment und versuchen Sie es dann erneut.',
 };
 
@@ -215,6 +219,8 @@ const fr: Catalogue = {
   'page.errorFieldsRequired': 'Veuillez remplir tous les champs obligatoires.',
   'page.errorReasonRequired': 'Veuillez indiquer le motif de votre refus.',
   'page.errorNotFound': 'Ce lien de signature n’est pas valide.',
+  'page.tooManyRequests': 'Trop de requêtes sont venues de votre réseau.',
+  'page.tryAgainIn': 'Veuillez patienter {seconds} secondes, puis rechargez cette page.',
   'page.errorRateLimited': 'Trop de tentatives. Veuillez patienter un instant, puis réessayer.',
 };
 
@@ -282,6 +288,8 @@ const es: Catalogue = {
   'page.errorFieldsRequired': 'Complete todos los campos obligatorios.',
   'page.errorReasonRequired': 'Indique el motivo del rechazo.',
   'page.errorNotFound': 'Este enlace de firma no es válido.',
+  'page.tooManyRequests': 'Llegaron demasiadas solicitudes desde su red.',
+  'page.tryAgainIn': 'Espere {seconds} segundos y vuelva a cargar esta página.',
   'page.errorRateLimited': 'Demasiados intentos. Espere un momento e inténtelo de nuevo.',
 };
 

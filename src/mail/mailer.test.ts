@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -15,6 +14,7 @@ import { getMail, listOutbox } from './outbox.js';
 import type { OutgoingMail } from './outbox.js';
 import { sendNow } from './testing/send-now.js';
 import { startSmtpPeer, type SmtpPeer } from './testing/smtp-peer.js';
+import { freePort } from '../testing/child-server.js';
 
 const BASE = 'http://localhost:3000';
 const FROM = 'Signet <no-reply@signet.test>';
@@ -29,13 +29,6 @@ function captureLogger(): Logger & { entries: Entry[] } {
 }
 
 /** A port nothing listens on (bound once, then released). */
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const addr = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value[0];
 

@@ -11,20 +11,11 @@ import { createRedisLimiter } from './redis-store.js';
 import { createRateLimiter } from './ratelimit.js';
 import type { Logger } from '../lib/logger.js';
 import type { RateDecision, RateLimiter } from './policy.js';
+import { freePort } from '../testing/child-server.js';
 
 const hasRedisServer = !spawnSync('redis-server', ['--version']).error;
 const skip = hasRedisServer ? false : 'redis-server not on PATH';
 const COOLDOWN = 1_000;
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  srv.listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address() as net.AddressInfo;
-  srv.close();
-  await once(srv, 'close');
-  return port;
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn(

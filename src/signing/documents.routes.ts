@@ -2,7 +2,7 @@
 // run. Wiring only.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { FILE_BODY_LIMIT } from '../limits.js';
+import { UPLOAD_ROUTE } from '../http/upload-budget.js';
 import { authOf } from '../http/request-context.js';
 import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
 import { auditCertificate, auditTrail, getDocument, previewPlacement, signedPdf } from './documents.service.js';
@@ -94,7 +94,7 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
   app.post(
     '/placement/preview',
     {
-      bodyLimit: FILE_BODY_LIMIT,
+      ...UPLOAD_ROUTE,
       schema: {
         tags: ['Placement'],
         summary: 'Dry run: the anchors found in a PDF (page and box) and every problem, without creating anything.',

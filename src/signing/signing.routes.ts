@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { apiError } from '../lib/errors.js';
-import { FILE_BODY_LIMIT } from '../limits.js';
+import { UPLOAD_ROUTE } from '../http/upload-budget.js';
 import { authOf, clientMeta } from '../http/request-context.js';
 import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
 import { createSigningRequest } from './create.js';
@@ -18,7 +18,7 @@ export async function signingRoutes(fastify: FastifyInstance, deps: SigningDeps)
   app.post(
     '/signing-requests',
     {
-      bodyLimit: FILE_BODY_LIMIT,
+      ...UPLOAD_ROUTE,
       // `manual` is refused before anything else is looked at, whatever the rest of the body holds.
       preValidation: async (req) => {
         if ((req.body as { placement?: unknown } | undefined)?.placement === 'manual')

@@ -147,3 +147,40 @@ export function renderClosedPage(locale: string, state: string): string {
 </html>
 `;
 }
+
+/** The first of the client's Accept-Language tags (by order, then q) that is a known locale; else the default. */
+export function localeFromAcceptLanguage(header: string | undefined): Locale {
+  const tags = String(header ?? '')
+    .split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith('q='))
+          ?.trim()
+          .slice(2) ?? 1,
+      );
+      return { tag: (tag ?? '').toLowerCase().split('-')[0]!, q: Number.isFinite(q) ? q : 0, i };
+    })
+    .filter((t) => t.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  return tags.map((t) => t.tag).find(isKnownLocale) ?? DEFAULT_LOCALE;
+}
+
+/** The answer to a browser over the per-address limit: what happened and how long to wait, in its language. */
+export function renderTooManyRequestsPage(acceptLanguage: string | undefined, seconds: number): string {
+  const l = localeFromAcceptLanguage(acceptLanguage);
+  const s = pageStrings(l);
+  return `${head(l, s.title, false)}
+<body data-state="rate_limited">
+<main class="closed">
+  <div id="status" class="status result" role="status" data-state="rate_limited">
+    <span class="result-icon" aria-hidden="true">⏳</span>
+    <h1>${esc(s.tooManyRequests)}</h1>
+    <p>${esc(fill(s.tryAgainIn, { seconds }))}</p>
+  </div>
+</main>
+</body>
+</html>
+`;
+}

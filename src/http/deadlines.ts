@@ -1,0 +1,67 @@
+// Guarantees: no client keeps a connection by sending slowly or not at all.
+// - The request line and headers must arrive within `headersTimeoutMs` of the connection opening (or of the previous
+//   request on it): Node answers 408 request_timeout (error-handler.ts) and closes.
+// - A body must arrive within `requestTimeoutMs` of its headers, or `uploadTimeoutMs` on routes with
+//   `config: { upload: true }`: 408 request_timeout with `Connection: close`; if an answer went out already (the
+//   body was refused unread), the connection is just closed.
+// - An idle keep-alive connection closes after `keepAliveTimeoutMs` (Node adds 1 s so that a client reusing it at
+//   the advertised last moment is not reset), and any socket without traffic after `idleSocketTimeoutMs` (longer
+//   than any handler may run).
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { ProcessLimits } from '../config.js';
+import { MAX_HEADER_BYTES } from '../limits.js';
+import { apiError } from '../lib/errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes a file: the upload timeout and the bodies-in-flight budget apply. */
+    upload?: true;
+  }
+}
+
+/** Fastify's server options for these limits. */
+export function serverOptions(l: ProcessLimits): Partial<FastifyServerOptions> {
+  return {
+    // Node's own whole-request limit is only the backstop; the body deadline below is per route.
+    requestTimeout: l.headersTimeoutMs + l.uploadTimeoutMs,
+    keepAliveTimeout: l.keepAliveTimeoutMs,
+    connectionTimeout: l.idleSocketTimeoutMs,
+    http: {
+      headersTimeout: l.headersTimeoutMs,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // How often Node looks for connections past the headers timeout: a stalled client is closed within it.
+      connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(l.headersTimeoutMs / 4))),
+    },
+  } as Partial<FastifyServerOptions>;
+}
+
+const hasBody = (req: FastifyRequest) =>
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+export function registerBodyDeadline(
+  app: FastifyInstance,
+  l: Pick<ProcessLimits, 'requestTimeoutMs' | 'uploadTimeoutMs'>,
+): void {
+  app.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    // Requests without a body are whole once their headers are: no timer on the hot path.
+    if (!hasBody(req)) return done();
+    const ms = req.routeOptions.config.upload ? l.uploadTimeoutMs : l.requestTimeoutMs;
+    const timer = setTimeout(() => timedOut(req, reply), ms);
+    const clear = () => clearTimeout(timer);
+    // Not on the answer's end: a body refused unread (401, 413) must not keep its connection either.
+    req.raw.once('end', clear);
+    req.raw.once('close', clear);
+    done();
+  });
+}
+
+function timedOut(req: FastifyRequest, reply: FastifyReply): void {
+  if (req.raw.complete) return;
+  // While Fastify reads the body, its reader listens for errors: the answer then goes out through the error handler.
+  if (!reply.raw.headersSent && req.raw.listenerCount('error') > 0) {
+    req.raw.emit('error', apiError('request_timeout', { headers: { connection: 'close' } }));
+    return;
+  }
+  req.raw.socket?.destroy();
+}
