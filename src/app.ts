@@ -55,6 +55,8 @@ export type App = FastifyInstance & {
   hooks: HooksService;
   /** Writes batched last-used data now (tests and shutdown). */
   flushLastUsed(): Promise<void>;
+  /** Every route as registered (HEAD twins included), and whether it takes a body: what the every-route tests walk. */
+  routeList: readonly { method: string; url: string; body: boolean }[];
 };
 
 const noWake: Wakers = { deliveries() {}, mail() {}, sealing() {} };
@@ -73,6 +75,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...serverOptions(deps.config.limits),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true } },
   } as never) as unknown as FastifyInstance;
+
+  const routeList: { method: string; url: string; body: boolean }[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routeList.push({ method, url: r.url, body: Boolean(r.schema?.body) });
+  });
 
   const emit = createEmitter(deps.clock);
   const wake = deps.wake ?? noWake;
@@ -147,5 +154,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(signerAssetRoutes);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
-  return Object.assign(app, { emit, hooks, flushLastUsed: () => lastUsed.flush() }) as App;
+  return Object.assign(app, { emit, hooks, flushLastUsed: () => lastUsed.flush(), routeList }) as App;
 }

@@ -2,8 +2,8 @@
 // - The request line and headers must arrive within `headersTimeoutMs` of the connection opening (or of the previous
 //   request on it): Node answers 408 request_timeout (error-handler.ts) and closes.
 // - A body must arrive within `requestTimeoutMs` of its headers, or `uploadTimeoutMs` on routes with
-//   `config: { upload: true }`: 408 request_timeout with `Connection: close`; if an answer went out already (the
-//   body was refused unread), the connection is just closed.
+//   `config: { upload: true }`: 408 request_timeout with `Connection: close`. A request answered before its body
+//   arrived (refused unread) has its connection closed once the answer is out.
 // - An idle keep-alive connection closes after `keepAliveTimeoutMs` (Node adds 1 s so that a client reusing it at
 //   the advertised last moment is not reset), and any socket without traffic after `idleSocketTimeoutMs` (longer
 //   than any handler may run).
@@ -35,7 +35,7 @@ export function serverOptions(l: ProcessLimits): Partial<FastifyServerOptions> {
   } as Partial<FastifyServerOptions>;
 }
 
-const hasBody = (req: FastifyRequest) =>
+export const hasBody = (req: FastifyRequest): boolean =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
@@ -49,9 +49,15 @@ export function registerBodyDeadline(
     const ms = req.routeOptions.config.upload ? l.uploadTimeoutMs : l.requestTimeoutMs;
     const timer = setTimeout(() => timedOut(req, reply), ms);
     const clear = () => clearTimeout(timer);
-    // Not on the answer's end: a body refused unread (401, 413) must not keep its connection either.
     req.raw.once('end', clear);
     req.raw.once('close', clear);
+    // Answered before its body arrived (401, 413, 503): the connection cannot carry another request until the rest
+    // is drained, which a client holding its answer may never send. It closes once the answer is out.
+    reply.raw.once('finish', () => {
+      if (req.raw.complete) return;
+      clear();
+      req.raw.socket?.destroySoon();
+    });
     done();
   });
 }

@@ -2,6 +2,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError } from '../lib/errors.js';
+import { hasBody } from './deadlines.js';
 
 function toApiError(err: FastifyError): ApiError {
   if (err instanceof ApiError) return err;
@@ -42,6 +43,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const e = toApiError(err);
     if (e.status >= 500 && e.code !== 'service_unavailable') req.log.error({ err }, 'request failed');
     if (e.headers) reply.headers(e.headers);
+    // Refused before its body arrived (401, 413, 503): close after the answer instead of waiting for bytes the
+    // client may never send (it has its answer); the body deadline would close it only much later.
+    if (hasBody(req) && !req.raw.complete) reply.header('connection', 'close');
     return reply.code(e.status).type('application/json; charset=utf-8').send(e.body());
   });
   app.setNotFoundHandler(notFound);

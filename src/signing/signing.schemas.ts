@@ -163,7 +163,9 @@ export const SignBody = Type.Object(
         { additionalProperties: false },
       ),
     ]),
-    fields: Type.Optional(Type.Record(Type.String({ maxLength: 20 }), Type.String({ maxLength: 1000 }))),
+    fields: Type.Optional(
+      Type.Record(Type.String({ maxLength: 20 }), Type.String({ maxLength: 1000 }), { maxProperties: MAX_FIELDS }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 // Wire schemas of /v1/hooks (TypeBox): they validate requests, serialise responses and generate the OpenAPI document.
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { MAX_URL_LENGTH } from '../limits.js';
+import { MAX_HOOK_EVENTS, MAX_URL_LENGTH } from '../limits.js';
 import { EVENT_NAMES } from './events.js';
 
 export const HookView = Type.Object({
@@ -20,6 +20,8 @@ export const CreateHookBody = Type.Object(
     target_url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH }),
     events: Type.Optional(
       Type.Array(Type.String({ maxLength: 100 }), {
+        // Duplicates collapse before the service counts distinct names against MAX_HOOK_EVENTS; this bounds the work.
+        maxItems: 10 * MAX_HOOK_EVENTS,
         description: `Event names (${EVENT_NAMES.join(', ')}); empty = all.`,
       }),
     ),
