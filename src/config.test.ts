@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
+import { FILE_BODY_LIMIT } from './limits.js';
 
 test('defaults: port 3000, dual-stack host, SQLite in ./data, base URL on the port', () => {
   const c = loadConfig({});
@@ -60,6 +61,55 @@ test('a bad value stops start-up with one line naming the variable, never echoin
         assert.ok(!e.message.includes('secretpw'));
         return true;
       },
+    );
+  }
+});
+
+test('process limits: defaults from limits.ts, each variable honoured, and a file body fits its timeout at 2 Mbit/s', () => {
+  const d = loadConfig({}).limits;
+  assert.deepEqual(d, {
+    requestTimeoutMs: 30_000,
+    uploadTimeoutMs: 180_000,
+    headersTimeoutMs: 10_000,
+    keepAliveTimeoutMs: 10_000,
+    idleSocketTimeoutMs: 120_000,
+    maxBodiesInFlightBytes: 4 * FILE_BODY_LIMIT,
+    publicRateLimit: 120,
+  });
+  // The largest body a file route takes, at 2 Mbit/s, arrives within the upload timeout.
+  const secondsAt2Mbit = (FILE_BODY_LIMIT * 8) / 2_000_000;
+  assert.ok(secondsAt2Mbit * 1000 < d.uploadTimeoutMs, `${secondsAt2Mbit} s`);
+
+  const c = loadConfig({
+    REQUEST_TIMEOUT_MS: '5000',
+    UPLOAD_TIMEOUT_MS: '600000',
+    HEADERS_TIMEOUT_MS: '2000',
+    KEEP_ALIVE_TIMEOUT_MS: '75000',
+    IDLE_SOCKET_TIMEOUT_MS: '300000',
+    MAX_BODIES_IN_FLIGHT_BYTES: String(2 * FILE_BODY_LIMIT),
+    PUBLIC_RATE_LIMIT: '30',
+  }).limits;
+  assert.deepEqual(c, {
+    requestTimeoutMs: 5000,
+    uploadTimeoutMs: 600_000,
+    headersTimeoutMs: 2000,
+    keepAliveTimeoutMs: 75_000,
+    idleSocketTimeoutMs: 300_000,
+    maxBodiesInFlightBytes: 2 * FILE_BODY_LIMIT,
+    publicRateLimit: 30,
+  });
+
+  for (const [env, re] of [
+    [{ REQUEST_TIMEOUT_MS: '10s' }, /^REQUEST_TIMEOUT_MS /],
+    [{ HEADERS_TIMEOUT_MS: '0' }, /^HEADERS_TIMEOUT_MS /],
+    [{ REQUEST_TIMEOUT_MS: '60000', UPLOAD_TIMEOUT_MS: '30000' }, /^UPLOAD_TIMEOUT_MS /],
+    // Below one largest body, no upload could ever be admitted.
+    [{ MAX_BODIES_IN_FLIGHT_BYTES: String(FILE_BODY_LIMIT - 1) }, /^MAX_BODIES_IN_FLIGHT_BYTES /],
+    [{ PUBLIC_RATE_LIMIT: '-1' }, /^PUBLIC_RATE_LIMIT /],
+  ] as const) {
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && re.test(e.message),
     );
   }
 });

@@ -4,11 +4,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { makeBigPdf } from '../documents/pdf/testing/fixtures.js';
-import { MAX_FILE_BYTES } from '../limits.js';
+import { makeBigPdf, makePdf } from '../documents/pdf/testing/fixtures.js';
+import { FILE_BODY_LIMIT, MAX_FILE_BYTES } from '../limits.js';
+import { startHarness, type Harness } from '../testing/harness.js';
 import { signetJson, startServer, type ChildServer } from '../testing/child-server.js';
 import { createByteBudget } from './upload-budget.js';
 
@@ -103,4 +105,57 @@ test('the byte budget: reservations up to the bound, freed ones reusable', () =>
   b.give(60);
   assert.equal(b.take(60), true);
   assert.equal(b.used, 100);
+});
+
+describe('file_url downloads share the budget', () => {
+  let h: Harness;
+  let files: http.Server;
+  let release: () => void = () => undefined;
+  let downloading: Promise<void>;
+  before(async () => {
+    // The smallest budget allowed: one largest body, so one 25 MB download fits and a second does not.
+    h = await startHarness({ env: { MAX_BODIES_IN_FLIGHT_BYTES: String(FILE_BODY_LIMIT) } });
+    const pdf = await makePdf({ text: [['{{signature:signer}}']] });
+    const held = new Promise<void>((r) => (release = r));
+    let started: () => void;
+    downloading = new Promise<void>((r) => (started = r));
+    files = http.createServer((_req, res) => {
+      started();
+      void held.then(() => res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf));
+    });
+    await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
+  });
+  after(async () => {
+    release();
+    await new Promise<void>((r) => files.close(() => r()));
+    await h.close();
+  });
+
+  test(
+    'a second download while one is held: 503 service_unavailable; once it is done, downloads are admitted again',
+    { timeout: 30_000 },
+    async () => {
+      const t = await h.tenant('business');
+      const url = `http://127.0.0.1:${(files.address() as { port: number }).port}/doc.pdf`;
+      const create = () =>
+        h.request('POST', '/v1/signing-requests', {
+          token: t.token,
+          body: {
+            signers: [{ role: 'signer', email: 'a@example.com', name: 'A' }],
+            file_url: url,
+            placement: 'anchors',
+          },
+        });
+      const first = create();
+      // The first request holds its reservation while the file server holds its download.
+      await downloading;
+      const second = await create();
+      assert.equal(second.status, 503, second.text);
+      assert.equal(second.json.code, 'service_unavailable');
+      assert.ok(Number(second.headers['retry-after']) > 0);
+      release();
+      assert.equal((await first).status, 201);
+      assert.equal((await create()).status, 201, 'the reservation was given back');
+    },
+  );
 });

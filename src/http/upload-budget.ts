@@ -1,11 +1,12 @@
 // Guarantee: the bodies of requests to routes with `config: { upload: true }` hold at most `max` bytes at once
 // (their declared length, or the route's body limit when none is declared, reserved before any byte is read and
-// given back when the response is done). A request that would pass it gets 503 service_unavailable with
-// Retry-After, unread, so concurrent uploads cannot grow the heap (and the base64 decoding and PDF inspection
-// that follow each admitted upload) past a bound.
+// given back when the response is done), and a valid request naming a `file_url` reserves one whole file for its
+// download. A request that would pass the bound gets 503 service_unavailable with Retry-After (a body unread), so
+// concurrent uploads cannot grow the heap (and the base64 decoding and PDF inspection that follow each admitted
+// upload) past a bound.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../lib/errors.js';
-import { FILE_BODY_LIMIT } from '../limits.js';
+import { FILE_BODY_LIMIT, MAX_FILE_BYTES } from '../limits.js';
 
 /** Route options of a route that takes a file: its body limit, the upload timeout and this budget. */
 export const UPLOAD_ROUTE = { bodyLimit: FILE_BODY_LIMIT, config: { upload: true } } as const;
@@ -52,5 +53,15 @@ export function registerUploadBudget(app: FastifyInstance, budget: ByteBudget): 
     }
     reply.raw.once('close', () => budget.give(bytes));
     done(null, payload);
+  });
+  // A file named by `file_url` is downloaded into memory instead: once the body is valid, it reserves a whole file.
+  app.addHook('preHandler', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    if (!req.routeOptions.config.upload || typeof (req.body as { file_url?: unknown })?.file_url !== 'string')
+      return done();
+    if (!budget.take(MAX_FILE_BYTES)) {
+      return done(apiError('service_unavailable', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } }));
+    }
+    reply.raw.once('close', () => budget.give(MAX_FILE_BYTES));
+    done();
   });
 }
