@@ -9,6 +9,7 @@ import { apiError } from '../lib/errors.js';
 import { addressBucket } from '../lib/ip.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/ratelimit.js';
 import { clientAddress } from './request-context.js';
+import { hasBody } from './deadlines.js';
 
 export type AddressLimitOptions = {
   limiter: RateLimiter;
@@ -28,6 +29,8 @@ export function registerAddressLimit(app: FastifyInstance, o: AddressLimitOption
     const seconds = d.retryAfterSeconds ?? d.resetSeconds;
     reply.header('Retry-After', String(seconds));
     if (wantsHtml(req)) {
+      // Like every early refusal (error-handler.ts): a body it did not wait for must not hold the connection.
+      if (hasBody(req)) reply.header('connection', 'close');
       reply.code(429).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(o.page(req, seconds));
       return;
     }

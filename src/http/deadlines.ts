@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOption
 import type { ProcessLimits } from '../config.js';
 import { MAX_HEADER_BYTES } from '../limits.js';
 import { apiError } from '../lib/errors.js';
+import { prependRouteHook } from './route-hooks.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -39,26 +40,32 @@ export const hasBody = (req: FastifyRequest): boolean =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
+/** Methods whose bodies Fastify reads; a body sent with GET or HEAD is never read, only dropped after the answer. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 export function registerBodyDeadline(
   app: FastifyInstance,
   l: Pick<ProcessLimits, 'requestTimeoutMs' | 'uploadTimeoutMs'>,
 ): void {
-  app.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    // Requests without a body are whole once their headers are: no timer on the hot path.
-    if (!hasBody(req)) return done();
-    const ms = req.routeOptions.config.upload ? l.uploadTimeoutMs : l.requestTimeoutMs;
-    const timer = setTimeout(() => timedOut(req, reply), ms);
-    const clear = () => clearTimeout(timer);
-    req.raw.once('end', clear);
-    req.raw.once('close', clear);
-    // Answered before its body arrived (401, 413, 503): the connection cannot carry another request until the rest
-    // is drained, which a client holding its answer may never send. It closes once the answer is out.
-    reply.raw.once('finish', () => {
-      if (req.raw.complete) return;
-      clear();
-      req.raw.socket?.destroySoon();
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().some((m) => BODY_METHODS.has(m))) return;
+    const ms = route.config?.upload ? l.uploadTimeoutMs : l.requestTimeoutMs;
+    prependRouteHook(route, 'onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      // Requests without a body are whole once their headers are: no timer.
+      if (!hasBody(req)) return done();
+      const timer = setTimeout(() => timedOut(req, reply), ms);
+      const clear = () => clearTimeout(timer);
+      req.raw.once('end', clear);
+      req.raw.once('close', clear);
+      // Answered before its body arrived (401, 413, 503): the connection cannot carry another request until the
+      // rest is drained, which a client holding its answer may never send. It closes once the answer is out.
+      reply.raw.once('finish', () => {
+        if (req.raw.complete) return;
+        clear();
+        req.raw.socket?.destroySoon();
+      });
+      done();
     });
-    done();
   });
 }
 

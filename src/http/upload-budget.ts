@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../lib/errors.js';
 import { FILE_BODY_LIMIT, MAX_FILE_BYTES } from '../limits.js';
+import { prependRouteHook } from './route-hooks.js';
 
 /** Route options of a route that takes a file: its body limit, the upload timeout and this budget. */
 export const UPLOAD_ROUTE = { bodyLimit: FILE_BODY_LIMIT, config: { upload: true } } as const;
@@ -41,27 +42,27 @@ export function createByteBudget(max: number): ByteBudget {
 const RETRY_AFTER_SECONDS = 5;
 
 export function registerUploadBudget(app: FastifyInstance, budget: ByteBudget): void {
-  // preParsing: after the gate (a refused key reserves nothing), before the body is read.
-  app.addHook('preParsing', (req: FastifyRequest, reply: FastifyReply, payload, done) => {
-    if (!req.routeOptions.config.upload) return done(null, payload);
-    const limit = req.routeOptions.bodyLimit;
-    const declared = Number(req.headers['content-length']);
-    // A declared length over the limit is refused unread by the body parser (413); reserve what can arrive.
-    const bytes = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limit) : limit;
-    if (!budget.take(bytes)) {
-      return done(apiError('service_unavailable', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } }));
-    }
-    reply.raw.once('close', () => budget.give(bytes));
-    done(null, payload);
-  });
-  // A file named by `file_url` is downloaded into memory instead: once the body is valid, it reserves a whole file.
-  app.addHook('preHandler', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
-    if (!req.routeOptions.config.upload || typeof (req.body as { file_url?: unknown })?.file_url !== 'string')
-      return done();
-    if (!budget.take(MAX_FILE_BYTES)) {
-      return done(apiError('service_unavailable', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } }));
-    }
-    reply.raw.once('close', () => budget.give(MAX_FILE_BYTES));
-    done();
+  const refuse = () => apiError('service_unavailable', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.upload) return;
+    const limit = route.bodyLimit ?? FILE_BODY_LIMIT;
+    // preParsing: after the gate (a refused key reserves nothing), before the body is read.
+    prependRouteHook(route, 'preParsing', (req: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done) => {
+      const declared = Number(req.headers['content-length']);
+      // A declared length over the limit is refused unread by the body parser (413); reserve what can arrive.
+      const bytes = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limit) : limit;
+      if (!budget.take(bytes)) return done(refuse());
+      reply.raw.once('close', () => budget.give(bytes));
+      done(null, payload);
+    });
+    // A file named by `file_url` is downloaded into memory instead: once the body is valid, it reserves a whole file.
+    prependRouteHook(route, 'preHandler', (req: FastifyRequest, reply: FastifyReply, done: Done) => {
+      if (typeof (req.body as { file_url?: unknown } | undefined)?.file_url !== 'string') return done();
+      if (!budget.take(MAX_FILE_BYTES)) return done(refuse());
+      reply.raw.once('close', () => budget.give(MAX_FILE_BYTES));
+      done();
+    });
   });
 }
+
+type Done = (err?: Error | null, payload?: unknown) => void;
