@@ -35,7 +35,22 @@ export type Config = {
   sealP12Password: string;
   /** Protection of the process: timeouts, bodies in flight, the per-address limit on pages without an API key. */
   limits: ProcessLimits;
+  /** Text messages through Twilio; without it they stay in the database outbox and the log. */
+  sms: SmsConfig | null;
 };
+
+export type SmsConfig = { provider: 'twilio'; accountSid: string; authToken: string; from: string; apiBase: string };
+
+/** `twilio://ACCOUNT_SID:AUTH_TOKEN@+15550001111`; the token is never echoed. */
+function parseSms(env: NodeJS.ProcessEnv): SmsConfig | null {
+  if (!env.SMS_URL) return null;
+  const m = /^twilio:\/\/([A-Za-z0-9]+):([^@\s]+)@(\+[1-9]\d{6,14})$/.exec(env.SMS_URL);
+  if (!m) throw new ConfigError('SMS_URL must look like twilio://ACCOUNT_SID:AUTH_TOKEN@+15550001111');
+  const apiBase = env.SMS_API_BASE
+    ? parseUrl('SMS_API_BASE', env.SMS_API_BASE, ['http:', 'https:'])
+    : 'https://api.twilio.com';
+  return { provider: 'twilio', accountSid: m[1]!, authToken: m[2]!, from: m[3]!, apiBase };
+}
 
 export type ProcessLimits = {
   requestTimeoutMs: number;
@@ -166,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sealP12,
     sealP12Password: env.SEAL_P12_PASSWORD ?? '',
     limits: parseLimits(env),
+    sms: parseSms(env),
   };
 }
 
