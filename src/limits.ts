@@ -50,6 +50,11 @@ export const MAX_PNG_SIDE = 4000;
 export const DEFAULT_BODY_LIMIT = 1 * MB;
 export const FILE_BODY_LIMIT = 40 * MB;
 export const SIGN_BODY_LIMIT = 4 * MB;
+/** Templates: a field key, an anchor text, a `pattern`, and a value given in `field_values` (text, e-mail). */
+export const MAX_FIELD_KEY_LENGTH = 64;
+export const MAX_ANCHOR_LENGTH = 100;
+export const MAX_PATTERN_LENGTH = 200;
+export const MAX_FIELD_VALUE_LENGTH = 1000;
 /** Outbound URLs (target_url, callback_url, file_url). */
 export const MAX_URL_LENGTH = 2048;
 

@@ -4,6 +4,7 @@ import * as m001 from './migrations/001-platform-core.js';
 import * as m002 from './migrations/002-job-runs.js';
 import * as m003 from './migrations/003-mail-outbox.js';
 import * as m004 from './migrations/004-signing.js';
+import * as m005 from './migrations/005-templates.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -11,6 +12,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '002-job-runs': m002,
   '003-mail-outbox': m003,
   '004-signing': m004,
+  '005-templates': m005,
 };
 
 export async function migrateToLatest(db: Db): Promise<void> {

@@ -166,6 +166,9 @@ export type DocumentsTable = {
   updated_at: number;
   completed_at: number | null;
   closed_at: number | null;
+  /** Set only on documents made from a template (migration 005; optional so older code paths never write them). */
+  template_id?: string | null;
+  template_version?: number | null;
 };
 
 export type SigningRequestsTable = {
@@ -197,6 +200,10 @@ export type SigningRequestsTable = {
   reminded_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Template recipients only (migration 005): null means e-mail, the request's slot order, no phone. */
+  channel?: string | null;
+  phone?: string | null;
+  routing_order?: number | null;
 };
 
 export type AuditEventsTable = {
@@ -222,6 +229,74 @@ export type BlobsTable = {
   created_at: number;
 };
 
+export type TemplatesTable = {
+  id: string;
+  workspace_id: string;
+  name: string;
+  current_version: number;
+  archived_at: number | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type TemplateVersionsTable = {
+  template_id: string;
+  version: number;
+  file_name: string;
+  page_count: number;
+  original_sha256: string;
+  original_blob: string;
+  prepared_sha256: string;
+  prepared_blob: string;
+  slots: string;
+  fields: string;
+  created_by_key_id: string | null;
+  created_at: number;
+};
+
+export type TemplateInstancesTable = {
+  id: string;
+  workspace_id: string;
+  template_id: string;
+  template_version: number;
+  kind: string;
+  status: string;
+  document_id: string;
+  recipients: string;
+  field_values: string;
+  review_token_hash: string | null;
+  review_expires_at: number | null;
+  staged_at: number | null;
+  confirmed_at: number | null;
+  confirmed_by: string | null;
+  discarded_at: number | null;
+  discard_reason: string | null;
+  created_by_key_id: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type SmsOutboxTable = {
+  id: string;
+  workspace_id: string;
+  document_id: string | null;
+  signing_request_id: string | null;
+  template: string;
+  locale: string;
+  to_phone: string;
+  body: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  claimed_by: string | null;
+  claim_expires_at: number | null;
+  last_error: string | null;
+  provider_id: string | null;
+  created_at: number;
+  updated_at: number;
+  sent_at: number | null;
+};
+
 export type Database = {
   job_runs: JobRunsTable;
   documents: DocumentsTable;
@@ -237,4 +312,8 @@ export type Database = {
   delivery_attempts: DeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
   mail_outbox: MailOutboxTable;
+  templates: TemplatesTable;
+  template_versions: TemplateVersionsTable;
+  template_instances: TemplateInstancesTable;
+  sms_outbox: SmsOutboxTable;
 };

@@ -5,7 +5,7 @@ import { FILE_BODY_LIMIT, MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../lim
 
 const Role = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
-const FileIn = Type.Object(
+export const FileIn = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 255 }), content_base64: Type.String({ maxLength: FILE_BODY_LIMIT }) },
   { additionalProperties: false },
 );
