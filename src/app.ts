@@ -22,6 +22,7 @@ import { createLastUsedRecorder } from './keys/last-used.js';
 import type { Clock } from './lib/clock.js';
 import { DEFAULT_BODY_LIMIT } from './limits.js';
 import type { MailQueue } from './mail/outbox.js';
+import type { SmsQueue } from './sms/outbox.js';
 import type { RateLimiter } from './ratelimit/ratelimit.js';
 import { documentsRoutes } from './signing/documents.routes.js';
 import { signerAssetRoutes } from './signing/page/assets.routes.js';
@@ -30,7 +31,8 @@ import { retiredRoutes } from './signing/retired.routes.js';
 import { signerRoutes } from './signing/signer.routes.js';
 import { signingRoutes } from './signing/signing.routes.js';
 import type { SigningDeps } from './signing/signing.service.js';
-import type { Wakers } from './signing/transition.js';
+import { noWake, type Wakers } from './signing/transition.js';
+import { templatesRoutes } from './templates/templates.routes.js';
 import { hooksRoutes } from './webhooks/hooks.routes.js';
 import { createHooksService, type HooksService } from './webhooks/hooks.service.js';
 import { createEmitter, type Emit } from './webhooks/outbox.repo.js';
@@ -43,6 +45,7 @@ export type AppDeps = {
   limiter: RateLimiter;
   logger?: Logger | false;
   mail: MailQueue;
+  sms: SmsQueue;
   blobs: BlobStore;
   files: FileFetcher;
   pdf: PdfEngine;
@@ -58,8 +61,6 @@ export type App = FastifyInstance & {
   /** Every route as registered (HEAD twins included), and whether it takes a body: what the every-route tests walk. */
   routeList: readonly { method: string; url: string; body: boolean }[];
 };
-
-const noWake: Wakers = { deliveries() {}, mail() {}, sealing() {} };
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock: deps.clock,
     emit,
     mail: deps.mail,
+    sms: deps.sms,
     wake,
     blobs: deps.blobs,
     pdf: deps.pdf,
@@ -138,6 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await v1.register(retiredRoutes);
       await v1.register(signingRoutes, signing);
       await v1.register(documentsRoutes, signing);
+      await v1.register(templatesRoutes, signing);
       v1.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger());
     },
     { prefix: '/v1' },

@@ -37,6 +37,11 @@ export type Config = {
   limits: ProcessLimits;
   /** Text messages through Twilio; without it they stay in the database outbox and the log. */
   sms: SmsConfig | null;
+  /**
+   * Migrate the database on start (default). `SIGNET_AUTO_MIGRATE=0` leaves it to `signet migrate` (rolling upgrades):
+   * features whose tables are missing then answer 503 with Retry-After until it has run.
+   */
+  autoMigrate: boolean;
 };
 
 export type SmsConfig = { provider: 'twilio'; accountSid: string; authToken: string; from: string; apiBase: string };
@@ -182,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sealP12Password: env.SEAL_P12_PASSWORD ?? '',
     limits: parseLimits(env),
     sms: parseSms(env),
+    autoMigrate: env.SIGNET_AUTO_MIGRATE === undefined || parseBool('SIGNET_AUTO_MIGRATE', env.SIGNET_AUTO_MIGRATE),
   };
 }
 

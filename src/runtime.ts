@@ -16,6 +16,10 @@ import { createScheduler, runJob, type JobCatalogue, type ScheduledJob, type Sch
 import type { Runner } from './jobs/runner.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createMailQueue } from './mail/outbox.js';
+import { createSmsQueue } from './sms/outbox.js';
+import { createSmsSender, type SmsSender } from './sms/sender.js';
+import { createTwilioTransport } from './sms/transport.js';
+import { expireReviewsJob } from './templates/instances.js';
 import { createBlobStore, type BlobStore } from './documents/blob-store.js';
 import { createFileFetcher, type FileFetcher } from './documents/fetch-file.js';
 import { pdfEngine } from './documents/pdf/engine.js';
@@ -26,20 +30,27 @@ import { loadOrCreatePki } from './pki/pki.js';
 import { createTsaClient } from './pki/tsa-client.js';
 import { expireRequestsJob } from './signing/expiry.js';
 import { createSealingRunner } from './signing/sealing.js';
-import type { Wakers } from './signing/transition.js';
+import { noWake, type Wakers } from './signing/transition.js';
 
 export const newWorkerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-
-const noWake: Wakers = { deliveries() {}, mail() {}, sealing() {} };
 
 type JobDeps = { db: Db; clock: Clock; wake: Wakers };
 
 /** Every clock-driven job, by the name `signet jobs run` takes; each feature defines its own. */
 const JOBS: Record<string, (deps: JobDeps) => ScheduledJob> = {
   'prune-idempotency': pruneIdempotencyJob,
-  'expire-requests': ({ db, clock, wake }) =>
-    expireRequestsJob({ db, clock, emit: createEmitter(clock), mail: createMailQueue(clock), wake }),
+  'expire-requests': (deps) => expireRequestsJob(transitionDeps(deps)),
+  'expire-reviews': (deps) => expireReviewsJob(transitionDeps(deps)),
 };
+
+const transitionDeps = ({ db, clock, wake }: JobDeps) => ({
+  db,
+  clock,
+  emit: createEmitter(clock),
+  mail: createMailQueue(clock),
+  sms: createSmsQueue(clock),
+  wake,
+});
 
 export const jobNames = (): string[] => Object.keys(JOBS);
 
@@ -63,6 +74,7 @@ export type Runtime = {
   clock: Clock;
   app: App | null;
   mailer: Mailer;
+  sms: SmsSender;
   blobs: BlobStore;
   dispatcher: Dispatcher | null;
   scheduler: Scheduler | null;
@@ -100,13 +112,20 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger || undefined;
   const workerId = newWorkerId();
-  const db = opts.db ?? (await openDb(config.databaseUrl));
+  const db = opts.db ?? (await openDb(config.databaseUrl, { migrate: config.autoMigrate }));
   const limiter = opts.limiter ?? createRateLimiter({ redisUrl: config.redisUrl, clock, logger });
   const mailer = createMailer({
     db,
     clock,
     smtpUrl: config.smtpUrl,
     from: `Signet <${config.mailFrom}>`,
+    logger,
+    workerId,
+  });
+  const smsSender = createSmsSender({
+    db,
+    clock,
+    transport: config.sms ? createTwilioTransport(config.sms) : null,
     logger,
     workerId,
   });
@@ -129,6 +148,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     deliveries: () => dispatcher?.wake(),
     mail: () => mailer.wake(),
     sealing: () => sealing?.wake(),
+    sms: () => smsSender.wake(),
   };
   // The PKI (and its worker pool) is loaded on first use, so API-only processes never touch the seal key.
   let pkiSealer: Promise<Sealer> | null = null;
@@ -142,6 +162,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       blobs,
       emit,
       mail: mailer,
+      sms: smsSender,
       wake,
       pdf: pdfEngine,
       sealer,
@@ -161,6 +182,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
         limiter,
         logger: opts.logger ?? false,
         mail: mailer,
+        sms: smsSender,
         blobs,
         files,
         pdf: pdfEngine,
@@ -174,6 +196,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     clock,
     app,
     mailer,
+    sms: smsSender,
     blobs,
     dispatcher,
     scheduler,
@@ -181,8 +204,9 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       for (let round = 0; round < 20; round++) {
         const sealed = sealing ? await sealing.runOnce() : 0;
         const mailed = await mailer.flush();
+        const texted = await smsSender.flush();
         const delivered = dispatcher ? await dispatcher.runOnce() : 0;
-        if (sealed + mailed + delivered === 0) return;
+        if (sealed + mailed + texted + delivered === 0) return;
       }
     },
     runJob: (name) => runJob(jobs, name),
@@ -190,12 +214,16 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       dispatcher?.start();
       scheduler?.start();
       sealing?.start();
-      if (opts.worker) mailer.start();
+      if (opts.worker) {
+        mailer.start();
+        smsSender.start();
+      }
     },
     async close() {
       await app?.close();
       await Promise.all([dispatcher?.stop(), scheduler?.stop(), sealing?.stop()]);
       await mailer.close();
+      await smsSender.close();
       await files.close();
       if (pkiSealer) await (await pkiSealer).close();
       await closePdfWorkers();

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './db.js';
 import * as m001 from './migrations/001-platform-core.js';
 import * as m002 from './migrations/002-job-runs.js';
@@ -28,5 +28,17 @@ export async function migrateToLatest(db: Db): Promise<void> {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(`migration ${failed ?? '?'} failed: ${(error as Error).message}`);
+  }
+}
+
+/** Whether migration `name` has run on this database (a server started without migrating checks its features). */
+export async function migrationApplied(db: Db, name: keyof typeof list): Promise<boolean> {
+  try {
+    const r = await sql<{ n: number }>`select count(*) as n from kysely_migration where name = ${name}`.execute(
+      db.kysely,
+    );
+    return Number(r.rows[0]?.n ?? 0) > 0;
+  } catch {
+    return false; // no migration table yet
   }
 }

@@ -6,7 +6,7 @@ import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 
 import { skipLocked, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 
-export type LeasedTable = 'deliveries' | 'mail_outbox' | 'documents';
+export type LeasedTable = 'deliveries' | 'mail_outbox' | 'documents' | 'sms_outbox';
 
 /** How one table holds leases. Column names are this table's own. */
 export type Lease<T extends LeasedTable> = {

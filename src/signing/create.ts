@@ -19,7 +19,7 @@ import { BASE64, invalid, invitationMessage, type SigningDeps } from './signing.
 import { newSignerToken } from './tokens.js';
 import { inTransaction } from './transition.js';
 
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+export const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 
 /** First instant of the current calendar month, UTC: the window of the monthly document cap. */
 export const monthStart = (now: number): number => {
@@ -62,7 +62,7 @@ function validateSigners(signers: CreateBody['signers']): void {
   });
 }
 
-function resolveExpiry(raw: string | undefined, now: number): number {
+export function resolveExpiry(raw: string | undefined, now: number): number {
   if (raw === undefined) return now + DEFAULT_EXPIRY_MS;
   const ms = Date.parse(raw);
   if (!/^\d{4}-\d\d-\d\dT/.test(raw) || Number.isNaN(ms))
@@ -72,7 +72,7 @@ function resolveExpiry(raw: string | undefined, now: number): number {
   return ms;
 }
 
-async function checkMonthlyCap(deps: SigningDeps, auth: AuthContext, now: number): Promise<void> {
+export async function checkMonthlyCap(deps: SigningDeps, auth: AuthContext, now: number): Promise<void> {
   const tier = auth.workspace.tier;
   const cap = deps.config.tierCaps[tier];
   if (cap === undefined) return;

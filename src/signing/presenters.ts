@@ -89,7 +89,7 @@ export const eventSigner = (r: RequestRow) => ({ email: r.email, name: r.name })
 
 /** Audit-trail actors: `api_key:<id>`, `signer:<email>` or `system`. */
 export const keyActor = (auth: AuthContext) => `api_key:${auth.keyId}`;
-export const signerActor = (r: RequestRow) => `signer:${r.email}`;
+export const signerActor = (r: RequestRow) => `signer:${r.email || r.phone}`;
 
 /** What the audit page and certificate print about a document and its signers. */
 export function auditPageInput(doc: DocumentRow, requests: RequestRow[], completedAt: number): AuditInfo {
@@ -99,7 +99,7 @@ export function auditPageInput(doc: DocumentRow, requests: RequestRow[], complet
     originalSha256: doc.original_sha256,
     signers: requests.map((r) => ({
       name: r.name,
-      email: r.email,
+      email: r.email || (r.phone ?? ''),
       role: r.role,
       ip: r.sign_ip ?? r.view_ip,
       userAgent: r.sign_ua ?? r.view_ua,

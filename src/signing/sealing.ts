@@ -23,10 +23,10 @@ import {
   type DocumentRow,
   type RequestRow,
 } from './signing.repo.js';
-import type { SigningDeps } from './signing.service.js';
+import { hasEmail, type SigningDeps } from './signing.service.js';
 import { inTransaction } from './transition.js';
 
-export type SealingDeps = Pick<SigningDeps, 'db' | 'clock' | 'blobs' | 'emit' | 'mail' | 'wake' | 'pdf'> & {
+export type SealingDeps = Pick<SigningDeps, 'db' | 'clock' | 'blobs' | 'emit' | 'mail' | 'sms' | 'wake' | 'pdf'> & {
   sealer: Pick<Sealer, 'seal'>;
   baseUrl: string;
   workerId: string;
@@ -78,10 +78,11 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
   const withAudit = await deps.pdf.appendAuditPage(stamped, auditPageInput(doc, requests, completedAt));
   const sealed = await deps.sealer.seal(withAudit, {
     name: 'Signet',
-    reason: `Signed by all parties: ${doc.title}`.slice(0, 200),
+    // A document generated from a template has no signers: the seal certifies the file as generated.
+    reason: (requests.length ? `Signed by all parties: ${doc.title}` : `Generated: ${doc.title}`).slice(0, 200),
   });
   const sha256 = sha256Hex(sealed.pdf);
-  const finalReq = requests.find((r) => r.id === doc.final_request_id) ?? requests[requests.length - 1]!;
+  const finalReq = requests.find((r) => r.id === doc.final_request_id) ?? requests.at(-1);
   const seal = {
     sha256,
     cert_serial: sealed.certSerial,
@@ -103,13 +104,13 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
     if (!completed) return false;
     await tx.audit(doc, { action: 'document.completed', actor: 'system', detail: seal });
     await tx.emit('document.completed', doc.workspace_id, {
-      signing_request_id: finalReq.id,
+      signing_request_id: finalReq?.id ?? null,
       document_id: id,
-      signer: { email: finalReq.email, name: finalReq.name },
+      signer: finalReq ? { email: finalReq.email, name: finalReq.name } : null,
       ...documentUrls(deps.baseUrl, id),
       ...seal,
     });
-    for (const s of requests) {
+    for (const s of requests.filter(hasEmail)) {
       await tx.mail({
         workspaceId: doc.workspace_id,
         documentId: id,

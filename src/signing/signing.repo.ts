@@ -28,7 +28,12 @@ const asRequest = (r: SigningRequestsTable | undefined) => r as RequestRow | und
 
 export async function insertDocument(trx: Trx, doc: DocumentRow, requests: RequestRow[]): Promise<void> {
   await trx.insertInto('documents').values(doc).execute();
-  await trx.insertInto('signing_requests').values(requests).execute();
+  await insertRequests(trx, requests);
+}
+
+/** A template document's requests are written when its instance is confirmed, not with the document. */
+export async function insertRequests(trx: Trx, requests: RequestRow[]): Promise<void> {
+  if (requests.length) await trx.insertInto('signing_requests').values(requests).execute();
 }
 
 /** Locks the document row for the rest of the transaction (PostgreSQL); every state change takes it first. */

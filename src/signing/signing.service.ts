@@ -72,6 +72,41 @@ export function invitationMessage(
   };
 }
 
+/**
+ * Sends a signer their link by the request's channel: e-mail, or a text message for template recipients who chose
+ * SMS (their phone was validated as E.164 when they were named).
+ */
+export async function inviteSigner(
+  deps: Pick<SigningDeps, 'config'>,
+  tx: Tx,
+  doc: DocumentRow,
+  r: RequestRow,
+  token: string,
+  template: 'invitation' | 'reminder',
+): Promise<void> {
+  if (r.channel === 'sms' && r.phone) {
+    await tx.sms({
+      workspaceId: doc.workspace_id,
+      documentId: doc.id,
+      signingRequestId: r.id,
+      to: r.phone,
+      locale: doc.locale as Locale,
+      template,
+      vars: {
+        documentTitle: doc.title,
+        signerName: r.name,
+        url: `${deps.config.baseUrl}/sign/${token}`,
+        expiresAt: r.expires_at,
+      },
+    });
+  } else {
+    await tx.mail(invitationMessage(doc, r, token, template, deps.config.baseUrl));
+  }
+}
+
+/** A notice (declined, completed) goes to signers who gave an e-mail address; SMS-only recipients have none. */
+export const hasEmail = (r: RequestRow): boolean => r.email !== '';
+
 async function requestByToken(deps: SigningDeps, token: string): Promise<RequestRow> {
   const hash = signerTokenHash(token);
   const r = hash ? await findRequestByTokenHash(deps.db.kysely, hash) : undefined;
@@ -219,18 +254,33 @@ export async function signRequest(deps: SigningDeps, token: string, body: SignBo
   return { status: 'signed' };
 }
 
-/** Sequential mode: the next queued signer becomes pending and gets the invitation; no new `sent` event. */
+/**
+ * Sequential mode: once nobody in the current turn is still open, the next turn's queued signers (the lowest
+ * routing order; one signer per turn unless a template gave several the same order) become pending and get their
+ * invitation; no new `sent` event.
+ */
 async function releaseNext(deps: SigningDeps, tx: Tx, doc: DocumentRow, all: RequestRow[]) {
-  const next = all.find((x) => x.status === 'queued');
-  if (!next) return;
-  if (!(await moveRequest(tx.trx, next.id, 'release', { released_at: tx.now, sent_at: tx.now, updated_at: tx.now })))
-    return;
-  // A fresh link replaces the one minted at creation, which was never mailed.
-  const tk = newSignerToken();
-  await setSignerToken(tx.trx, next.id, tk.hash);
-  await tx.audit(doc, { action: 'signing_request.released', actor: 'system', signingRequestId: next.id });
-  await tx.mail(invitationMessage(doc, next, tk.token, 'invitation', deps.config.baseUrl));
+  if (all.some((x) => isOpenRequest(x.status))) return;
+  const queued = all.filter((x) => x.status === 'queued');
+  if (queued.length === 0) return;
+  const turn = Math.min(...queued.map(routingOrder));
+  for (const next of queued.filter((x) => routingOrder(x) === turn)) {
+    const released = await moveRequest(tx.trx, next.id, 'release', {
+      released_at: tx.now,
+      sent_at: tx.now,
+      updated_at: tx.now,
+    });
+    if (!released) continue;
+    // A fresh link replaces the one minted at creation, which was never sent.
+    const tk = newSignerToken();
+    await setSignerToken(tx.trx, next.id, tk.hash);
+    await tx.audit(doc, { action: 'signing_request.released', actor: 'system', signingRequestId: next.id });
+    await inviteSigner(deps, tx, doc, next, tk.token, 'invitation');
+  }
 }
+
+/** A request's turn in sequential mode: its template routing order, else its position. */
+export const routingOrder = (r: Pick<RequestRow, 'routing_order' | 'slot'>): number => r.routing_order ?? r.slot;
 
 /** A refusal: `signing_request.declined`; the document is declined and its other open requests withdrawn. */
 export async function declineRequest(deps: SigningDeps, token: string, reason: string, meta: ClientMeta) {
@@ -266,7 +316,7 @@ export async function declineRequest(deps: SigningDeps, token: string, reason: s
       signer: eventSigner(r),
       reason: text,
     });
-    for (const o of others) {
+    for (const o of others.filter(hasEmail)) {
       await tx.mail({
         workspaceId: doc.workspace_id,
         documentId: doc.id,
@@ -327,7 +377,7 @@ export async function remindRequest(deps: SigningDeps, auth: AuthContext, id: st
     const tk = newSignerToken();
     await setSignerToken(tx.trx, r.id, tk.hash, { reminded_at: tx.now, updated_at: tx.now });
     await tx.audit(doc, { action: 'signing_request.reminded', actor: keyActor(auth), signingRequestId: r.id });
-    await tx.mail(invitationMessage(doc, r, tk.token, 'reminder', deps.config.baseUrl));
+    await inviteSigner(deps, tx, doc, r, tk.token, 'reminder');
   });
   return (await findRequest(deps.db.kysely, auth.workspace.id, id))!;
 }

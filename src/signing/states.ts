@@ -9,8 +9,20 @@
 export const REQUEST_STATUSES = ['queued', 'pending', 'viewed', 'signed', 'declined', 'withdrawn', 'expired'] as const;
 export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 
-/** A document is `in_progress` until it is completed (sealed), declined, withdrawn or expired. */
-export const DOCUMENT_STATUSES = ['in_progress', 'completed', 'declined', 'withdrawn', 'expired'] as const;
+/**
+ * A document is `in_progress` until it is completed (sealed), declined, withdrawn or expired. A document made from
+ * a template with `review: true` is a `draft` (nobody invited, nothing sealed) until its instance is confirmed
+ * (→ `in_progress`) or discarded (→ `discarded`).
+ */
+export const DOCUMENT_STATUSES = [
+  'draft',
+  'in_progress',
+  'completed',
+  'declined',
+  'withdrawn',
+  'expired',
+  'discarded',
+] as const;
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 /** Sealing of an in-progress document: `pending` once every signer signed, `done` with the sealed file. */
@@ -45,6 +57,10 @@ export const DOCUMENT_MOVES = {
   decline: { from: ['in_progress'], to: 'declined' },
   withdraw: { from: ['in_progress'], to: 'withdrawn' },
   expire: { from: ['in_progress'], to: 'expired' },
+  /** A staged template instance was confirmed: its signers are invited (or its file sealed). */
+  send: { from: ['draft'], to: 'in_progress' },
+  /** A staged template instance was discarded, by hand or when its review window closed. */
+  discard: { from: ['draft'], to: 'discarded' },
 } as const satisfies Record<string, Move<DocumentStatus>>;
 export type DocumentMove = keyof typeof DOCUMENT_MOVES;
 

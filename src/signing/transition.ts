@@ -3,21 +3,24 @@
 //   serial; its moves are guarded (signing.repo.ts), so a losing racer changes nothing.
 // - Audit entries, webhook events and e-mails are written in that same transaction: each exists exactly when its
 //   state change committed, and is never written twice.
-// - After the commit, and only then, the workers that got work are woken (deliveries, mail, sealing).
+// - After the commit, and only then, the workers that got work are woken (deliveries, mail, SMS, sealing).
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import { appendAudit, type AuditInput } from '../documents/audit.repo.js';
 import type { Clock } from '../lib/clock.js';
 import type { MailQueue, OutgoingMail } from '../mail/outbox.js';
+import type { OutgoingSms, SmsQueue } from '../sms/outbox.js';
 import type { EventName } from '../webhooks/events.js';
 import type { Emit } from '../webhooks/outbox.repo.js';
 import { lockDocument, type DocumentRow } from './signing.repo.js';
 
 /** Nudges in-process workers after a commit; no-ops where the worker runs in another process. */
-export type Wakers = { deliveries(): void; mail(): void; sealing(): void };
+export type Wakers = { deliveries(): void; mail(): void; sealing(): void; sms(): void };
 
-export type TransitionDeps = { db: Db; clock: Clock; emit: Emit; mail: MailQueue; wake: Wakers };
+export const noWake: Wakers = { deliveries() {}, mail() {}, sealing() {}, sms() {} };
+
+export type TransitionDeps = { db: Db; clock: Clock; emit: Emit; mail: MailQueue; sms: SmsQueue; wake: Wakers };
 
 export type Tx = {
   readonly trx: Kysely<Database>;
@@ -29,6 +32,7 @@ export type Tx = {
   ): Promise<void>;
   emit(name: EventName, workspaceId: string, fields: Record<string, unknown>): Promise<void>;
   mail(msg: OutgoingMail): Promise<void>;
+  sms(msg: OutgoingSms): Promise<void>;
   /** The document is ready to seal: wake the sealing job after the commit. */
   sealAfterCommit(): void;
 };
@@ -42,7 +46,7 @@ export async function inTransaction<T>(
   fn: (tx: Tx) => Promise<T>,
   now = deps.clock.now(),
 ): Promise<T> {
-  const woken = { deliveries: false, mail: false, sealing: false };
+  const woken = { deliveries: false, mail: false, sealing: false, sms: false };
   const result = await deps.db.kysely.transaction().execute((trx) =>
     fn({
       trx,
@@ -57,11 +61,16 @@ export async function inTransaction<T>(
         await deps.mail.enqueue(trx, msg);
         woken.mail = true;
       },
+      async sms(msg) {
+        await deps.sms.enqueue(trx, msg);
+        woken.sms = true;
+      },
       sealAfterCommit: () => void (woken.sealing = true),
     }),
   );
   if (woken.sealing) deps.wake.sealing();
   if (woken.mail) deps.wake.mail();
+  if (woken.sms) deps.wake.sms();
   if (woken.deliveries) deps.wake.deliveries();
   return result;
 }

@@ -27,6 +27,17 @@ export const TEMPLATE_FIELD_TYPES = [
 ] as const;
 export type TemplateFieldType = (typeof TEMPLATE_FIELD_TYPES)[number];
 
+const FieldType = Type.Union([
+  Type.Literal('text'),
+  Type.Literal('number'),
+  Type.Literal('date'),
+  Type.Literal('checkbox'),
+  Type.Literal('enum'),
+  Type.Literal('signature'),
+  Type.Literal('initials'),
+  Type.Literal('email'),
+]);
+
 const SlotName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 const Box = Type.Object(
   {
@@ -42,8 +53,12 @@ const Scalar = Type.Union([Type.String({ maxLength: MAX_FIELD_VALUE_LENGTH }), T
 export const TemplateFieldIn = Type.Object(
   {
     key: Type.String({ minLength: 1, maxLength: MAX_FIELD_KEY_LENGTH, pattern: '^[A-Za-z0-9_.-]+$' }),
-    type: Type.Union(TEMPLATE_FIELD_TYPES.map((t) => Type.Literal(t))),
-    slot: Type.String({ minLength: 1, maxLength: 64, description: 'a slot name, or "sender" (filled from field_values)' }),
+    type: FieldType,
+    slot: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'a slot name, or "sender" (filled from field_values)',
+    }),
     required: Type.Optional(Type.Boolean()),
     label: Type.Optional(Type.String({ maxLength: 200 })),
     options: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 })),
@@ -86,7 +101,7 @@ export type VersionBody = Static<typeof VersionBody>;
 /** A field as published: the definition plus where it landed (page and box, in points from the top-left). */
 export const TemplateFieldOut = Type.Object({
   key: Type.String(),
-  type: Type.String(),
+  type: FieldType,
   slot: Type.String(),
   required: Type.Boolean(),
   label: Type.Optional(Type.String()),

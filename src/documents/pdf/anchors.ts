@@ -125,6 +125,25 @@ type Viewport = { convertToViewportPoint(x: number, y: number): number[] };
 
 /** Worker side of scanAnchors: pdf.js text with positions, joined into lines, matched against MARKER. */
 export async function scanAnchorsInWorker(bytes: Uint8Array): Promise<AnchorScan> {
+  const anchors: Anchor[] = [];
+  const { hasText, pageCount } = await readTextLinesInWorker(bytes, (text, page, locate) => {
+    for (const m of text.matchAll(MARKER)) {
+      const box = locate(m.index!, m.index! + m[0].length);
+      if (box) anchors.push({ type: m[1] as FieldType, role: m[2], page, box });
+    }
+  });
+  return { anchors, hasText, pageCount };
+}
+
+/**
+ * Worker side: the PDF's text, page by page, as lines (joinLines) in reading order. `visit` gets each line's text
+ * and `locate`, the box (top-left, shown page) of the line's characters [from, to), null if none are drawn.
+ * A PDF pdf.js cannot open is invalid_file (reason damaged).
+ */
+export async function readTextLinesInWorker(
+  bytes: Uint8Array,
+  visit: (text: string, page: number, locate: (from: number, to: number) => Box | null) => void,
+): Promise<{ hasText: boolean; pageCount: number }> {
   let doc;
   try {
     doc = await openWithPdfjs(bytes);
@@ -132,7 +151,6 @@ export async function scanAnchorsInWorker(bytes: Uint8Array): Promise<AnchorScan
     throw apiError('invalid_file', { message: 'The PDF could not be parsed.', meta: { reason: 'damaged' } });
   }
   try {
-    const anchors: Anchor[] = [];
     let hasText = false;
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
@@ -140,15 +158,10 @@ export async function scanAnchorsInWorker(bytes: Uint8Array): Promise<AnchorScan
       const content = await page.getTextContent();
       const items = content.items.filter((i) => 'str' in i) as Item[];
       if (!hasText) hasText = items.some((i) => /\S/u.test(i.str));
-      for (const line of joinLines(items)) {
-        for (const m of line.text.matchAll(MARKER)) {
-          const box = boxOf(line, m.index!, m.index! + m[0].length, viewport);
-          if (box) anchors.push({ type: m[1] as FieldType, role: m[2], page: n, box });
-        }
-      }
+      for (const line of joinLines(items)) visit(line.text, n, (from, to) => boxOf(line, from, to, viewport));
       page.cleanup();
     }
-    return { anchors, hasText, pageCount: doc.numPages };
+    return { hasText, pageCount: doc.numPages };
   } finally {
     await doc.destroy().catch(() => {});
   }

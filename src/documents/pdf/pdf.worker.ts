@@ -13,12 +13,14 @@ import { openWithPdfjs } from './pdfjs.js';
 import { type PlacementInput, prepareInWorker } from './placement.js';
 import type { SerialisedError } from './pool.js';
 import { type Stamp, stampInWorker } from './stamp.js';
+import { placeTemplateInWorker, type TemplatePlacementField } from './template-placement.js';
 
 export type WorkerInput =
   | { op: 'warmup' }
   | { op: 'inspect'; bytes: Uint8Array; maxPages: number }
   | { op: 'anchors'; bytes: Uint8Array }
   | { op: 'prepare'; bytes: Uint8Array; input: PlacementInput }
+  | { op: 'place_template'; bytes: Uint8Array; fields: TemplatePlacementField[] }
   | { op: 'stamp'; bytes: Uint8Array; stamps: Stamp[] }
   | { op: 'audit_page'; bytes: Uint8Array; audit: AuditInfo }
   | { op: 'audit_certificate'; input: AuditCertificateInput };
@@ -44,6 +46,8 @@ function run(input: WorkerInput): Promise<unknown> {
       return scanAnchorsInWorker(input.bytes);
     case 'prepare':
       return prepareInWorker(input.bytes, input.input);
+    case 'place_template':
+      return placeTemplateInWorker(input.bytes, input.fields);
     case 'stamp':
       return stampInWorker(input.bytes, input.stamps);
     case 'audit_page':

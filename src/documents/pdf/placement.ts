@@ -55,15 +55,22 @@ export const ANCHOR_FIELD_MIN: Record<FieldType, { width: number; height: number
   text: { width: 150, height: 20 },
 };
 
-const placementFailed = (why: string) => apiError('placement_failed', { message: `PDF processing failed: ${why}.` });
+export const placementFailed = (why: string) =>
+  apiError('placement_failed', { message: `PDF processing failed: ${why}.` });
+
+/** What a placement task's time-out or crash becomes (runPdfTaskOr's onFailure). */
+export const placementFailure = (kind: 'timeout' | 'crash'): ApiError =>
+  placementFailed(kind === 'timeout' ? 'it took too long' : 'the PDF could not be processed');
 
 export async function preparePdf(
   bytes: Uint8Array,
   input: PlacementInput,
   opts: { timeoutMs?: number } = {},
 ): Promise<PreparedPdf> {
-  return runPdfTaskOr<PreparedPdf>({ op: 'prepare', bytes, input }, opts.timeoutMs ?? PREPARE_TIMEOUT_MS, (kind) =>
-    placementFailed(kind === 'timeout' ? 'it took too long' : 'the PDF could not be processed'),
+  return runPdfTaskOr<PreparedPdf>(
+    { op: 'prepare', bytes, input },
+    opts.timeoutMs ?? PREPARE_TIMEOUT_MS,
+    placementFailure,
   );
 }
 
@@ -113,21 +120,18 @@ export async function prepareInWorker(bytes: Uint8Array, input: PlacementInput):
 // ---- anchors ----
 
 export function anchorField(a: Anchor, g: PageGeometry): Omit<Field, 'id'> {
-  const min = ANCHOR_FIELD_MIN[a.type];
-  const width = Math.min(Math.max(a.box.width, min.width), g.width);
-  const height = Math.min(Math.max(a.box.height, min.height), g.height);
+  return { role: a.role, type: a.type, page: a.page, ...anchorBox(a.box, a.type, g) };
+}
+
+/** A field's box from its marker's box: grown to ANCHOR_FIELD_MIN[type], kept on the page, rounded. */
+export function anchorBox(marker: Box, type: FieldType, g: PageGeometry): Box {
+  const min = ANCHOR_FIELD_MIN[type];
+  const width = Math.min(Math.max(marker.width, min.width), g.width);
+  const height = Math.min(Math.max(marker.height, min.height), g.height);
   // The box grows up and to the right from the marker's bottom-left: markers sit on the signature line.
-  const x = clamp(a.box.x, 0, g.width - width);
-  const y = clamp(a.box.y + a.box.height - height, 0, g.height - height);
-  return {
-    role: a.role,
-    type: a.type,
-    page: a.page,
-    x: round2(x),
-    y: round2(y),
-    width: round2(width),
-    height: round2(height),
-  };
+  const x = clamp(marker.x, 0, g.width - width);
+  const y = clamp(marker.y + marker.height - height, 0, g.height - height);
+  return { x: round2(x), y: round2(y), width: round2(width), height: round2(height) };
 }
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), Math.max(lo, hi));
@@ -141,7 +145,12 @@ export async function inShownSpace(page: PDFPage, g: PageGeometry, draw: () => v
 
 const MASK_PAD = 1;
 
-async function maskAnchors(pages: PDFPage[], geoms: PageGeometry[], anchors: Anchor[]): Promise<void> {
+/** Covers each marker (its page and box) with an opaque white rectangle, MASK_PAD wider on every side. */
+export async function maskAnchors(
+  pages: PDFPage[],
+  geoms: PageGeometry[],
+  anchors: readonly Pick<Anchor, 'page' | 'box'>[],
+): Promise<void> {
   for (let i = 0; i < pages.length; i++) {
     const mine = anchors.filter((a) => a.page === i + 1);
     if (mine.length === 0) continue;
@@ -166,6 +175,31 @@ async function maskAnchors(pages: PDFPage[], geoms: PageGeometry[], anchors: Anc
 const bad = (field: string, message: string, extra: Record<string, unknown> = {}) =>
   apiError('invalid_request', { message, meta: { field, ...extra } });
 
+/** How a box's problems are named: messages start with `at` (then `.x` etc.); meta.field is `field(part)`. */
+export type BoxPath = { at: string; field: (part: keyof Box) => string };
+
+/** Names each part on its own: meta.field `${at}.x` (coordinates mode). */
+const partsOf = (at: string): BoxPath => ({ at, field: (k) => `${at}.${k}` });
+
+/** A page number as given: an integer from 1 (`${at}.page`). */
+export function checkPageNumber(page: unknown, at: string): asserts page is number {
+  if (!Number.isInteger(page) || (page as number) < 1) throw bad(`${at}.page`, `${at}.page must be an integer from 1.`);
+}
+
+/** A box's own shape: finite numbers, x and y not negative, at least MIN_FIELD_SIZE each way. */
+export function checkBoxShape(b: Partial<Record<keyof Box, unknown>>, p: BoxPath): asserts b is Box {
+  for (const k of ['x', 'y', 'width', 'height'] as const) {
+    if (typeof b[k] !== 'number' || !Number.isFinite(b[k]))
+      throw bad(p.field(k), `${p.at}.${k} must be a finite number of points.`);
+  }
+  for (const k of ['x', 'y'] as const)
+    if ((b[k] as number) < 0) throw bad(p.field(k), `${p.at}.${k} must not be negative.`);
+  for (const k of ['width', 'height'] as const) {
+    if ((b[k] as number) < MIN_FIELD_SIZE)
+      throw bad(p.field(k), `${p.at}.${k} must be at least ${MIN_FIELD_SIZE} points.`);
+  }
+}
+
 function checkCoordinateFieldsShape(fields: unknown, roles: unknown): asserts fields is CoordinateField[] {
   if (!Array.isArray(fields) || fields.length === 0)
     throw bad('placement.fields', 'placement.fields must list at least one field.');
@@ -178,18 +212,8 @@ function checkCoordinateFieldsShape(fields: unknown, roles: unknown): asserts fi
     if (typeof f.role !== 'string' || f.role === '') throw bad(`${at}.role`, `${at}.role must be a non-empty string.`);
     if (!FIELD_TYPES.includes(f.type as FieldType))
       throw bad(`${at}.type`, `${at}.type must be one of ${FIELD_TYPES.join(', ')}.`);
-    if (!Number.isInteger(f.page) || (f.page as number) < 1)
-      throw bad(`${at}.page`, `${at}.page must be an integer from 1.`);
-    for (const k of ['x', 'y', 'width', 'height'] as const) {
-      if (typeof f[k] !== 'number' || !Number.isFinite(f[k]))
-        throw bad(`${at}.${k}`, `${at}.${k} must be a finite number of points.`);
-    }
-    for (const k of ['x', 'y'] as const)
-      if ((f[k] as number) < 0) throw bad(`${at}.${k}`, `${at}.${k} must not be negative.`);
-    for (const k of ['width', 'height'] as const) {
-      if ((f[k] as number) < MIN_FIELD_SIZE)
-        throw bad(`${at}.${k}`, `${at}.${k} must be at least ${MIN_FIELD_SIZE} points.`);
-    }
+    checkPageNumber(f.page, at);
+    checkBoxShape(f, partsOf(at));
   });
   const known = new Set(roles as string[]);
   fields.forEach((f: CoordinateField) => {
@@ -214,18 +238,27 @@ const EPS = 0.01;
 function checkCoordinateFieldsOnPages(fields: CoordinateField[], geoms: PageGeometry[]): Omit<Field, 'id'>[] {
   return fields.map((f, i) => {
     const at = `placement.fields[${i}]`;
-    const g = geoms[f.page - 1];
-    if (!g)
-      throw bad(`${at}.page`, `${at}.page is ${f.page}; the PDF has ${geoms.length} pages.`, {
-        page_count: geoms.length,
-      });
-    const size = { page_width: round2(g.width), page_height: round2(g.height) };
-    if (f.x >= g.width) throw bad(`${at}.x`, `${at}.x is outside the page (${size.page_width} points wide).`, size);
-    if (f.y >= g.height) throw bad(`${at}.y`, `${at}.y is outside the page (${size.page_height} points high).`, size);
-    if (f.x + f.width > g.width + EPS) throw bad(`${at}.width`, `${at} runs past the right edge of the page.`, size);
-    if (f.y + f.height > g.height + EPS) throw bad(`${at}.height`, `${at} runs past the bottom of the page.`, size);
+    checkBoxOnPage(f, pageGeometryOf(geoms, f.page, at), partsOf(at));
     return { role: f.role, type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height };
   });
+}
+
+/** The page's geometry, or invalid_request on `${at}.page` (meta.page_count) when the PDF has no such page. */
+export function pageGeometryOf(geoms: readonly PageGeometry[], page: number, at: string): PageGeometry {
+  const g = geoms[page - 1];
+  if (!g)
+    throw bad(`${at}.page`, `${at}.page is ${page}; the PDF has ${geoms.length} pages.`, { page_count: geoms.length });
+  return g;
+}
+
+/** A box (shape already checked) must lie on the shown page; refusals carry meta.page_width and page_height. */
+export function checkBoxOnPage(b: Box, g: PageGeometry, p: BoxPath): void {
+  const size = { page_width: round2(g.width), page_height: round2(g.height) };
+  if (b.x >= g.width) throw bad(p.field('x'), `${p.at}.x is outside the page (${size.page_width} points wide).`, size);
+  if (b.y >= g.height)
+    throw bad(p.field('y'), `${p.at}.y is outside the page (${size.page_height} points high).`, size);
+  if (b.x + b.width > g.width + EPS) throw bad(p.field('width'), `${p.at} runs past the right edge of the page.`, size);
+  if (b.y + b.height > g.height + EPS) throw bad(p.field('height'), `${p.at} runs past the bottom of the page.`, size);
 }
 
 // ---- auto_append ----

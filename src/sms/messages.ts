@@ -1,0 +1,109 @@
+// The text of each SMS kind, per locale (the mail locales). Guarantees: plain text, one line, no HTML; the link is
+// never shortened; the fixed wording uses only the GSM-7 alphabet (straight quotes, no guillemets or no-break
+// spaces), so a message with plain names fits one segment when it can; and a message never exceeds
+// MAX_SMS_SEGMENTS: the title, then the workspace name, are cut (ending in "...") until it fits.
+import { isKnownLocale, type Locale } from '../mail/locales.js';
+import { oneLine } from '../mail/templates.js';
+
+export const SMS_TEMPLATE_NAMES = ['invitation', 'reminder'] as const;
+export type SmsTemplateName = (typeof SMS_TEMPLATE_NAMES)[number];
+
+export const isSmsTemplateName = (name: unknown): name is SmsTemplateName =>
+  typeof name === 'string' && (SMS_TEMPLATE_NAMES as readonly string[]).includes(name);
+
+export type SmsVars = {
+  workspaceName: string;
+  documentTitle: string;
+  /** Accepted for symmetry with mail; not shown (the link is personal, and the name costs characters). */
+  signerName: string;
+  /** The signer's link, e.g. `https://signet.example/sign/<token>`; sent verbatim. */
+  url: string;
+  /** Epoch ms; shown as its UTC date, YYYY-MM-DD. */
+  expiresAt: number;
+};
+
+export const MAX_SMS_SEGMENTS = 3;
+
+// {workspace}, {title}, {url}, {date}.
+const TEXTS: Readonly<Record<Locale, Readonly<Record<SmsTemplateName, string>>>> = {
+  en: {
+    invitation: '{workspace} asks you to sign "{title}": {url} (link expires {date}).',
+    reminder: 'Reminder: {workspace} asks you to sign "{title}": {url} (link expires {date}).',
+  },
+  de: {
+    invitation: '{workspace} bittet Sie, "{title}" zu unterschreiben: {url} (gültig bis {date}).',
+    reminder: 'Erinnerung: {workspace} bittet Sie, "{title}" zu unterschreiben: {url} (gültig bis {date}).',
+  },
+  fr: {
+    invitation: '{workspace} vous invite à signer "{title}" : {url} (expire le {date}).',
+    reminder: 'Rappel : {workspace} vous invite à signer "{title}" : {url} (expire le {date}).',
+  },
+  es: {
+    invitation: '{workspace} le solicita que firme "{title}": {url} (vence el {date}).',
+    reminder: 'Recordatorio: {workspace} le solicita que firme "{title}": {url} (vence el {date}).',
+  },
+};
+
+// GSM 03.38: the basic alphabet (one septet each) and the extension table (two septets each, escape included).
+const GSM7_BASIC = new Set(
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà',
+);
+const GSM7_EXTENDED = new Set('\f^{}\\[~]|€');
+
+/** How a text travels: GSM-7 when every character is in the GSM alphabet, UCS-2 otherwise; and in how many parts. */
+export function smsSegments(text: string): { encoding: 'gsm7' | 'ucs2'; units: number; segments: number } {
+  let septets = 0;
+  for (const ch of text) {
+    if (GSM7_BASIC.has(ch)) septets += 1;
+    else if (GSM7_EXTENDED.has(ch)) septets += 2;
+    else {
+      // UCS-2 counts UTF-16 code units: a character outside the BMP (an emoji) takes two.
+      const units = text.length;
+      return { encoding: 'ucs2', units, segments: units <= 70 ? 1 : Math.ceil(units / 67) };
+    }
+  }
+  return { encoding: 'gsm7', units: septets, segments: septets <= 160 ? 1 : Math.ceil(septets / 153) };
+}
+
+const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** The first `n` characters (code points) of `s`, with "..." when something was cut. */
+const cut = (s: string, n: number): string => {
+  const chars = [...s];
+  return chars.length <= n ? s : `${chars.slice(0, n).join('').trimEnd()}...`;
+};
+
+/**
+ * The text of `template` in `locale`. Throws on an unknown locale or template, a link that is not an http(s) URL
+ * or an invalid expiry, and when even the shortest title and name leave it over MAX_SMS_SEGMENTS (a link that
+ * long is a misconfigured BASE_URL).
+ */
+export function renderSms(template: SmsTemplateName, locale: Locale, vars: SmsVars): string {
+  if (!isKnownLocale(locale)) throw new Error(`unknown locale "${String(locale)}"`);
+  if (!isSmsTemplateName(template)) throw new Error(`unknown SMS template "${String(template)}"`);
+  if (!/^https?:\/\/\S+$/i.test(vars.url)) throw new Error('url must be an http(s) URL without spaces');
+  if (!Number.isFinite(vars.expiresAt)) throw new Error('expiresAt must be epoch milliseconds');
+  const pattern = TEXTS[locale][template];
+  const date = isoDate(vars.expiresAt);
+  const fill = (workspace: string, title: string) =>
+    pattern.replace(/\{(\w+)\}/g, (_, k: string) =>
+      k === 'workspace' ? workspace : k === 'title' ? title : k === 'url' ? vars.url : date,
+    );
+  const fits = (text: string) => smsSegments(text).segments <= MAX_SMS_SEGMENTS;
+
+  const workspace = oneLine(vars.workspaceName);
+  const title = oneLine(vars.documentTitle);
+  const full = fill(workspace, title);
+  if (fits(full)) return full;
+  // Cut the title first (down to 10 characters), then the workspace name (down to 10); the longest that fits wins.
+  for (let n = Math.min([...title].length - 1, 200); n >= 10; n--) {
+    const text = fill(workspace, cut(title, n));
+    if (fits(text)) return text;
+  }
+  const shortTitle = cut(title, 10);
+  for (let n = Math.min([...workspace].length - 1, 200); n >= 10; n--) {
+    const text = fill(cut(workspace, n), shortTitle);
+    if (fits(text)) return text;
+  }
+  throw new Error(`the ${template} SMS exceeds ${MAX_SMS_SEGMENTS} segments even with a shortened title and name`);
+}

@@ -1,0 +1,143 @@
+// Sending the SMS outbox, as a lease-claim job (jobs/runner.ts). Guarantees:
+// - Rows are queued by the caller's transaction (outbox.ts), claimed with a lease, sent outside any transaction and
+//   recorded only while the claim is held; concurrent senders take disjoint rows, so a message is sent once. A
+//   sender that dies mid-send leaves a lease that lapses, and the row is sent again (at least once).
+// - A retryable failure (429, 5xx, no answer) is retried on the webhook schedule (+1m, +5m, +30m, +2h, +6h, +24h);
+//   after the 7th failure, or at once on a non-retryable one (another 4xx, a 2xx without a SID), the row is `failed`.
+// - Without a transport (no SMS_URL: the embedded default), rows become `logged` and the number and text are written
+//   to the log at info: the only way to reach an SMS signer there. With a transport, no log line carries a body.
+//   The sender never sees the provider's credentials, so no log line or stored error can carry them.
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db/db.js';
+import { fixedDelays, nextAttemptAt } from '../jobs/retry.js';
+import { createRunner, type LeaseJob } from '../jobs/runner.js';
+import type { Clock } from '../lib/clock.js';
+import { describeError, silentLogger, type Logger } from '../lib/logger.js';
+import { WEBHOOK_RETRY_DELAYS_MS } from '../limits.js';
+import { claimSms, recordSms, type SmsRow } from './outbox.repo.js';
+import { createSmsQueue, type SmsQueue } from './outbox.js';
+import { SmsSendError, type SmsTransport } from './transport.js';
+
+/** SMS keeps the webhook schedule: one rhythm for operators to know. */
+export const SMS_RETRY_DELAYS_MS = WEBHOOK_RETRY_DELAYS_MS;
+export const SMS_MAX_ATTEMPTS = SMS_RETRY_DELAYS_MS.length + 1;
+const SMS_SCHEDULE = fixedDelays(SMS_RETRY_DELAYS_MS);
+/** Above the Twilio transport's own 15 s request timeout. */
+const DEFAULT_SEND_TIMEOUT_MS = 20_000;
+const DEFAULT_LEASE_MS = 60_000;
+
+export type SmsSenderOptions = {
+  db: Db;
+  clock: Clock;
+  /** The provider; null logs messages instead of sending them (embedded default). */
+  transport: SmsTransport | null;
+  logger?: Logger;
+  /** Owner of claims; unique per process. */
+  workerId?: string;
+  leaseMs?: number;
+  /** The longest one send may take (the transport's own timeout bounds it); the lease must outlast it. */
+  sendTimeoutMs?: number;
+  batchSize?: number;
+  /** Parallel sends. */
+  concurrency?: number;
+  /** Real-time sleep of the background loop when nothing was due. */
+  pollIntervalMs?: number;
+};
+
+export type SmsSender = SmsQueue & {
+  readonly mode: 'twilio' | 'log';
+  /** Sends (or logs) every due queued row; resolves with how many were sent or logged. */
+  flush(): Promise<number>;
+  /** Background loop: flush, then an unref'd sleep of pollIntervalMs when nothing was due. */
+  start(): void;
+  /** Ends the loop's sleep now (new messages were committed). */
+  wake(): void;
+  /** Stops the loop and waits for sends in flight and their records. */
+  close(): Promise<void>;
+};
+
+export function createSmsSender(opts: SmsSenderOptions): SmsSender {
+  const { db, clock, transport } = opts;
+  const logger = opts.logger ?? silentLogger;
+  const workerId = opts.workerId ?? `sms:${process.pid}:${randomBytes(4).toString('hex')}`;
+
+  async function send(row: SmsRow, t: SmsTransport): Promise<boolean> {
+    let providerId: string;
+    try {
+      providerId = (await t.send({ to: row.to_phone, body: row.body })).providerId;
+    } catch (err) {
+      const made = row.attempts + 1;
+      // Anything but the transport's own verdict (a failure reading the answer) may be transient: retried.
+      const retryable = !(err instanceof SmsSendError) || err.retryable;
+      const next = retryable ? nextAttemptAt(SMS_SCHEDULE, made, clock.now()) : null;
+      const error = describeError(err);
+      logger.warn(
+        { smsId: row.id, template: row.template, to: row.to_phone, attempt: made, error },
+        next === null ? 'sms delivery giving up' : 'sms delivery failed, will retry',
+      );
+      await recordSms(db, row, workerId, {
+        status: next === null ? 'failed' : 'queued',
+        attempts: made,
+        next_attempt_at: next,
+        last_error: error,
+        updated_at: clock.now(),
+      });
+      return false;
+    }
+    const now = clock.now();
+    logger.info({ smsId: row.id, template: row.template, to: row.to_phone, providerId }, 'sms sent');
+    return recordSms(db, row, workerId, {
+      status: 'sent',
+      attempts: row.attempts + 1,
+      next_attempt_at: null,
+      sent_at: now,
+      last_error: null,
+      provider_id: providerId,
+      updated_at: now,
+    });
+  }
+
+  // Deliberate dev-mode exception, as mail does without SMTP: the log is the only way to reach the signer.
+  async function log(row: SmsRow): Promise<boolean> {
+    logger.info(
+      { smsId: row.id, template: row.template, sms: { to: row.to_phone, body: row.body } },
+      'sms (no SMS_URL: logged, not sent)',
+    );
+    const now = clock.now();
+    return recordSms(db, row, workerId, {
+      status: 'logged',
+      next_attempt_at: null,
+      sent_at: now,
+      last_error: null,
+      updated_at: now,
+    });
+  }
+
+  const job: LeaseJob<SmsRow & { claimExpiresAt: number }> = {
+    claim: async (o) => (await claimSms(db, o)).map((row) => ({ ...row, claimExpiresAt: row.claim_expires_at! })),
+    work: (row) => (transport ? send(row, transport) : log(row)),
+    release: async (row) => void (await recordSms(db, row, workerId, { updated_at: clock.now() })),
+  };
+
+  const runner = createRunner(job, {
+    name: 'sms',
+    clock,
+    workerId,
+    logger,
+    leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
+    timeoutMs: opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+    batchSize: opts.batchSize ?? 50,
+    // The log mode writes one line at a time.
+    concurrency: transport ? (opts.concurrency ?? 4) : 1,
+    pollIntervalMs: opts.pollIntervalMs ?? 1000,
+  });
+
+  return {
+    mode: transport ? transport.kind : 'log',
+    ...createSmsQueue(clock),
+    flush: () => runner.runOnce(),
+    start: () => runner.start(),
+    wake: () => runner.wake(),
+    close: () => runner.stop(),
+  };
+}
