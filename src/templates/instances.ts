@@ -26,6 +26,7 @@ import {
   insertDocument,
   insertRequests,
   moveDocument,
+  workspaceNameOf,
   type DocumentRow,
   type RequestRow,
 } from '../signing/signing.repo.js';
@@ -634,3 +635,36 @@ export function expireReviewsJob(deps: TransitionDeps): ScheduledJob {
 
 const findTemplateAny = async (deps: TemplatesDeps, inst: InstanceRow) =>
   (await findTemplateById(deps.db.kysely, inst.template_id))!;
+
+// ── The review page's reads ──────────────────────────────────────────────────────────────────────────────────────
+
+/** What the review page shows: the state, the rendered document's facts, the sender's values and the recipients. */
+export async function reviewView(deps: TemplatesDeps, token: string) {
+  const inst = await instanceFor(deps, { reviewToken: token });
+  const doc = (await findDocumentById(deps.db.kysely, inst.document_id))!;
+  const tpl = (await findTemplateById(deps.db.kysely, inst.template_id))!;
+  const version = await versionOf(deps, tpl, inst.template_version);
+  const resolved = JSON.parse(inst.field_values) as Record<string, string>;
+  const values = versionFields(version)
+    .filter((f) => f.slot === SENDER_SLOT)
+    .map((f) => ({ key: f.key, label: f.label ?? f.key, type: f.type, value: resolved[f.key] ?? '' }));
+  const err = stateError(inst, deps.clock.now());
+  const state = !err ? 'staged' : err.name_ === 'review_expired' ? 'expired' : inst.status;
+  const workspaceName = (await workspaceNameOf(deps.db.kysely, inst.workspace_id)) ?? '';
+  return {
+    state,
+    instance: inst,
+    document: doc,
+    templateName: tpl.name,
+    workspaceName,
+    values,
+    recipients: instanceRecipients(inst),
+  };
+}
+
+/** The rendered PDF under review (the document's file with the sender's values stamped). */
+export async function reviewPdf(deps: TemplatesDeps, token: string): Promise<Uint8Array> {
+  const inst = await instanceFor(deps, { reviewToken: token });
+  const doc = (await findDocumentById(deps.db.kysely, inst.document_id))!;
+  return deps.blobs.get(doc.prepared_blob);
+}

@@ -133,7 +133,7 @@ export async function templatesRoutes(fastify: FastifyInstance, deps: TemplatesD
         response: { 200: VersionOut, ...errorResponses(404, 503, ...AUTH_ERRORS) },
       },
     },
-    async (req) => getVersion(deps, authOf(req), req.params.id, req.params.n),
+    async (req) => getVersion(deps, authOf(req), req.params.id, Number(req.params.n)),
   );
 
   app.post(

@@ -147,7 +147,7 @@ export const VersionOut = Type.Object({
 export type VersionOut = Static<typeof VersionOut>;
 export const VersionParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64 }),
-  n: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+  n: Type.String({ pattern: '^[1-9][0-9]{0,6}$', description: 'version number' }),
 });
 
 // ── Instances ────────────────────────────────────────────────────────────────────────────────────────────────────
