@@ -37,8 +37,9 @@ const actor = () => `cli:${os.userInfo().username}`;
 const print = (json: boolean, obj: unknown, human: string) => console.log(json ? JSON.stringify(obj) : human);
 
 let config: Config;
-async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openDb(config.databaseUrl);
+/** Opens the database, migrating it unless SIGNET_AUTO_MIGRATE=0 (then only `signet migrate` does). */
+async function withDb<T>(fn: (db: Db) => Promise<T>, o: { migrate?: boolean } = {}): Promise<T> {
+  const db = await openDb(config.databaseUrl, { migrate: o.migrate ?? config.autoMigrate });
   try {
     return await fn(db);
   } finally {
@@ -81,7 +82,7 @@ program
 program
   .command('migrate')
   .description('apply database migrations')
-  .action(async () => withDb(async () => console.log('migrated')));
+  .action(async () => withDb(async () => console.log('migrated'), { migrate: true }));
 
 const workspace = program.command('workspace').description('workspaces');
 workspace

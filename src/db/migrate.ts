@@ -15,7 +15,10 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '005-templates': m005,
 };
 
-export async function migrateToLatest(db: Db): Promise<void> {
+export type MigrationName = keyof typeof list;
+
+/** Applies every migration up to `upTo` (all of them by default; tests build an older schema with it). */
+export async function migrateToLatest(db: Db, upTo?: keyof typeof list): Promise<void> {
   const provider: MigrationProvider = {
     async getMigrations() {
       const out: Record<string, Migration> = {};
@@ -24,7 +27,7 @@ export async function migrateToLatest(db: Db): Promise<void> {
     },
   };
   const migrator = new Migrator({ db: db.kysely, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = upTo ? await migrator.migrateTo(upTo) : await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(`migration ${failed ?? '?'} failed: ${(error as Error).message}`);

@@ -1,25 +1,17 @@
 // A feature whose tables may not exist yet (a server started with SIGNET_AUTO_MIGRATE=0 during a rolling upgrade,
 // before `signet migrate` ran) answers its catalogued 503 with Retry-After on its own routes, and every other route
-// keeps serving. Once available it stays available; until then the check is repeated at most every `recheckMs`,
-// so the feature comes up without a restart once the migration has run.
+// keeps serving. Once available it stays available; until then each request checks again (one small query, only
+// on a not-yet-migrated deployment), so the feature comes up without a restart as soon as the migration has run.
 import type { FastifyInstance } from 'fastify';
 import { apiError, type ErrorName } from '../lib/errors.js';
 
 export type FeatureGate = { available(): Promise<boolean> };
 
-export function createFeatureGate(check: () => Promise<boolean>, recheckMs = 5_000): FeatureGate {
+export function createFeatureGate(check: () => Promise<boolean>): FeatureGate {
   let known = false;
-  let checkedAt = -Infinity;
-  let inFlight: Promise<boolean> | null = null;
   return {
     async available() {
-      if (known) return true;
-      if (Date.now() - checkedAt < recheckMs) return false;
-      inFlight ??= check().finally(() => {
-        checkedAt = Date.now();
-        inFlight = null;
-      });
-      known = await inFlight;
+      if (!known) known = await check();
       return known;
     },
   };

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDb, type Db } from '../db/db.js';
+import { migrateToLatest, type MigrationName } from '../db/migrate.js';
 
 const PG_DEFAULT = 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_DEFAULT = 'redis://127.0.0.1:6379';
@@ -47,7 +48,11 @@ export const postgresForTests = () => check('PostgreSQL', 'DATABASE_URL_TEST', P
 export const redisForTests = () => check('Redis', 'REDIS_URL_TEST', REDIS_DEFAULT);
 
 /** A fresh, migrated PostgreSQL database; `drop()` closes and removes it. */
-export async function freshPostgres(adminUrl: string): Promise<{ db: Db; url: string; drop(): Promise<void> }> {
+/** A new database of its own, migrated (up to `upTo` when a test needs an older schema). */
+export async function freshPostgres(
+  adminUrl: string,
+  upTo?: MigrationName,
+): Promise<{ db: Db; url: string; drop(): Promise<void> }> {
   const name = `signet_t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client(adminUrl);
   await admin.connect();
@@ -56,7 +61,8 @@ export async function freshPostgres(adminUrl: string): Promise<{ db: Db; url: st
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   const url = u.toString();
-  const db = await openDb(url);
+  const db = await openDb(url, { migrate: false });
+  await migrateToLatest(db, upTo);
   return {
     db,
     url,
