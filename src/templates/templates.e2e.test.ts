@@ -397,5 +397,85 @@ for (const d of databases) {
       const list = await e.api('GET', '/v1/templates');
       assert.ok(!list.json.data.some((x: any) => x.name === 'Broken'));
     });
+
+    test('SMS channel: an SMS recipient gets the link by text message (outbox and log on the default)', async () => {
+      const tpl = await newTemplate();
+      const client = email('client');
+      const r = await e.api('POST', `/v1/templates/${tpl.id}/instantiate`, {
+        recipients: [
+          { slot: 'client', name: 'Client Person', email: client },
+          { slot: 'provider', name: 'Provider Person', channel: 'sms', phone: '+14155550123', signing_order: 1 },
+        ],
+        field_values: VALUES,
+      });
+      assert.equal(r.status, 201, r.text);
+      const ti = r.json.template_instance;
+      const provider = ti.recipients.find((x: any) => x.slot === 'provider');
+      assert.deepEqual([provider.channel, provider.phone, provider.email], ['sms', '+14155550123', null]);
+      await e.work();
+      const texts = await e.h.db.kysely
+        .selectFrom('sms_outbox')
+        .selectAll()
+        .where('document_id', '=', ti.document_id)
+        .execute();
+      assert.equal(texts.length, 1);
+      assert.equal(texts[0]!.to_phone, '+14155550123');
+      assert.equal(texts[0]!.status, 'logged');
+      const token = /\/sign\/([A-Za-z0-9_-]{43})/.exec(texts[0]!.body)![1]!;
+      await signAs(token);
+      await signAs(await e.linkFor(client));
+      await e.work();
+      assert.equal((await e.api('GET', `/v1/documents/${ti.document_id}`)).json.status, 'completed');
+    });
+
+    test('a staged file that can no longer be rendered: confirm answers 502 render_failed and sends nothing', async () => {
+      const tpl = await newTemplate();
+      const { ti, people } = await staged(tpl.id);
+      const garbage = await e.h.runtime.blobs.put(new TextEncoder().encode('not a pdf at all'), 'prepared');
+      await e.h.db.kysely
+        .updateTable('documents')
+        .set({ prepared_blob: garbage })
+        .where('id', '=', ti.document_id)
+        .execute();
+      const c = await e.api('POST', `/v1/template-instances/${ti.id}/confirm`, {});
+      assert.equal(c.status, 502, c.text);
+      assert.equal(c.json.code, 'render_failed');
+      await e.work();
+      assert.equal((await e.api('GET', `/v1/template-instances/${ti.id}`)).json.status, 'staged');
+      assert.equal((await e.linksFor(people.client)).length, 0);
+      assert.equal(e.eventsOf('template_instance.confirmed', ti.document_id).length, 0);
+    });
   });
 }
+
+describe('template channels are Enterprise-only', () => {
+  let e: E2E;
+  before(async () => {
+    e = await startE2E({ tier: 'business' });
+  });
+  after(() => e.close());
+
+  test('channel sms on another tier: 402 enterprise-required before anything is created; e-mail works', async () => {
+    const tpl = (await e.api('POST', '/v1/templates', await templateBody())).json;
+    const before = await e.h.db.kysely.selectFrom('template_instances').select('id').execute();
+    const r = await e.api('POST', `/v1/templates/${tpl.id}/instantiate`, {
+      recipients: [
+        { slot: 'client', name: 'C', email: email('c') },
+        { slot: 'provider', name: 'P', channel: 'sms', phone: '+14155550123' },
+      ],
+      field_values: VALUES,
+    });
+    assert.equal(r.status, 402, r.text);
+    assert.equal(r.json.code, 'enterprise-required');
+    assert.equal(r.json.meta.tier, 'business');
+    assert.equal((await e.h.db.kysely.selectFrom('template_instances').select('id').execute()).length, before.length);
+    const ok = await e.api('POST', `/v1/templates/${tpl.id}/instantiate`, {
+      recipients: [
+        { slot: 'client', name: 'C', email: email('c') },
+        { slot: 'provider', name: 'P', email: email('p') },
+      ],
+      field_values: VALUES,
+    });
+    assert.equal(ok.status, 201, ok.text);
+  });
+});
