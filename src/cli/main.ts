@@ -22,6 +22,7 @@ import { presentWorkspace } from '../workspaces/presenters.js';
 import { findHookAnyWorkspace } from '../webhooks/hooks.repo.js';
 import { getDelivery, listDeliveries, replayDelivery, sendTestEvent } from '../webhooks/hooks.service.js';
 import { createEmitter } from '../webhooks/outbox.repo.js';
+import { listWorkspaceTemplates } from '../templates/templates.service.js';
 import { listOutbox } from '../mail/outbox.js';
 import { getSms, listSms } from '../sms/outbox.js';
 import { SMS_STATUSES, type SmsStatus } from '../sms/outbox.repo.js';
@@ -326,6 +327,26 @@ program
       !!o.json,
       { mail: rows },
       rows.map((m) => `${m.id}\t${m.status}\t${m.to_email}\t${m.subject}`).join('\n') || '(none)',
+    );
+  });
+
+program
+  .command('templates')
+  .description('templates')
+  .command('list')
+  .requiredOption('--workspace <id>', 'workspace id')
+  .option('--archived', 'include archived templates')
+  .option('--json', 'print JSON')
+  .action(async (o: { workspace: string; archived?: boolean; json?: boolean }) => {
+    const templates = await withDb((db) =>
+      listWorkspaceTemplates({ db }, o.workspace, { archived: !!o.archived, limit: 100 }),
+    );
+    print(
+      !!o.json,
+      { templates },
+      templates
+        .map((t) => `${t.id}	v${t.current_version}	${t.name}${t.archived_at ? `	archived ${t.archived_at}` : ''}`)
+        .join('\n') || '(no templates)',
     );
   });
 
