@@ -26,14 +26,14 @@ export default defineConfig([
   { files: ['**/*.{ts,js,mjs}'], extends: [js.configs.recommended] },
   { files: ['**/*.ts'], extends: [tseslint.configs.recommended] },
 
-  // Everything runs on Node except the signer page's script, a browser ES module served as-is.
+  // Everything runs on Node except the signer and review pages' scripts, browser ES modules served as-is.
   {
     files: ['**/*.{ts,js,mjs}'],
-    ignores: ['src/signing/page/*.js'],
+    ignores: ['src/signing/page/*.js', 'src/templates/review/*.js'],
     languageOptions: { globals: globals.node },
   },
   {
-    files: ['src/signing/page/*.js'],
+    files: ['src/signing/page/*.js', 'src/templates/review/*.js'],
     languageOptions: { sourceType: 'module', globals: globals.browser },
   },
 

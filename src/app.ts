@@ -32,6 +32,7 @@ import { signerRoutes } from './signing/signer.routes.js';
 import { signingRoutes } from './signing/signing.routes.js';
 import type { SigningDeps } from './signing/signing.service.js';
 import { noWake, type Wakers } from './signing/transition.js';
+import { reviewRoutes } from './templates/review/review.routes.js';
 import { templatesRoutes } from './templates/templates.routes.js';
 import { hooksRoutes } from './webhooks/hooks.routes.js';
 import { createHooksService, type HooksService } from './webhooks/hooks.service.js';
@@ -153,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       page: (req, seconds) => renderTooManyRequestsPage(req.headers['accept-language'], seconds),
     });
     await keyless.register(signerRoutes, signing);
+    await keyless.register(reviewRoutes, signing);
   });
   await app.register(signerAssetRoutes);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));

@@ -1,5 +1,5 @@
-// Message catalogues for e-mails and the signer page. A locale is "known" only when it is complete here; the
-// catalogue type makes the compiler reject a locale that misses or invents a key.
+// Message catalogues for e-mails, the signer page and the review page. A locale is "known" only when it is complete
+// here; the catalogue type makes the compiler reject a locale that misses or invents a key.
 export const KNOWN_LOCALES = ['en', 'de', 'fr', 'es'] as const;
 export type Locale = (typeof KNOWN_LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'en';
@@ -76,6 +76,50 @@ const en = {
   'page.tooManyRequests': 'Too many requests came from your network.',
   'page.tryAgainIn': 'Please wait {seconds} seconds, then reload this page.',
   'page.errorRateLimited': 'Too many attempts. Please wait a moment and try again.',
+
+  'review.title': 'Review a document',
+  'review.heading': 'Review before sending',
+  'review.preparedBy': 'Prepared by {workspace}',
+  'review.intro': 'Check the document, the values and the recipients. Nothing is sent until you confirm.',
+  'review.introGenerate': 'Check the document and the values. The file is finalized only when you confirm.',
+  'review.template': 'Template',
+  'review.templateVersion': '{name}, version {version}',
+  'review.workspace': 'Workspace',
+  'review.deadline': 'Review by',
+  'review.deadlineHint': 'A document not confirmed by then is discarded.',
+  'review.values': 'Values filled in by the sender',
+  'review.field': 'Field',
+  'review.value': 'Value',
+  'review.noValues': 'This template has no values to fill in.',
+  'review.recipients': 'Recipients',
+  'review.order': 'Order',
+  'review.role': 'Role',
+  'review.recipient': 'Recipient',
+  'review.channel': 'Channel',
+  'review.channelEmail': 'E-mail',
+  'review.channelSms': 'Text message (SMS)',
+  'review.confirm': 'Confirm and send',
+  'review.confirmGenerate': 'Confirm and finalize',
+  'review.confirmNote': 'The first recipients are invited as soon as you confirm.',
+  'review.confirmNoteGenerate': 'The file is sealed as soon as you confirm.',
+  'review.discard': 'Discard…',
+  'review.discardWarning': 'Discarding cancels this document for good: nothing is sent.',
+  'review.discardConfirm': 'Yes, discard it',
+  'review.download': 'Download the PDF',
+  'review.noScript': 'The preview needs JavaScript; you can download the PDF instead.',
+  'review.confirmed': 'Confirmed — the invitations were sent.',
+  'review.confirmedGenerate': 'Confirmed — the file was finalized.',
+  'review.discarded': 'Discarded — nothing was sent.',
+  'review.expired': 'The review window has closed.',
+  'review.expiredDetail': 'Documents not confirmed within 14 days are discarded; nothing was sent.',
+  'review.notFound': 'This review link is not valid.',
+  'review.alreadyConfirmed': 'This document was already confirmed.',
+  'review.alreadyDiscarded': 'This document was already discarded.',
+  'review.notStaged': 'This document is not waiting for review.',
+  'review.renderFailed': 'The PDF could not be rendered, so nothing was sent. Please try again later.',
+  'review.cannotConfirm': 'This document could not be confirmed.',
+  'review.cannotDiscard': 'This document could not be discarded.',
+  'review.back': 'Back to the review',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -150,6 +194,53 @@ const de: Catalogue = {
   'page.tooManyRequests': 'Aus Ihrem Netzwerk kamen zu viele Anfragen.',
   'page.tryAgainIn': 'Bitte warten Sie {seconds} Sekunden und laden Sie die Seite dann neu.',
   'page.errorRateLimited': 'Zu viele Versuche. Bitte warten Sie einen Moment und versuchen Sie es dann erneut.',
+
+  'review.title': 'Dokument prüfen',
+  'review.heading': 'Vor dem Versand prüfen',
+  'review.preparedBy': 'Vorbereitet von {workspace}',
+  'review.intro': 'Prüfen Sie das Dokument, die Werte und die Empfänger. Versendet wird erst, wenn Sie bestätigen.',
+  'review.introGenerate':
+    'Prüfen Sie das Dokument und die Werte. Die Datei wird erst fertiggestellt, wenn Sie bestätigen.',
+  'review.template': 'Vorlage',
+  'review.templateVersion': '{name}, Version {version}',
+  'review.workspace': 'Arbeitsbereich',
+  'review.deadline': 'Prüfen bis',
+  'review.deadlineHint': 'Ein bis dahin nicht bestätigtes Dokument wird verworfen.',
+  'review.values': 'Vom Absender ausgefüllte Werte',
+  'review.field': 'Feld',
+  'review.value': 'Wert',
+  'review.noValues': 'Diese Vorlage hat keine auszufüllenden Werte.',
+  'review.recipients': 'Empfänger',
+  'review.order': 'Reihenfolge',
+  'review.role': 'Rolle',
+  'review.recipient': 'Person',
+  'review.channel': 'Kanal',
+  'review.channelEmail': 'E-Mail',
+  'review.channelSms': 'SMS',
+  'review.confirm': 'Bestätigen und senden',
+  'review.confirmGenerate': 'Bestätigen und fertigstellen',
+  'review.confirmNote': 'Die ersten Empfänger werden eingeladen, sobald Sie bestätigen.',
+  'review.confirmNoteGenerate': 'Die Datei wird versiegelt, sobald Sie bestätigen.',
+  'review.discard': 'Verwerfen …',
+  'review.discardWarning': 'Verwerfen storniert dieses Dokument endgültig: Es wird nichts versendet.',
+  'review.discardConfirm': 'Ja, verwerfen',
+  'review.download': 'PDF herunterladen',
+  'review.noScript': 'Die Vorschau benötigt JavaScript; Sie können stattdessen das PDF herunterladen.',
+  'review.confirmed': 'Bestätigt – die Einladungen wurden versendet.',
+  'review.confirmedGenerate': 'Bestätigt – die Datei wurde fertiggestellt.',
+  'review.discarded': 'Verworfen – es wurde nichts versendet.',
+  'review.expired': 'Die Prüffrist ist abgelaufen.',
+  'review.expiredDetail':
+    'Dokumente, die nicht innerhalb von 14 Tagen bestätigt werden, werden verworfen; es wurde nichts versendet.',
+  'review.notFound': 'Dieser Prüflink ist ungültig.',
+  'review.alreadyConfirmed': 'Dieses Dokument wurde bereits bestätigt.',
+  'review.alreadyDiscarded': 'Dieses Dokument wurde bereits verworfen.',
+  'review.notStaged': 'Dieses Dokument wartet nicht auf eine Prüfung.',
+  'review.renderFailed':
+    'Das PDF konnte nicht erzeugt werden, daher wurde nichts versendet. Bitte versuchen Sie es später erneut.',
+  'review.cannotConfirm': 'Dieses Dokument konnte nicht bestätigt werden.',
+  'review.cannotDiscard': 'Dieses Dokument konnte nicht verworfen werden.',
+  'review.back': 'Zurück zur Prüfung',
 };
 
 // French typography: a no-break space inside guillemets and before : ; ? !
@@ -222,6 +313,50 @@ const fr: Catalogue = {
   'page.tooManyRequests': 'Trop de requêtes sont venues de votre réseau.',
   'page.tryAgainIn': 'Veuillez patienter {seconds} secondes, puis rechargez cette page.',
   'page.errorRateLimited': 'Trop de tentatives. Veuillez patienter un instant, puis réessayer.',
+
+  'review.title': 'Vérifier un document',
+  'review.heading': 'Vérifier avant l’envoi',
+  'review.preparedBy': 'Préparé par {workspace}',
+  'review.intro': 'Vérifiez le document, les valeurs et les destinataires. Rien n’est envoyé avant votre confirmation.',
+  'review.introGenerate': 'Vérifiez le document et les valeurs. Le fichier n’est finalisé qu’après votre confirmation.',
+  'review.template': 'Modèle',
+  'review.templateVersion': '{name} (version\u00a0{version})',
+  'review.workspace': 'Espace de travail',
+  'review.deadline': 'À vérifier avant le',
+  'review.deadlineHint': 'Un document non confirmé à cette date est abandonné.',
+  'review.values': 'Valeurs saisies par l’expéditeur',
+  'review.field': 'Champ',
+  'review.value': 'Valeur',
+  'review.noValues': 'Ce modèle n’a aucune valeur à saisir.',
+  'review.recipients': 'Destinataires',
+  'review.order': 'Ordre',
+  'review.role': 'Rôle',
+  'review.recipient': 'Destinataire',
+  'review.channel': 'Canal',
+  'review.channelEmail': 'Courriel',
+  'review.channelSms': 'SMS',
+  'review.confirm': 'Confirmer et envoyer',
+  'review.confirmGenerate': 'Confirmer et finaliser',
+  'review.confirmNote': 'Les premiers destinataires sont invités dès votre confirmation.',
+  'review.confirmNoteGenerate': 'Le fichier est scellé dès votre confirmation.',
+  'review.discard': 'Abandonner…',
+  'review.discardWarning': 'Abandonner annule définitivement ce document\u00a0: rien n’est envoyé.',
+  'review.discardConfirm': 'Oui, l’abandonner',
+  'review.download': 'Télécharger le PDF',
+  'review.noScript': 'L’aperçu nécessite JavaScript\u00a0; vous pouvez télécharger le PDF à la place.',
+  'review.confirmed': 'Confirmé — les invitations ont été envoyées.',
+  'review.confirmedGenerate': 'Confirmé — le fichier a été finalisé.',
+  'review.discarded': 'Abandonné — rien n’a été envoyé.',
+  'review.expired': 'Le délai de vérification est écoulé.',
+  'review.expiredDetail': 'Les documents non confirmés sous 14\u00a0jours sont abandonnés\u00a0; rien n’a été envoyé.',
+  'review.notFound': 'Ce lien de vérification n’est pas valide.',
+  'review.alreadyConfirmed': 'Ce document a déjà été confirmé.',
+  'review.alreadyDiscarded': 'Ce document a déjà été abandonné.',
+  'review.notStaged': 'Ce document n’est pas en attente de vérification.',
+  'review.renderFailed': 'Le PDF n’a pas pu être généré, rien n’a donc été envoyé. Veuillez réessayer plus tard.',
+  'review.cannotConfirm': 'Ce document n’a pas pu être confirmé.',
+  'review.cannotDiscard': 'Ce document n’a pas pu être abandonné.',
+  'review.back': 'Retour à la vérification',
 };
 
 const es: Catalogue = {
@@ -291,6 +426,50 @@ const es: Catalogue = {
   'page.tooManyRequests': 'Llegaron demasiadas solicitudes desde su red.',
   'page.tryAgainIn': 'Espere {seconds} segundos y vuelva a cargar esta página.',
   'page.errorRateLimited': 'Demasiados intentos. Espere un momento e inténtelo de nuevo.',
+
+  'review.title': 'Revisar un documento',
+  'review.heading': 'Revisar antes de enviar',
+  'review.preparedBy': 'Preparado por {workspace}',
+  'review.intro': 'Revise el documento, los valores y los destinatarios. No se envía nada hasta que confirme.',
+  'review.introGenerate': 'Revise el documento y los valores. El archivo solo se finaliza cuando confirme.',
+  'review.template': 'Plantilla',
+  'review.templateVersion': '{name}, versión {version}',
+  'review.workspace': 'Espacio de trabajo',
+  'review.deadline': 'Revisar antes del',
+  'review.deadlineHint': 'Un documento que no se confirme antes se descarta.',
+  'review.values': 'Valores completados por el remitente',
+  'review.field': 'Campo',
+  'review.value': 'Valor',
+  'review.noValues': 'Esta plantilla no tiene valores que completar.',
+  'review.recipients': 'Destinatarios',
+  'review.order': 'Orden',
+  'review.role': 'Rol',
+  'review.recipient': 'Destinatario',
+  'review.channel': 'Canal',
+  'review.channelEmail': 'Correo electrónico',
+  'review.channelSms': 'SMS',
+  'review.confirm': 'Confirmar y enviar',
+  'review.confirmGenerate': 'Confirmar y finalizar',
+  'review.confirmNote': 'Los primeros destinatarios reciben la invitación en cuanto confirme.',
+  'review.confirmNoteGenerate': 'El archivo se sella en cuanto confirme.',
+  'review.discard': 'Descartar…',
+  'review.discardWarning': 'Descartar cancela este documento definitivamente: no se envía nada.',
+  'review.discardConfirm': 'Sí, descartarlo',
+  'review.download': 'Descargar el PDF',
+  'review.noScript': 'La vista previa necesita JavaScript; puede descargar el PDF en su lugar.',
+  'review.confirmed': 'Confirmado: se enviaron las invitaciones.',
+  'review.confirmedGenerate': 'Confirmado: el archivo se finalizó.',
+  'review.discarded': 'Descartado: no se envió nada.',
+  'review.expired': 'El plazo de revisión ha terminado.',
+  'review.expiredDetail': 'Los documentos que no se confirman en 14 días se descartan; no se envió nada.',
+  'review.notFound': 'Este enlace de revisión no es válido.',
+  'review.alreadyConfirmed': 'Este documento ya se confirmó.',
+  'review.alreadyDiscarded': 'Este documento ya se descartó.',
+  'review.notStaged': 'Este documento no está pendiente de revisión.',
+  'review.renderFailed': 'No se pudo generar el PDF, así que no se envió nada. Inténtelo de nuevo más tarde.',
+  'review.cannotConfirm': 'No se pudo confirmar este documento.',
+  'review.cannotDiscard': 'No se pudo descartar este documento.',
+  'review.back': 'Volver a la revisión',
 };
 
 export const catalogues: Readonly<Record<Locale, Catalogue>> = { en, de, fr, es };
@@ -326,6 +505,21 @@ export function pageStrings(locale: Locale): PageStrings {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(cat)) if (k.startsWith('page.')) out[k.slice(5)] = v;
   return out as PageStrings;
+}
+
+type ReviewKey = MessageKey extends infer K ? (K extends `review.${infer P}` ? P : never) : never;
+export type ReviewStrings = { readonly [K in ReviewKey]: string };
+
+/**
+ * Every string of the review page of staged template instances in `locale`, keyed without the `review.` prefix
+ * (`preparedBy`: {workspace}; `templateVersion`: {name} {version}).
+ */
+export function reviewStrings(locale: Locale): ReviewStrings {
+  const cat = catalogues[locale];
+  if (!cat) throw new Error(`unknown locale "${String(locale)}"`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(cat)) if (k.startsWith('review.')) out[k.slice(7)] = v;
+  return out as ReviewStrings;
 }
 
 /** Date and time in the locale's words, in UTC and labelled so, e.g. "6. Dezember 2026 um 10:00 UTC". */

@@ -1,6 +1,7 @@
-// Static files of the signer page: its script and stylesheet, and pdf.js's browser build from the installed package
-// (no CDN, so the page makes no third-party request). Each file is read once when this module loads; pages link them
-// with a content-hash query, so they can be cached for a year without a stale script surviving a deploy.
+// Static files of the signer and review pages: their scripts and stylesheets, and pdf.js's browser build from the
+// installed package (no CDN, so the page makes no third-party request). Each file is read once when this module
+// loads; pages link them with a content-hash query, so they can be cached for a year without a stale script
+// surviving a deploy.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -44,13 +45,16 @@ function loadDir(sub: string): Map<string, Asset> {
 const files = new Map<string, Asset>([
   ['signer.js', load(path.join(here, 'signer.js'))],
   ['signer.css', load(path.join(here, 'signer.css'))],
+  // The review page of staged template instances (templates/review/) shares pdf.js and signer.css.
+  ['review.js', load(path.join(here, '../../templates/review/review.js'))],
+  ['review.css', load(path.join(here, '../../templates/review/review.css'))],
   ['pdf.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.min.mjs'))],
   ['pdf.worker.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.worker.min.mjs'))],
 ]);
 const fonts = loadDir('standard_fonts');
 const cmaps = loadDir('cmaps');
 
-export type AssetName = 'signer.js' | 'signer.css' | 'pdf.min.mjs' | 'pdf.worker.min.mjs';
+export type AssetName = 'signer.js' | 'signer.css' | 'review.js' | 'review.css' | 'pdf.min.mjs' | 'pdf.worker.min.mjs';
 
 /** Same-origin URL of an asset, versioned by content so a long cache never serves an old file. */
 export const assetUrl = (name: AssetName): string => `/assets/${name}?v=${files.get(name)!.version}`;
