@@ -23,6 +23,17 @@ test('GET /v1/openapi.json needs no key and documents every route from the valid
   })) {
     for (const m of methods) assert.ok(doc.paths[path]?.[m], `${m.toUpperCase()} ${path}`);
   }
+  // Every /v1 route the app registered is in the document (templates and instances included).
+  const v1 = h.app.routeList.filter(
+    (r) => r.url.startsWith('/v1/') && r.method !== 'HEAD' && r.url !== '/v1/openapi.json' && r.url !== '/v1/*',
+  );
+  assert.ok(v1.length >= 25, `${v1.length} routes`);
+  const missing = v1
+    .filter((r) => !doc.paths[r.url.replace(/:(\w+)/g, '{$1}')]?.[r.method.toLowerCase()])
+    .map((r) => `${r.method} ${r.url}`);
+  assert.deepEqual(missing, []);
+  for (const p of ['/v1/templates/{id}/instantiate', '/v1/template-instances/{id}/confirm'])
+    assert.ok(doc.paths[p]?.post, p);
   const create = doc.paths['/v1/hooks'].post;
   const body = create.requestBody.content['application/json'].schema;
   assert.deepEqual(body.required, ['target_url']);
