@@ -45,6 +45,8 @@ function loadDir(sub: string): Map<string, Asset> {
 const files = new Map<string, Asset>([
   ['signer.js', load(path.join(here, 'signer.js'))],
   ['signer.css', load(path.join(here, 'signer.css'))],
+  // The PDF preview both pages import (through its versioned URL, given in each page's data).
+  ['pdf-view.js', load(path.join(here, 'pdf-view.js'))],
   // The review page of staged template instances (templates/review/) shares pdf.js and signer.css.
   ['review.js', load(path.join(here, '../../templates/review/review.js'))],
   ['review.css', load(path.join(here, '../../templates/review/review.css'))],
@@ -54,7 +56,8 @@ const files = new Map<string, Asset>([
 const fonts = loadDir('standard_fonts');
 const cmaps = loadDir('cmaps');
 
-export type AssetName = 'signer.js' | 'signer.css' | 'review.js' | 'review.css' | 'pdf.min.mjs' | 'pdf.worker.min.mjs';
+export type AssetName =
+  'signer.js' | 'signer.css' | 'pdf-view.js' | 'review.js' | 'review.css' | 'pdf.min.mjs' | 'pdf.worker.min.mjs';
 
 /** Same-origin URL of an asset, versioned by content so a long cache never serves an old file. */
 export const assetUrl = (name: AssetName): string => `/assets/${name}?v=${files.get(name)!.version}`;

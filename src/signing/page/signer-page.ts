@@ -50,6 +50,7 @@ export function renderSignerPage(v: View, token: string): string {
     pdfjs: {
       lib: assetUrl('pdf.min.mjs'),
       worker: assetUrl('pdf.worker.min.mjs'),
+      view: assetUrl('pdf-view.js'),
       fonts: PDFJS_FONTS_URL,
       cmaps: PDFJS_CMAPS_URL,
     },

@@ -144,6 +144,7 @@ function renderStaged(v: ReviewView, token: string): string {
     pdfjs: {
       lib: assetUrl('pdf.min.mjs'),
       worker: assetUrl('pdf.worker.min.mjs'),
+      view: assetUrl('pdf-view.js'),
       fonts: PDFJS_FONTS_URL,
       cmaps: PDFJS_CMAPS_URL,
     },
