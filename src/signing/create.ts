@@ -21,6 +21,48 @@ import { inTransaction } from './transition.js';
 
 export const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 
+/**
+ * A new signing request of `doc` with a fresh link (the token is returned once, for the invitation; only its hash is
+ * kept). `released`: invited now (pending), or waiting for its turn (queued).
+ */
+export function newRequestRow(
+  doc: Pick<DocumentRow, 'id' | 'workspace_id' | 'expires_at'>,
+  signer: Pick<RequestRow, 'slot' | 'role' | 'email' | 'name'> &
+    Partial<Pick<RequestRow, 'channel' | 'phone' | 'routing_order'>>,
+  released: boolean,
+  now: number,
+): { row: RequestRow; token: string } {
+  const tk = newSignerToken();
+  const row: RequestRow = {
+    id: newId('sr'),
+    document_id: doc.id,
+    workspace_id: doc.workspace_id,
+    ...signer,
+    status: released ? 'pending' : 'queued',
+    token_hash: tk.hash,
+    expires_at: doc.expires_at,
+    sent_at: released ? now : null,
+    released_at: released ? now : null,
+    viewed_at: null,
+    signed_at: null,
+    declined_at: null,
+    decline_reason: null,
+    closed_at: null,
+    signature_kind: null,
+    signature_text: null,
+    signature_blob: null,
+    field_values: null,
+    view_ip: null,
+    view_ua: null,
+    sign_ip: null,
+    sign_ua: null,
+    reminded_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  return { row, token: tk.token };
+}
+
 /** First instant of the current calendar month, UTC: the window of the monthly document cap. */
 export const monthStart = (now: number): number => {
   const d = new Date(now);
@@ -129,39 +171,14 @@ export async function createSigningRequest(
   const title = (body.title ?? fileName.replace(/\.pdf$/i, '')).slice(0, 200) || 'Untitled document';
   const tokens: string[] = [];
   const requests: RequestRow[] = body.signers.map((s, i) => {
-    const tk = newSignerToken();
-    tokens.push(tk.token);
-    const released = order === 'parallel' || i === 0;
-    return {
-      id: newId('sr'),
-      document_id: docId,
-      workspace_id: auth.workspace.id,
-      slot: i + 1,
-      role: s.role,
-      email: s.email,
-      name: s.name.trim(),
-      status: released ? 'pending' : 'queued',
-      token_hash: tk.hash,
-      expires_at: expiresAt,
-      sent_at: released ? now : null,
-      released_at: released ? now : null,
-      viewed_at: null,
-      signed_at: null,
-      declined_at: null,
-      decline_reason: null,
-      closed_at: null,
-      signature_kind: null,
-      signature_text: null,
-      signature_blob: null,
-      field_values: null,
-      view_ip: null,
-      view_ua: null,
-      sign_ip: null,
-      sign_ua: null,
-      reminded_at: null,
-      created_at: now,
-      updated_at: now,
-    };
+    const { row, token } = newRequestRow(
+      { id: docId, workspace_id: auth.workspace.id, expires_at: expiresAt },
+      { slot: i + 1, role: s.role, email: s.email, name: s.name.trim() },
+      order === 'parallel' || i === 0,
+      now,
+    );
+    tokens.push(token);
+    return row;
   });
 
   const callback = await inTransaction(

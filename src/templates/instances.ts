@@ -20,7 +20,7 @@ import type { Stamp } from '../documents/pdf/stamp.js';
 import { toE164 } from '../sms/phone.js';
 import { createHook } from '../webhooks/hooks.repo.js';
 import { validateTargetUrl } from '../webhooks/hooks.service.js';
-import { checkMonthlyCap, EMAIL, resolveExpiry } from '../signing/create.js';
+import { checkMonthlyCap, EMAIL, newRequestRow, resolveExpiry } from '../signing/create.js';
 import {
   findDocumentById,
   insertDocument,
@@ -417,42 +417,21 @@ async function release(
     const first = recipients[0]?.signing_order;
     const tokens: string[] = [];
     const rows: RequestRow[] = recipients.map((r, i) => {
-      const tk = newSignerToken();
-      tokens.push(tk.token);
-      const released = r.signing_order === first;
-      const row: RequestRow = {
-        id: newId('sr'),
-        document_id: doc.id,
-        workspace_id: doc.workspace_id,
-        slot: i + 1,
-        role: r.slot,
-        email: r.email ?? '',
-        name: r.name,
-        status: released ? 'pending' : 'queued',
-        token_hash: tk.hash,
-        expires_at: doc.expires_at,
-        sent_at: released ? tx.now : null,
-        released_at: released ? tx.now : null,
-        viewed_at: null,
-        signed_at: null,
-        declined_at: null,
-        decline_reason: null,
-        closed_at: null,
-        signature_kind: null,
-        signature_text: null,
-        signature_blob: null,
-        field_values: null,
-        view_ip: null,
-        view_ua: null,
-        sign_ip: null,
-        sign_ua: null,
-        reminded_at: null,
-        created_at: tx.now,
-        updated_at: tx.now,
-        channel: r.channel,
-        phone: r.phone,
-        routing_order: r.signing_order,
-      };
+      const { row, token } = newRequestRow(
+        doc,
+        {
+          slot: i + 1,
+          role: r.slot,
+          email: r.email ?? '',
+          name: r.name,
+          channel: r.channel,
+          phone: r.phone,
+          routing_order: r.signing_order,
+        },
+        r.signing_order === first,
+        tx.now,
+      );
+      tokens.push(token);
       out.push({ ...r, signing_request_id: row.id });
       return row;
     });

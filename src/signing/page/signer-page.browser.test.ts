@@ -5,42 +5,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { CHROMIUM, launchChromium, skipWithoutChromium } from '../../testing/browser.js';
 import { makePdf } from '../../documents/pdf/testing/fixtures.js';
 import { startSmtpPeer, type SmtpPeer } from '../../mail/testing/smtp-peer.js';
 import { startHarness } from '../../testing/harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-// Locally a missing browser only skips; on CI it must fail, so the suite cannot go green without this test.
-const skip =
-  !haveChromium && process.env.CI !== 'true' ? `no Chromium at ${CHROMIUM} (apt-get install chromium)` : false;
-
-async function launch(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  // A fresh profile per run; Playwright takes it as launchPersistentContext's argument, not as --user-data-dir.
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
-  return {
-    context,
-    async close() {
-      await context.close();
-      fs.rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
+const skip = skipWithoutChromium;
 
 /** The signer link of each recipient, read from the invitation e-mails; `work` runs the app's due background jobs. */
 async function invitationLinks(
@@ -106,12 +77,12 @@ test(
   'signer 1 signs and signer 2 declines in Chromium; the API shows the outcome',
   { skip, timeout: 60_000 },
   async (t) => {
-    assert.ok(haveChromium, `CI=true and no Chromium at ${CHROMIUM}`);
+    assert.ok(fs.existsSync(CHROMIUM), `CI=true and no Chromium at ${CHROMIUM}`);
     const smtp = await startSmtpPeer();
     t.after(() => smtp.close());
     const h = await startHarness({ env: { SMTP_URL: smtp.url } });
     t.after(() => h.close());
-    const browser = await launch();
+    const browser = await launchChromium();
     t.after(() => browser.close());
 
     const { token } = await h.tenant('business');

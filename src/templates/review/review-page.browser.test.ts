@@ -8,47 +8,17 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { CHROMIUM, launchChromium, skipWithoutChromium } from '../../testing/browser.js';
 import { startE2E, type E2E } from '../../testing/e2e.js';
 import { templateBody, VALUES } from '../testing/fixtures.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-// Locally a missing browser only skips; on CI it must fail, so the suite cannot go green without this test.
-const skip =
-  !haveChromium && process.env.CI !== 'true' ? `no Chromium at ${CHROMIUM} (apt-get install chromium)` : false;
+const skip = skipWithoutChromium;
 const DAY = 24 * 3600_000;
 const SHOTS = os.tmpdir();
 
 // axe-core is a devDependency: the audit always runs.
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-async function launch(o: { javaScriptEnabled?: boolean } = {}) {
-  // A fresh profile per run; Playwright takes it as launchPersistentContext's argument, not as --user-data-dir.
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-    viewport: { width: 1280, height: 900 },
-    javaScriptEnabled: o.javaScriptEnabled ?? true,
-  });
-  return {
-    context,
-    async close() {
-      await context.close();
-      fs.rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
 
 const email = (who: string) => `${who}.${Math.random().toString(36).slice(2, 8)}@example.com`;
 
@@ -130,12 +100,12 @@ test(
   'review page in Chromium: values shown, confirm invites, discard behind a disclosure, confirm without JavaScript',
   { skip, timeout: 120_000 },
   async (t) => {
-    assert.ok(haveChromium, `CI=true and no Chromium at ${CHROMIUM}`);
+    assert.ok(fs.existsSync(CHROMIUM), `CI=true and no Chromium at ${CHROMIUM}`);
     const e = await startE2E({ tier: 'enterprise' });
     t.after(() => e.close());
-    const browser = await launch();
+    const browser = await launchChromium();
     t.after(() => browser.close());
-    const noJs = await launch({ javaScriptEnabled: false });
+    const noJs = await launchChromium({ javaScriptEnabled: false });
     t.after(() => noJs.close());
     const problems: string[] = [];
     const serious: string[] = [];
