@@ -8,8 +8,8 @@
 // - Without an SMTP URL, rows become `logged` and the message is printed to the log (smtp.ts).
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.js';
-import { fixedDelays, nextAttemptAt } from '../jobs/retry.js';
-import { createRunner, type LeaseJob } from '../jobs/runner.js';
+import { createOutboxSender } from '../jobs/outbox-sender.js';
+import { fixedDelays } from '../jobs/retry.js';
 import type { Clock } from '../lib/clock.js';
 import { silentLogger, type Logger } from '../lib/logger.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../limits.js';
@@ -71,49 +71,7 @@ export function createMailer(opts: MailerOptions): Mailer {
     sendTimeoutMs,
   });
 
-  async function work(row: MailRow): Promise<boolean> {
-    let messageId: string | null;
-    try {
-      messageId = await transport.deliver(row);
-    } catch (err) {
-      const made = row.attempts + 1;
-      const next = isPermanent(err) ? null : nextAttemptAt(MAIL_SCHEDULE, made, clock.now());
-      const error = transport.describe(err);
-      logger.warn(
-        { mailId: row.id, template: row.template, to: row.to_email, attempt: made, error },
-        next === null ? 'mail delivery giving up' : 'mail delivery failed, will retry',
-      );
-      await recordMail(db, row, workerId, {
-        status: next === null ? 'failed' : 'queued',
-        attempts: made,
-        next_attempt_at: next,
-        last_error: error,
-        updated_at: clock.now(),
-      });
-      return false;
-    }
-    const now = clock.now();
-    if (messageId === null)
-      return recordMail(db, row, workerId, { status: 'logged', sent_at: now, last_error: null, updated_at: now });
-    logger.info({ mailId: row.id, template: row.template, to: row.to_email }, 'mail sent');
-    return recordMail(db, row, workerId, {
-      status: 'sent',
-      attempts: row.attempts + 1,
-      next_attempt_at: null,
-      sent_at: now,
-      last_error: null,
-      message_id: messageId,
-      updated_at: now,
-    });
-  }
-
-  const job: LeaseJob<MailRow & { claimExpiresAt: number }> = {
-    claim: async (o) => (await claimMail(db, o)).map((row) => ({ ...row, claimExpiresAt: row.claim_expires_at! })),
-    work,
-    release: async (row) => void (await recordMail(db, row, workerId, { updated_at: clock.now() })),
-  };
-
-  const runner = createRunner(job, {
+  const sender = createOutboxSender<MailRow>({
     name: 'mail',
     clock,
     workerId,
@@ -124,16 +82,37 @@ export function createMailer(opts: MailerOptions): Mailer {
     // The log transport writes one line at a time.
     concurrency: transport.mode === 'smtp' ? concurrency : 1,
     pollIntervalMs: opts.pollIntervalMs ?? 1000,
+    schedule: MAIL_SCHEDULE,
+    claim: (o) => claimMail(db, o),
+    record: (row, patch) => recordMail(db, row, workerId, patch as Partial<MailRow>),
+    permanent: isPermanent,
+    describe: (err) => transport.describe(err),
+    logFields: (row) => ({ mailId: row.id, template: row.template, to: row.to_email }),
+    async send(row) {
+      const messageId = await transport.deliver(row);
+      const now = clock.now();
+      if (messageId === null) return { status: 'logged', sent_at: now, last_error: null, updated_at: now };
+      logger.info({ mailId: row.id, template: row.template, to: row.to_email }, 'mail sent');
+      return {
+        status: 'sent',
+        attempts: row.attempts + 1,
+        next_attempt_at: null,
+        sent_at: now,
+        last_error: null,
+        message_id: messageId,
+        updated_at: now,
+      };
+    },
   });
 
   return {
     mode: transport.mode,
     ...createMailQueue(clock),
-    flush: () => runner.runOnce(),
-    start: () => runner.start(),
-    wake: () => runner.wake(),
+    flush: () => sender.flush(),
+    start: () => sender.start(),
+    wake: () => sender.wake(),
     async close() {
-      await runner.stop();
+      await sender.stop();
       transport.close();
     },
   };

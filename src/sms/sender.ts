@@ -9,8 +9,8 @@
 //   The sender never sees the provider's credentials, so no log line or stored error can carry them.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.js';
-import { fixedDelays, nextAttemptAt } from '../jobs/retry.js';
-import { createRunner, type LeaseJob } from '../jobs/runner.js';
+import { createOutboxSender } from '../jobs/outbox-sender.js';
+import { fixedDelays } from '../jobs/retry.js';
 import type { Clock } from '../lib/clock.js';
 import { describeError, silentLogger, type Logger } from '../lib/logger.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../limits.js';
@@ -61,32 +61,10 @@ export function createSmsSender(opts: SmsSenderOptions): SmsSender {
   const logger = opts.logger ?? silentLogger;
   const workerId = opts.workerId ?? `sms:${process.pid}:${randomBytes(4).toString('hex')}`;
 
-  async function send(row: SmsRow, t: SmsTransport): Promise<boolean> {
-    let providerId: string;
-    try {
-      providerId = (await t.send({ to: row.to_phone, body: row.body })).providerId;
-    } catch (err) {
-      const made = row.attempts + 1;
-      // Anything but the transport's own verdict (a failure reading the answer) may be transient: retried.
-      const retryable = !(err instanceof SmsSendError) || err.retryable;
-      const next = retryable ? nextAttemptAt(SMS_SCHEDULE, made, clock.now()) : null;
-      const error = describeError(err);
-      logger.warn(
-        { smsId: row.id, template: row.template, to: row.to_phone, attempt: made, error },
-        next === null ? 'sms delivery giving up' : 'sms delivery failed, will retry',
-      );
-      await recordSms(db, row, workerId, {
-        status: next === null ? 'failed' : 'queued',
-        attempts: made,
-        next_attempt_at: next,
-        last_error: error,
-        updated_at: clock.now(),
-      });
-      return false;
-    }
+  const sent = (row: SmsRow, providerId: string): Partial<SmsRow> => {
     const now = clock.now();
     logger.info({ smsId: row.id, template: row.template, to: row.to_phone, providerId }, 'sms sent');
-    return recordSms(db, row, workerId, {
+    return {
       status: 'sent',
       attempts: row.attempts + 1,
       next_attempt_at: null,
@@ -94,32 +72,19 @@ export function createSmsSender(opts: SmsSenderOptions): SmsSender {
       last_error: null,
       provider_id: providerId,
       updated_at: now,
-    });
-  }
-
+    };
+  };
   // Deliberate dev-mode exception, as mail does without SMTP: the log is the only way to reach the signer.
-  async function log(row: SmsRow): Promise<boolean> {
+  const logged = (row: SmsRow): Partial<SmsRow> => {
     logger.info(
       { smsId: row.id, template: row.template, sms: { to: row.to_phone, body: row.body } },
       'sms (no SMS_URL: logged, not sent)',
     );
     const now = clock.now();
-    return recordSms(db, row, workerId, {
-      status: 'logged',
-      next_attempt_at: null,
-      sent_at: now,
-      last_error: null,
-      updated_at: now,
-    });
-  }
-
-  const job: LeaseJob<SmsRow & { claimExpiresAt: number }> = {
-    claim: async (o) => (await claimSms(db, o)).map((row) => ({ ...row, claimExpiresAt: row.claim_expires_at! })),
-    work: (row) => (transport ? send(row, transport) : log(row)),
-    release: async (row) => void (await recordSms(db, row, workerId, { updated_at: clock.now() })),
+    return { status: 'logged', next_attempt_at: null, sent_at: now, last_error: null, updated_at: now };
   };
 
-  const runner = createRunner(job, {
+  const sender = createOutboxSender<SmsRow>({
     name: 'sms',
     clock,
     workerId,
@@ -130,14 +95,23 @@ export function createSmsSender(opts: SmsSenderOptions): SmsSender {
     // The log mode writes one line at a time.
     concurrency: transport ? (opts.concurrency ?? 4) : 1,
     pollIntervalMs: opts.pollIntervalMs ?? 1000,
+    schedule: SMS_SCHEDULE,
+    claim: (o) => claimSms(db, o),
+    record: (row, patch) => recordSms(db, row, workerId, patch as Partial<SmsRow>),
+    // Anything but the transport's own verdict (a failure reading the answer) may be transient: retried.
+    permanent: (err) => err instanceof SmsSendError && !err.retryable,
+    describe: describeError,
+    logFields: (row) => ({ smsId: row.id, template: row.template, to: row.to_phone }),
+    send: async (row) =>
+      transport ? sent(row, (await transport.send({ to: row.to_phone, body: row.body })).providerId) : logged(row),
   });
 
   return {
     mode: transport ? transport.kind : 'log',
     ...createSmsQueue(clock),
-    flush: () => runner.runOnce(),
-    start: () => runner.start(),
-    wake: () => runner.wake(),
-    close: () => runner.stop(),
+    flush: () => sender.flush(),
+    start: () => sender.start(),
+    wake: () => sender.wake(),
+    close: () => sender.stop(),
   };
 }
