@@ -421,6 +421,11 @@ for (const d of databases) {
       assert.equal(texts.length, 1);
       assert.equal(texts[0]!.to_phone, '+14155550123');
       assert.equal(texts[0]!.status, 'logged');
+      // Both recipients are in the first turn (equal orders sign in parallel): still one sent event, for the first.
+      const sent = e.eventsOf('signing_request.sent', ti.document_id);
+      assert.equal(sent.length, 1);
+      assert.equal(sent[0]!.signer.email, client);
+      assert.equal((await e.linksFor(client)).length, 1, 'both recipients of the first turn are invited');
       const token = /\/sign\/([A-Za-z0-9_-]{43})/.exec(texts[0]!.body)![1]!;
       await signAs(token);
       await signAs(await e.linkFor(client));
