@@ -38,6 +38,8 @@ import { hooksRoutes } from './webhooks/hooks.routes.js';
 import { createHooksService, type HooksService } from './webhooks/hooks.service.js';
 import { createEmitter, type Emit } from './webhooks/outbox.repo.js';
 import { meRoutes } from './workspaces/me.routes.js';
+import { embeddedRoutes } from './embedded/embedded.routes.js';
+import { embedRoutes } from './embedded/embed.routes.js';
 
 export type AppDeps = {
   config: Config;
@@ -142,6 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await v1.register(signingRoutes, signing);
       await v1.register(documentsRoutes, signing);
       await v1.register(templatesRoutes, signing);
+      await v1.register(embeddedRoutes, signing);
       v1.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger());
     },
     { prefix: '/v1' },
@@ -155,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
     await keyless.register(signerRoutes, signing);
     await keyless.register(reviewRoutes, signing);
+    await keyless.register(embedRoutes, signing);
   });
   await app.register(signerAssetRoutes);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));

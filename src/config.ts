@@ -168,6 +168,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
   const tsaUrl = env.TSA_URL ? parseUrl('TSA_URL', env.TSA_URL, ['http:', 'https:']) : null;
   const sealP12 = env.SEAL_P12 ? path.resolve(env.SEAL_P12) : null;
+  // Refused rather than ignored: a deployment that expects qualified seals must not run believing it has them.
+  if (env.QES_PROVIDER_URL)
+    throw new ConfigError(
+      'QES_PROVIDER_URL is not supported by this version: no qualified (CSC API v2) signing provider integration ships yet, so signature_level "qes" answers 503 qes_unavailable; unset it',
+    );
   return {
     port,
     host,

@@ -20,6 +20,7 @@ import { createSmsQueue } from './sms/outbox.js';
 import { createSmsSender, type SmsSender } from './sms/sender.js';
 import { createTwilioTransport } from './sms/transport.js';
 import { expireReviewsJob } from './templates/instances.js';
+import { pruneEmbedSessionsJob } from './embedded/sessions.service.js';
 import { createBlobStore, type BlobStore } from './documents/blob-store.js';
 import { createFileFetcher, type FileFetcher } from './documents/fetch-file.js';
 import { pdfEngine } from './documents/pdf/engine.js';
@@ -41,6 +42,7 @@ const JOBS: Record<string, (deps: JobDeps) => ScheduledJob> = {
   'prune-idempotency': pruneIdempotencyJob,
   'expire-requests': (deps) => expireRequestsJob(transitionDeps(deps)),
   'expire-reviews': (deps) => expireReviewsJob(transitionDeps(deps)),
+  'prune-embed-sessions': pruneEmbedSessionsJob,
 };
 
 const transitionDeps = ({ db, clock, wake }: JobDeps) => ({

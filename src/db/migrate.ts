@@ -5,6 +5,7 @@ import * as m002 from './migrations/002-job-runs.js';
 import * as m003 from './migrations/003-mail-outbox.js';
 import * as m004 from './migrations/004-signing.js';
 import * as m005 from './migrations/005-templates.js';
+import * as m006 from './migrations/006-embedded-sessions.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -13,6 +14,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '003-mail-outbox': m003,
   '004-signing': m004,
   '005-templates': m005,
+  '006-embedded-sessions': m006,
 };
 
 export type MigrationName = keyof typeof list;

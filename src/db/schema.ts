@@ -297,6 +297,18 @@ export type SmsOutboxTable = {
   sent_at: number | null;
 };
 
+export type EmbedSessionsTable = {
+  id: string;
+  workspace_id: string;
+  signing_request_id: string;
+  key_id: string;
+  origin: string;
+  locale: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+};
+
 export type Database = {
   job_runs: JobRunsTable;
   documents: DocumentsTable;
@@ -316,4 +328,5 @@ export type Database = {
   template_versions: TemplateVersionsTable;
   template_instances: TemplateInstancesTable;
   sms_outbox: SmsOutboxTable;
+  embed_sessions: EmbedSessionsTable;
 };

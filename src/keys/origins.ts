@@ -20,6 +20,23 @@ export function canonicaliseOrigin(raw: string): { ok: true; value: string } | {
   return { ok: true, value: u.origin };
 }
 
+/**
+ * An origin as a caller names it for an embed session: exactly a plain https origin, nothing around it (no
+ * whitespace, not even a trailing "/"), canonicalised like the stored lists so the two compare equal.
+ */
+export function parseExactOrigin(raw: string): { ok: true; value: string } | { ok: false; reason: string } {
+  if (raw !== raw.trim()) return { ok: false, reason: 'surrounding whitespace is not allowed' };
+  if (/^https:\/\/[^/?#]*\/$/i.test(raw)) return { ok: false, reason: 'a path is not allowed, not even "/"' };
+  return canonicaliseOrigin(raw);
+}
+
+/** Whether `origin` (canonical) is on a key's embed-origin list; an empty list allows none. */
+export const originAllowed = (list: readonly string[], origin: string): boolean =>
+  list.some((entry) => {
+    const c = canonicaliseOrigin(entry);
+    return c.ok && c.value === origin;
+  });
+
 export function canonicaliseOrigins(
   list: string[],
 ): { ok: true; list: string[] } | { ok: false; entry: string; reason: string } {

@@ -78,6 +78,11 @@ export const catalogue = {
     code: 'request_not_signable',
     message: 'The signing request is not pending or viewed, or is past its expiry.',
   },
+  qes_unavailable: {
+    status: 503,
+    code: 'qes_unavailable',
+    message: 'Qualified electronic signatures need a qualified signing provider, and none is configured.',
+  },
   embedding_unavailable: {
     status: 503,
     code: 'embedding_unavailable',

@@ -5,6 +5,7 @@
 // `signing_request.sent` per signer and the invitations of the signers released now.
 import { iso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { requireFeature } from '../workspaces/features.js';
 import { apiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { DEFAULT_EXPIRY_MS, MAX_EXPIRY_MS, MAX_FILE_BYTES } from '../limits.js';
@@ -134,6 +135,11 @@ export async function createSigningRequest(
   meta: ClientMeta,
 ): Promise<Created> {
   if (body.placement === 'manual') throw apiError('placement_retired');
+  // Never pretend a seal is qualified: without a qualified provider there is no QES to give.
+  if (body.signature_level === 'qes') {
+    requireFeature(auth.workspace, 'qes');
+    throw apiError('qes_unavailable');
+  }
   const now = deps.clock.now();
 
   validateSigners(body.signers);

@@ -5,11 +5,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SIGN_BODY_LIMIT } from '../limits.js';
 import { clientMeta } from '../http/request-context.js';
 import { errorResponses } from '../http/schemas.js';
-import { renderClosedPage, renderSignerPage } from './page/signer-page.js';
+import { pageHeaders, renderClosedPage, renderSignerPage } from './page/signer-page.js';
 import { presentSignerInfo } from './presenters.js';
 import { DeclineBody, SignBody, SignerActionOut, TokenParam } from './signing.schemas.js';
 import {
   declineRequest,
+  requestByToken,
   signerPdf,
   signerView,
   signRequest,
@@ -17,14 +18,8 @@ import {
   type SigningDeps,
 } from './signing.service.js';
 
-// Signer pages must not be framed by arbitrary sites nor leak the token through referrers.
-const PAGE_HEADERS = {
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-store',
-  'content-security-policy':
-    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'",
-};
+// E-mail-link pages are never framed (only an embed session's page is, by its own origin) nor leak the token.
+const PAGE_HEADERS = pageHeaders();
 const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
 export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps): Promise<void> {
@@ -34,9 +29,9 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
   app.get('/sign/:token', { schema: { hide: true, params: TokenParam } }, async (req, reply) => {
     reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8');
     try {
-      const v = await signerView(deps, req.params.token);
-      return v.state === 'open' || v.state === 'viewed'
-        ? renderSignerPage(v, req.params.token)
+      const v = await signerView(deps, await requestByToken(deps, req.params.token));
+      return v.state === 'open'
+        ? renderSignerPage(v, { base: `/sign/${encodeURIComponent(req.params.token)}` })
         : renderClosedPage(v.document.locale, v.state);
     } catch (err) {
       if ((err as { code?: string }).code === 'not_found')
@@ -55,14 +50,14 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
       },
     },
     async (req, reply) => {
-      const v = await signerView(deps, req.params.token);
+      const v = await signerView(deps, await requestByToken(deps, req.params.token));
       reply.headers(PRIVATE);
       return presentSignerInfo(v);
     },
   );
 
   app.get('/sign/:token/document.pdf', { schema: { hide: true, params: TokenParam } }, async (req, reply) => {
-    const pdf = await signerPdf(deps, req.params.token);
+    const pdf = await signerPdf(deps, await requestByToken(deps, req.params.token));
     return reply.headers(PRIVATE).type('application/pdf').send(Buffer.from(pdf));
   });
 
@@ -76,7 +71,7 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
         response: { 200: SignerActionOut, ...errorResponses(404, 409) },
       },
     },
-    async (req) => viewRequest(deps, req.params.token, clientMeta(req)),
+    async (req) => viewRequest(deps, await requestByToken(deps, req.params.token), clientMeta(req)),
   );
 
   app.post(
@@ -91,7 +86,7 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
         response: { 200: SignerActionOut, ...errorResponses(400, 404, 409, 413) },
       },
     },
-    async (req) => signRequest(deps, req.params.token, req.body, clientMeta(req)),
+    async (req) => signRequest(deps, await requestByToken(deps, req.params.token), req.body, clientMeta(req)),
   );
 
   app.post(
@@ -105,6 +100,6 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
         response: { 200: SignerActionOut, ...errorResponses(400, 404, 409) },
       },
     },
-    async (req) => declineRequest(deps, req.params.token, req.body.reason, clientMeta(req)),
+    async (req) => declineRequest(deps, await requestByToken(deps, req.params.token), req.body.reason, clientMeta(req)),
   );
 }

@@ -28,7 +28,7 @@ export async function signingRoutes(fastify: FastifyInstance, deps: SigningDeps)
         tags,
         summary: 'Create a document and one signing request per signer; invitations go out by e-mail.',
         body: CreateBody,
-        response: { 201: Created, ...errorResponses(400, 404, 409, 413, 422, ...AUTH_ERRORS) },
+        response: { 201: Created, ...errorResponses(400, 404, 409, 413, 422, 503, ...AUTH_ERRORS) },
       },
     },
     async (req, reply) =>

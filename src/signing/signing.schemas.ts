@@ -52,6 +52,13 @@ export const CreateBody = Type.Object(
     locale: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
     expires_at: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH })),
+    signature_level: Type.Optional(
+      Type.Union([Type.Literal('ses'), Type.Literal('qes')], {
+        description:
+          '`ses` (default): the signers’ electronic signatures under Signet’s seal. `qes` is Enterprise-only and needs a ' +
+          'qualified remote-signing provider; until one is configured it answers 503 qes_unavailable.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -107,53 +107,57 @@ export async function inviteSigner(
 /** A notice (declined, completed) goes to signers who gave an e-mail address; SMS-only recipients have none. */
 export const hasEmail = (r: RequestRow): boolean => r.email !== '';
 
-async function requestByToken(deps: SigningDeps, token: string): Promise<RequestRow> {
+/** The signing request an e-mail link's token opens; 404 for anything else. */
+export async function requestByToken(deps: Pick<SigningDeps, 'db'>, token: string): Promise<RequestRow> {
   const hash = signerTokenHash(token);
   const r = hash ? await findRequestByTokenHash(deps.db.kysely, hash) : undefined;
   if (!r) throw apiError('not_found', { message: 'This signing link is not valid.' });
   return r;
 }
 
+/**
+ * Where a signer stands: `open` (may act), or why not. `meta.state` of a 409 carries it, so a page whose answer was
+ * lost learns that its signature did commit (`signed`) instead of showing a failure.
+ */
+export type SignerState = 'open' | 'queued' | 'signed' | 'declined' | 'withdrawn' | 'expired' | 'closed';
+
+export function signerState(doc: DocumentRow | undefined, r: RequestRow, now: number): SignerState {
+  if (r.status === 'pending' || r.status === 'viewed') {
+    if (r.expires_at <= now) return 'expired';
+    return doc && doc.status === 'in_progress' && doc.seal_state === 'none' ? 'open' : 'closed';
+  }
+  return r.status as SignerState;
+}
+
 /** A signer may act only on an open request of an in-progress document that is not sealing, before its expiry. */
-function assertSignable(doc: DocumentRow | undefined, r: RequestRow, now: number): asserts doc is DocumentRow {
-  if (!doc || doc.status !== 'in_progress' || doc.seal_state !== 'none') throw apiError('request_not_signable');
-  if (!isOpenRequest(r.status)) throw apiError('request_not_signable');
-  if (r.expires_at <= now) throw apiError('request_not_signable', { message: 'This signing request has expired.' });
+export function assertSignable(doc: DocumentRow | undefined, r: RequestRow, now: number): asserts doc is DocumentRow {
+  const state = signerState(doc, r, now);
+  if (state === 'open') return;
+  throw apiError('request_not_signable', {
+    message: state === 'expired' ? 'This signing request has expired.' : undefined,
+    meta: { state },
+  });
 }
 
 /** The request re-read inside the transaction, with the document locked. */
 const reread = async (tx: Tx, r: RequestRow) => (await findRequest(tx.trx, r.workspace_id, r.id))!;
 
 /** What the signing page needs: the request, its document and the signer's own fields. */
-export async function signerView(deps: SigningDeps, token: string) {
-  const r = await requestByToken(deps, token);
+export async function signerView(deps: Pick<SigningDeps, 'db' | 'clock'>, r: RequestRow) {
   const doc = (await findDocument(deps.db.kysely, r.workspace_id, r.document_id))!;
   const workspaceName = (await workspaceNameOf(deps.db.kysely, r.workspace_id)) ?? '';
   const fields = (JSON.parse(doc.fields) as Field[]).filter((f) => f.role === r.role);
-  const now = deps.clock.now();
-  const open =
-    doc.status === 'in_progress' && doc.seal_state === 'none' && isOpenRequest(r.status) && r.expires_at > now;
-  const state =
-    r.status === 'pending' || r.status === 'viewed'
-      ? r.expires_at <= now
-        ? 'expired'
-        : open
-          ? 'open'
-          : 'closed'
-      : r.status;
-  return { request: r, document: doc, workspaceName, fields, state };
+  return { request: r, document: doc, workspaceName, fields, state: signerState(doc, r, deps.clock.now()) };
 }
 
-export async function signerPdf(deps: SigningDeps, token: string): Promise<Uint8Array> {
-  const r = await requestByToken(deps, token);
-  if (r.status === 'queued') throw apiError('request_not_signable');
+export async function signerPdf(deps: SigningDeps, r: RequestRow): Promise<Uint8Array> {
+  if (r.status === 'queued') throw apiError('request_not_signable', { meta: { state: 'queued' } });
   const doc = (await findDocument(deps.db.kysely, r.workspace_id, r.document_id))!;
   return deps.blobs.get(doc.prepared_blob);
 }
 
 /** The page rendered: pending → viewed, `signing_request.viewed` once; viewing again changes nothing. */
-export async function viewRequest(deps: SigningDeps, token: string, meta: ClientMeta) {
-  const found = await requestByToken(deps, token);
+export async function viewRequest(deps: SigningDeps, found: RequestRow, meta: ClientMeta) {
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
@@ -201,8 +205,7 @@ function drawnSignature(body: SignBody): Uint8Array | null {
  * A signature: `signing_request.signed`. The last one sends the document to sealing (completion and its event come
  * from sealing.ts); in sequential mode any other releases the next signer.
  */
-export async function signRequest(deps: SigningDeps, token: string, body: SignBody, meta: ClientMeta) {
-  const found = await requestByToken(deps, token);
+export async function signRequest(deps: SigningDeps, found: RequestRow, body: SignBody, meta: ClientMeta) {
   const png = drawnSignature(body);
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
@@ -283,8 +286,7 @@ async function releaseNext(deps: SigningDeps, tx: Tx, doc: DocumentRow, all: Req
 export const routingOrder = (r: Pick<RequestRow, 'routing_order' | 'slot'>): number => r.routing_order ?? r.slot;
 
 /** A refusal: `signing_request.declined`; the document is declined and its other open requests withdrawn. */
-export async function declineRequest(deps: SigningDeps, token: string, reason: string, meta: ClientMeta) {
-  const found = await requestByToken(deps, token);
+export async function declineRequest(deps: SigningDeps, found: RequestRow, reason: string, meta: ClientMeta) {
   const text = reason.trim();
   if (text === '') throw invalid('reason', 'Give a reason for declining.');
   await transition(deps, found.document_id, async (tx, doc) => {

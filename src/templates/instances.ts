@@ -66,19 +66,13 @@ import {
   type TemplateFieldOut,
 } from './templates.schemas.js';
 import { templateOf, versionOf, type TemplatesDeps } from './templates.service.js';
-
-const ENTERPRISE = 'enterprise';
+import { requireFeature } from '../workspaces/features.js';
 
 type RecipientProblem = { recipient: number; field: string; code: string; message: string };
 
 /** `channel: "sms"` is a template channel: Enterprise only, refused before anything is looked up or created. */
 function checkChannels(auth: AuthContext, recipients: readonly RecipientIn[] | undefined): void {
-  if (auth.workspace.tier === ENTERPRISE) return;
-  if (recipients?.some((r) => r.channel === 'sms'))
-    throw apiError('enterprise_required', {
-      message: 'SMS delivery is a template channel of the Enterprise plan.',
-      meta: { tier: auth.workspace.tier },
-    });
+  if (recipients?.some((r) => r.channel === 'sms')) requireFeature(auth.workspace, 'template_channels');
 }
 
 /**

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 type Asset = { body: Buffer; type: string; etag: string; version: string };
 
@@ -50,6 +50,9 @@ const files = new Map<string, Asset>([
   // The review page of staged template instances (templates/review/) shares pdf.js and signer.css.
   ['review.js', load(path.join(here, '../../templates/review/review.js'))],
   ['review.css', load(path.join(here, '../../templates/review/review.css'))],
+  // Embedded signing (embedded/): the bridge the framed page loads, and the helper host pages load.
+  ['embed-bridge.js', load(path.join(here, '../../embedded/assets/bridge.js'))],
+  ['signet.js', load(path.join(here, '../../embedded/assets/signet.js'))],
   ['pdf.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.min.mjs'))],
   ['pdf.worker.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.worker.min.mjs'))],
 ]);
@@ -57,7 +60,15 @@ const fonts = loadDir('standard_fonts');
 const cmaps = loadDir('cmaps');
 
 export type AssetName =
-  'signer.js' | 'signer.css' | 'pdf-view.js' | 'review.js' | 'review.css' | 'pdf.min.mjs' | 'pdf.worker.min.mjs';
+  | 'signer.js'
+  | 'signer.css'
+  | 'pdf-view.js'
+  | 'review.js'
+  | 'review.css'
+  | 'embed-bridge.js'
+  | 'signet.js'
+  | 'pdf.min.mjs'
+  | 'pdf.worker.min.mjs';
 
 /** Same-origin URL of an asset, versioned by content so a long cache never serves an old file. */
 export const assetUrl = (name: AssetName): string => `/assets/${name}?v=${files.get(name)!.version}`;
@@ -66,21 +77,41 @@ export const assetUrl = (name: AssetName): string => `/assets/${name}?v=${files.
 export const PDFJS_FONTS_URL = '/assets/pdfjs/standard_fonts/';
 export const PDFJS_CMAPS_URL = '/assets/pdfjs/cmaps/';
 
-export async function signerAssetRoutes(app: FastifyInstance): Promise<void> {
-  const send = (asset: Asset | undefined, ifNoneMatch: string | undefined, reply: import('fastify').FastifyReply) => {
-    if (!asset) return reply.callNotFound();
-    reply.headers({
-      'content-type': asset.type,
-      'cache-control': 'public, max-age=31536000, immutable',
-      etag: asset.etag,
-      'x-content-type-options': 'nosniff',
-      // pdf.js fetches fonts and cmaps from its worker; same origin, but say so for strict embedders.
-      'cross-origin-resource-policy': 'same-origin',
-    });
-    if (ifNoneMatch === asset.etag) return reply.code(304).send();
-    return reply.send(asset.body);
-  };
+const IMMUTABLE = {
+  'cache-control': 'public, max-age=31536000, immutable',
+  // pdf.js fetches fonts and cmaps from its worker; same origin, but say so for strict embedders.
+  'cross-origin-resource-policy': 'same-origin',
+};
 
+function send(
+  asset: Asset | undefined,
+  ifNoneMatch: string | undefined,
+  reply: FastifyReply,
+  headers: Record<string, string> = IMMUTABLE,
+) {
+  if (!asset) return reply.callNotFound();
+  reply.headers({ 'content-type': asset.type, etag: asset.etag, 'x-content-type-options': 'nosniff', ...headers });
+  if (ifNoneMatch === asset.etag) return reply.code(304).send();
+  return reply.send(asset.body);
+}
+
+/**
+ * An asset at an address of its own without a content version (signet.js, which host pages load by a fixed URL):
+ * cached for `maxAgeSeconds`, then revalidated by ETag; loadable by any site.
+ */
+export const sendUnversionedAsset = (
+  name: AssetName,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  maxAgeSeconds: number,
+) =>
+  send(files.get(name), req.headers['if-none-match'], reply, {
+    'cache-control': `public, max-age=${maxAgeSeconds}, must-revalidate`,
+    'cross-origin-resource-policy': 'cross-origin',
+    'access-control-allow-origin': '*',
+  });
+
+export async function signerAssetRoutes(app: FastifyInstance): Promise<void> {
   const opts = { schema: { hide: true } };
   app.get<{ Params: { name: string } }>('/assets/:name', opts, async (req, reply) =>
     send(files.get(req.params.name), req.headers['if-none-match'], reply),

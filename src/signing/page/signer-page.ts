@@ -6,6 +6,19 @@ import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from './assets.routes.js';
 
 type View = Awaited<ReturnType<typeof signerView>>;
 
+/**
+ * Headers of every signer page: no referrer (the URL holds the token), never cached, nothing but our own assets, and
+ * framable only by `frameAncestor` (an embed session's canonical origin) or, without one, by nobody.
+ */
+export function pageHeaders(frameAncestor?: string): Record<string, string> {
+  return {
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+    ...(frameAncestor ? {} : { 'x-frame-options': 'DENY' }),
+    'content-security-policy': `default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; frame-ancestors ${frameAncestor ?? "'none'"}`,
+  };
+}
+
 type Strings = PageStrings;
 const localeOf = (tag: string): Locale => (isKnownLocale(tag) ? tag : DEFAULT_LOCALE);
 
@@ -14,7 +27,18 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 const jsonForHtml = (v: unknown) =>
   JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-function head(locale: string, title: string, withScript: boolean): string {
+/**
+ * What a page embedded in another site adds (embedded/): a same-origin module loaded before the page's own script,
+ * the data block it reads (`#bridge-data`), and when the page's credential ends.
+ */
+export type Bridge = { script: string; data: unknown; endsInMs?: number };
+
+const bridgeTags = (b: Bridge | undefined) =>
+  b
+    ? `<script type="application/json" id="bridge-data">${jsonForHtml(b.data)}</script>\n<script type="module" src="${esc(b.script)}"></script>\n`
+    : '';
+
+function head(locale: string, title: string, withScript: boolean, bridge?: Bridge): string {
   return `<!doctype html>
 <html lang="${esc(locale)}">
 <head>
@@ -25,13 +49,14 @@ function head(locale: string, title: string, withScript: boolean): string {
 <link rel="icon" href="data:,">
 <title>${esc(title)}</title>
 <link rel="stylesheet" href="${esc(assetUrl('signer.css'))}">
-${withScript ? `<link rel="modulepreload" href="${esc(assetUrl('pdf.min.mjs'))}">\n<script type="module" src="${esc(assetUrl('signer.js'))}"></script>\n` : ''}</head>`;
+${bridgeTags(bridge)}${withScript ? `<link rel="modulepreload" href="${esc(assetUrl('pdf.min.mjs'))}">\n<script type="module" src="${esc(assetUrl('signer.js'))}"></script>\n` : ''}</head>`;
 }
 
-export function renderSignerPage(v: View, token: string): string {
+/** `base`: the same-origin path the page's requests go to (/sign/<token> or an embed session's). */
+export function renderSignerPage(v: View, o: { base: string; bridge?: Bridge }): string {
   const locale = localeOf(v.document.locale);
   const s = pageStrings(locale);
-  const base = `/sign/${encodeURIComponent(token)}`;
+  const base = o.base;
   const title = v.document.title;
   const data = {
     locale,
@@ -47,6 +72,7 @@ export function renderSignerPage(v: View, token: string): string {
       width: f.width,
       height: f.height,
     })),
+    endsInMs: o.bridge?.endsInMs ?? null,
     pdfjs: {
       lib: assetUrl('pdf.min.mjs'),
       worker: assetUrl('pdf.worker.min.mjs'),
@@ -55,7 +81,7 @@ export function renderSignerPage(v: View, token: string): string {
       cmaps: PDFJS_CMAPS_URL,
     },
   };
-  return `${head(locale, `${title} · ${s.title}`, true)}
+  return `${head(locale, `${title} · ${s.title}`, true, o.bridge)}
 <body data-base="${esc(base)}" data-state="open">
 <a class="skip-link" href="#panel">${esc(s.reviewAndSign)}</a>
 <header class="topbar">
@@ -128,14 +154,16 @@ const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings> }> = {
   closed: { icon: '–', lines: ['notOpen'] },
   not_found: { icon: '?', lines: ['errorNotFound'] },
   queued: { icon: '–', lines: ['notOpen'] },
+  session_expired: { icon: '⌛', lines: ['sessionTimedOut'] },
 };
 
-export function renderClosedPage(locale: string, state: string): string {
+/** A final page; an embedded one opens with "session ended" (`ended`) and carries its bridge. */
+export function renderClosedPage(locale: string, state: string, o: { ended?: boolean; bridge?: Bridge } = {}): string {
   const l = localeOf(locale);
   const s = pageStrings(l);
   const c = CLOSED[state] ?? CLOSED.closed!;
-  const [first, ...rest] = c.lines.map((k) => s[k]);
-  return `${head(l, s.title, false)}
+  const [first, ...rest] = [...(o.ended ? [s.sessionEnded] : []), ...c.lines.map((k) => s[k])];
+  return `${head(l, s.title, false, o.bridge)}
 <body data-state="${esc(state)}">
 <main class="closed">
   <div id="status" class="status result" role="status" data-state="${esc(state)}">

@@ -1,6 +1,8 @@
 // Signer page behaviour: renders the PDF with pdf.js (served from our own /assets), places this signer's fields over
 // it, collects a typed or drawn signature and posts sign / decline. Plain ES module, no build step; all texts come
-// from the server in the page's locale. Requests go only to the relative base in body[data-base].
+// from the server in the page's locale. Requests go only to the relative base in body[data-base]. Each step the
+// signer reaches is also announced as a `signet:page` DOM event (ready, viewed, signed, declined, expired, error), which
+// an embedding's bridge relays to its host; `signed` only after the server answered that the signature committed.
 const $ = (id) => document.getElementById(id);
 const body = document.body;
 const base = body.dataset.base;
@@ -33,7 +35,16 @@ const els = {
   declineError: $('decline-error'),
 };
 
-const st = { mode: 'typed', hasInk: false, busy: false, done: false, docReady: false, viewSent: false };
+const st = {
+  mode: 'typed',
+  hasInk: false,
+  busy: false,
+  done: false,
+  docReady: false,
+  viewSent: false,
+  endTimer: null,
+  endDue: false,
+};
 
 // ---------------------------------------------------------------- server calls
 
@@ -56,30 +67,48 @@ async function post(path, payload) {
   } catch {
     // a body that is not JSON still has a status worth acting on
   }
-  return { ok: res.ok, status: res.status, code: json && json.code };
+  return { ok: res.ok, status: res.status, code: json && json.code, meta: (json && json.meta) || {} };
 }
 
-/** A refused action either ends the page (request closed or link invalid) or leaves it usable with a message. */
+function emit(type, detail = {}) {
+  window.dispatchEvent(new CustomEvent('signet:page', { detail: { type, data: detail } }));
+}
+
+/**
+ * A refused action either ends the page (request closed or link invalid) or leaves it usable with a message. A 409
+ * says where the request stands: a signature that committed although its answer was lost ends the page as signed.
+ */
 function handleFailure(res, errorEl) {
+  const code = res.code || (res.status === 0 ? 'network' : String(res.status));
+  if (res.status === 409) {
+    const state = res.meta.state;
+    if (state === 'signed') return finish('signed', [S.signedThanks, S.signedNext]);
+    if (state === 'declined') return finish('declined', [S.declinedDone]);
+    if (state === 'expired') return finish('expired', [S.expired]);
+    if (state === 'session_expired') return finish('expired', [S.sessionEnded, S.sessionTimedOut]);
+  }
   if (res.status === 409 || res.status === 404) {
-    finish('error', [res.status === 404 ? S.errorNotFound : S.notOpen], res.code || String(res.status));
+    finish('error', [res.status === 404 ? S.errorNotFound : S.notOpen], code);
     return;
   }
   const msg = res.status === 0 ? S.errorNetwork : res.status === 429 ? S.errorRateLimited : S.errorGeneric;
   showError(errorEl, msg);
   els.status.dataset.state = 'error';
-  els.status.dataset.code = res.code || String(res.status);
+  els.status.dataset.code = code;
+  emit('error', { code });
 }
 
 function showError(el, msg) {
   el.textContent = msg;
 }
 
-const ICONS = { signed: '✓', declined: '✕', error: '!' };
+const ICONS = { signed: '✓', declined: '✕', expired: '⌛', error: '!' };
 
 /** Final state of the page: the document and the forms give way to one message. */
-function finish(kind, lines, code) {
+function finish(kind, lines, code, detail) {
+  if (st.done) return;
   st.done = true;
+  clearTimeout(st.endTimer);
   body.dataset.state = kind;
   const s = els.status;
   s.dataset.state = kind;
@@ -104,6 +133,7 @@ function finish(kind, lines, code) {
   s.tabIndex = -1;
   window.scrollTo(0, 0);
   s.focus({ preventScroll: true });
+  emit(kind, kind === 'error' ? { code } : detail);
 }
 
 // ---------------------------------------------------------------- fields over the pages
@@ -234,6 +264,7 @@ async function loadDocument() {
       els.viewer.setAttribute('aria-busy', 'false');
       st.docReady = true;
       updateSignButton();
+      emit('ready');
       markViewed();
     },
   });
@@ -244,7 +275,8 @@ async function markViewed() {
   if (st.viewSent) return;
   st.viewSent = true;
   const res = await post('/view', {});
-  if (!res.ok && (res.status === 409 || res.status === 404)) handleFailure(res, els.signError);
+  if (res.ok) emit('viewed');
+  else if (res.status === 409 || res.status === 404) handleFailure(res, els.signError);
 }
 
 // ---------------------------------------------------------------- signature pad
@@ -426,6 +458,12 @@ async function submitSign(e) {
   setBusy(false);
   if (res.ok) finish('signed', [S.signedThanks, S.signedNext]);
   else handleFailure(res, els.signError);
+  endIfDue();
+}
+
+/** The session's end waits for an action in flight: its answer decides whether the signer signed in time. */
+function endIfDue() {
+  if (st.endDue && !st.busy) finish('expired', [S.sessionEnded, S.sessionTimedOut]);
 }
 
 function toggleDecline(open) {
@@ -450,8 +488,9 @@ async function submitDecline(e) {
   setBusy(true);
   const res = await post('/decline', { reason });
   setBusy(false);
-  if (res.ok) finish('declined', [S.declinedDone]);
+  if (res.ok) finish('declined', [S.declinedDone], undefined, { reason });
   else handleFailure(res, els.declineError);
+  endIfDue();
 }
 
 function init() {
@@ -474,10 +513,18 @@ function init() {
   els.nextField.addEventListener('click', nextField);
   setupPad();
   updateSignButton();
+  // An embed session's page ends with its session, even if the signer is mid-way (the server refuses it then too).
+  if (typeof data.endsInMs === 'number') {
+    st.endTimer = setTimeout(() => {
+      st.endDue = true;
+      endIfDue();
+    }, data.endsInMs);
+  }
   loadDocument().catch(() => {
     els.viewerMessage.textContent = S.errorDocumentLoad;
     els.viewerMessage.classList.add('error');
     els.viewer.setAttribute('aria-busy', 'false');
+    emit('error', { code: 'document_unavailable' });
   });
 }
 

@@ -1,0 +1,70 @@
+// The framed signing page under /embed/sign/<session token> and the host pages' helper /embed/signet.js, registered
+// in app.ts's `keyless` plugin (per-address limit; no API key, never an IP allowlist: spec Authentication rule 7).
+// The page is framable by its session's origin only (CSP frame-ancestors, no X-Frame-Options); an unknown token's
+// page by nobody. Actions are the e-mail link's (signing.service.ts) on the session's request.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { SIGN_BODY_LIMIT } from '../limits.js';
+import { clientMeta } from '../http/request-context.js';
+import { assetUrl, sendUnversionedAsset } from '../signing/page/assets.routes.js';
+import { pageHeaders, renderClosedPage, renderSignerPage } from '../signing/page/signer-page.js';
+import { DeclineBody, SignBody, TokenParam } from '../signing/signing.schemas.js';
+import { declineRequest, signerPdf, signRequest, viewRequest, type SigningDeps } from '../signing/signing.service.js';
+import { actingRequest, embedView } from './sessions.service.js';
+import { bridgeData, endedEvent } from './bridge.js';
+
+const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
+/** signet.js is loaded by a fixed URL: cached an hour, then revalidated. */
+const HELPER_MAX_AGE_SECONDS = 3600;
+
+export async function embedRoutes(fastify: FastifyInstance, deps: SigningDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const hide = { hide: true, params: TokenParam };
+
+  app.get('/embed/signet.js', { schema: { hide: true } }, async (req, reply) =>
+    sendUnversionedAsset('signet.js', req, reply, HELPER_MAX_AGE_SECONDS),
+  );
+
+  app.get('/embed/sign/:token', { schema: hide }, async (req, reply) => {
+    reply.type('text/html; charset=utf-8');
+    let v: Awaited<ReturnType<typeof embedView>>;
+    try {
+      v = await embedView(deps, req.params.token);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'not_found') throw err;
+      return reply.code(404).headers(pageHeaders()).send(renderClosedPage('en', 'not_found'));
+    }
+    reply.headers(pageHeaders(v.session.origin));
+    const script = assetUrl('embed-bridge.js');
+    if (v.state === 'open') {
+      const view = { ...v.view, document: { ...v.view.document, locale: v.session.locale } };
+      return renderSignerPage(view, {
+        base: `/embed/sign/${encodeURIComponent(req.params.token)}`,
+        bridge: { script, data: bridgeData(v.session, null), endsInMs: v.endsInMs },
+      });
+    }
+    return renderClosedPage(v.session.locale, v.state, {
+      ended: true,
+      bridge: { script, data: bridgeData(v.session, endedEvent(v.state, v.request)) },
+    });
+  });
+
+  app.get('/embed/sign/:token/document.pdf', { schema: hide }, async (req, reply) => {
+    const pdf = await signerPdf(deps, await actingRequest(deps, req.params.token));
+    return reply.headers(PRIVATE).type('application/pdf').send(Buffer.from(pdf));
+  });
+
+  app.post('/embed/sign/:token/view', { schema: hide }, async (req) =>
+    viewRequest(deps, await actingRequest(deps, req.params.token), clientMeta(req)),
+  );
+
+  app.post(
+    '/embed/sign/:token/sign',
+    { bodyLimit: SIGN_BODY_LIMIT, schema: { ...hide, body: SignBody } },
+    async (req) => signRequest(deps, await actingRequest(deps, req.params.token), req.body, clientMeta(req)),
+  );
+
+  app.post('/embed/sign/:token/decline', { schema: { ...hide, body: DeclineBody } }, async (req) =>
+    declineRequest(deps, await actingRequest(deps, req.params.token), req.body.reason, clientMeta(req)),
+  );
+}
