@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { createRequire } from 'node:module';
+import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 // Locally a missing browser only skips; on CI it must fail, so the suite cannot go green without browser tests.
@@ -38,4 +39,27 @@ export async function launchChromium(
       fs.rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+// axe-core is a devDependency: the audit always runs.
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Serious and critical axe violations of the page (or frame) as it is now; every violation goes to the diagnostics. */
+export async function axe(page: Page | Frame, t: { diagnostic(m: string): void }, label: string): Promise<string[]> {
+  // Evaluated through the DevTools protocol, so the page's CSP (no inline scripts) does not stop it.
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return (r.violations as any[]).map((v) => ({
+      id: v.id as string,
+      impact: v.impact as string,
+      help: v.help as string,
+      nodes: (v.nodes as any[]).map((n) => String(n.target)).slice(0, 3),
+    }));
+  });
+  t.diagnostic(`${label}: axe-core found ${violations.length} violation(s)`);
+  for (const v of violations) t.diagnostic(`${label}: axe ${v.impact} ${v.id}: ${v.help} (${v.nodes.join(' | ')})`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${label}: ${v.id} ${v.nodes.join(' | ')}`);
 }

@@ -26,25 +26,23 @@ function post(type, data = {}) {
 
 window.addEventListener('signet:page', (e) => post(e.detail.type, e.detail.data || {}));
 
-// The host sizes the frame to the page, so the signer never scrolls inside a scrolling page.
+// The host sizes the frame to the page, so the signer never scrolls inside a scrolling page. The root element's
+// box is the content's height (unlike scrollHeight, never less than the frame), so the frame also shrinks.
 let lastHeight = -1;
 let scheduled = false;
 function reportHeight() {
   scheduled = false;
-  const height = Math.ceil(document.documentElement.scrollHeight);
+  const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
   if (height === lastHeight) return;
   lastHeight = height;
   post('resize', { height });
 }
-const schedule = () => {
-  if (scheduled) return;
-  scheduled = true;
-  requestAnimationFrame(reportHeight);
-};
 if (framed) {
-  new ResizeObserver(schedule).observe(document.documentElement);
-  if (document.body) new ResizeObserver(schedule).observe(document.body);
-  else document.addEventListener('DOMContentLoaded', () => new ResizeObserver(schedule).observe(document.body));
+  new ResizeObserver(() => {
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(reportHeight);
+  }).observe(document.documentElement);
 }
 
 // An ended page (session over, request already signed, declined, withdrawn or expired) says why, once.

@@ -150,11 +150,11 @@ const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings> }> = {
   signed: { icon: '✓', lines: ['signedThanks', 'signedNext'] },
   declined: { icon: '✕', lines: ['declinedDone'] },
   withdrawn: { icon: '–', lines: ['withdrawn'] },
-  expired: { icon: '⌛', lines: ['expired'] },
+  expired: { icon: '◷', lines: ['expired'] },
   closed: { icon: '–', lines: ['notOpen'] },
   not_found: { icon: '?', lines: ['errorNotFound'] },
   queued: { icon: '–', lines: ['notOpen'] },
-  session_expired: { icon: '⌛', lines: ['sessionTimedOut'] },
+  session_expired: { icon: '◷', lines: ['sessionTimedOut'] },
 };
 
 /** A final page; an embedded one opens with "session ended" (`ended`) and carries its bridge. */
@@ -204,7 +204,7 @@ export function renderTooManyRequestsPage(acceptLanguage: string | undefined, se
 <body data-state="rate_limited">
 <main class="closed">
   <div id="status" class="status result" role="status" data-state="rate_limited">
-    <span class="result-icon" aria-hidden="true">⏳</span>
+    <span class="result-icon" aria-hidden="true">◷</span>
     <h1>${esc(s.tooManyRequests)}</h1>
     <p>${esc(fill(s.tryAgainIn, { seconds }))}</p>
   </div>

@@ -102,7 +102,7 @@ function showError(el, msg) {
   el.textContent = msg;
 }
 
-const ICONS = { signed: '✓', declined: '✕', expired: '⌛', error: '!' };
+const ICONS = { signed: '✓', declined: '✕', expired: '◷', error: '!' };
 
 /** Final state of the page: the document and the forms give way to one message. */
 function finish(kind, lines, code, detail) {

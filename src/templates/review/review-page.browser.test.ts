@@ -4,21 +4,17 @@
 // disclosure, one confirmed with JavaScript off; the API agrees each time. Errors, headers and escaping over HTTP.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { CHROMIUM, launchChromium, skipWithoutChromium } from '../../testing/browser.js';
+import { axe, CHROMIUM, launchChromium, skipWithoutChromium } from '../../testing/browser.js';
 import { startE2E, type E2E } from '../../testing/e2e.js';
 import { templateBody, VALUES } from '../testing/fixtures.js';
 
 const skip = skipWithoutChromium;
 const DAY = 24 * 3600_000;
 const SHOTS = os.tmpdir();
-
-// axe-core is a devDependency: the audit always runs.
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const email = (who: string) => `${who}.${Math.random().toString(36).slice(2, 8)}@example.com`;
 
@@ -54,26 +50,6 @@ async function open(context: BrowserContext, url: string, problems: string[]): P
   const res = await page.goto(url);
   assert.equal(res?.status(), 200, `${url}: ${res?.status()}`);
   return page;
-}
-
-/** Serious and critical axe violations of the page as it is now. */
-async function axe(page: Page, t: { diagnostic(m: string): void }, label: string): Promise<string[]> {
-  // Evaluated through the DevTools protocol, so the page's CSP (no inline scripts) does not stop it.
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return (r.violations as any[]).map((v) => ({
-      id: v.id as string,
-      impact: v.impact as string,
-      help: v.help as string,
-      nodes: (v.nodes as any[]).map((n) => String(n.target)).slice(0, 3),
-    }));
-  });
-  t.diagnostic(`${label}: axe-core found ${violations.length} violation(s)`);
-  for (const v of violations) t.diagnostic(`${label}: axe ${v.impact} ${v.id}: ${v.help} (${v.nodes.join(' | ')})`);
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${label}: ${v.id} ${v.nodes.join(' | ')}`);
 }
 
 /** Size and ink of page 1's canvas: a rendered page is neither empty nor one flat colour. */

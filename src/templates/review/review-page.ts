@@ -188,7 +188,7 @@ const OUTCOMES: Record<string, { icon: string; lines: (s: ReviewStrings, v: Revi
     lines: (s, v) => [v.instance.kind === 'generate' ? s.confirmedGenerate : s.confirmed],
   },
   discarded: { icon: '✕', lines: (s) => [s.discarded] },
-  expired: { icon: '⌛', lines: (s) => [s.expired, s.expiredDetail] },
+  expired: { icon: '◷', lines: (s) => [s.expired, s.expiredDetail] },
 };
 
 function renderOutcome(v: ReviewView): string {
