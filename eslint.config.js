@@ -26,15 +26,20 @@ export default defineConfig([
   { files: ['**/*.{ts,js,mjs}'], extends: [js.configs.recommended] },
   { files: ['**/*.ts'], extends: [tseslint.configs.recommended] },
 
-  // Everything runs on Node except the signer and review pages' scripts, browser ES modules served as-is.
+  // Everything runs on Node except the signer, review and embed pages' scripts, browser ES modules served as-is, and
+  // the embedded-signing helper signet.js, a classic browser script for host pages.
   {
     files: ['**/*.{ts,js,mjs}'],
-    ignores: ['src/signing/page/*.js', 'src/templates/review/*.js'],
+    ignores: ['src/signing/page/*.js', 'src/templates/review/*.js', 'src/embedded/assets/*.js'],
     languageOptions: { globals: globals.node },
   },
   {
-    files: ['src/signing/page/*.js', 'src/templates/review/*.js'],
+    files: ['src/signing/page/*.js', 'src/templates/review/*.js', 'src/embedded/assets/bridge.js'],
     languageOptions: { sourceType: 'module', globals: globals.browser },
+  },
+  {
+    files: ['src/embedded/assets/signet.js'],
+    languageOptions: { sourceType: 'script', globals: globals.browser },
   },
 
   {

@@ -175,7 +175,8 @@ const de: Catalogue = {
   'page.withdrawn': 'Diese Anfrage wurde zurückgezogen.',
   'page.notOpen': 'Diese Anfrage ist nicht mehr offen.',
   'page.sessionEnded': 'Diese Signatursitzung ist beendet.',
-  'page.sessionTimedOut': 'Die Zeit für diese Sitzung ist abgelaufen, bevor das Dokument unterschrieben wurde. Gehen Sie zurück und beginnen Sie erneut.',
+  'page.sessionTimedOut':
+    'Die Zeit für diese Sitzung ist abgelaufen, bevor das Dokument unterschrieben wurde. Gehen Sie zurück und beginnen Sie erneut.',
   'page.loading': 'Dokument wird geladen …',
   'page.pageOf': 'Seite {page} von {pages}',
   'page.signHere': 'Hier unterschreiben',
@@ -296,7 +297,8 @@ const fr: Catalogue = {
   'page.withdrawn': 'Cette demande a été retirée.',
   'page.notOpen': 'Cette demande n’est plus ouverte.',
   'page.sessionEnded': 'Cette session de signature est terminée.',
-  'page.sessionTimedOut': 'Le temps imparti à cette session s’est écoulé avant la signature du document. Revenez en arrière et recommencez.',
+  'page.sessionTimedOut':
+    'Le temps imparti à cette session s’est écoulé avant la signature du document. Revenez en arrière et recommencez.',
   'page.loading': 'Chargement du document…',
   'page.pageOf': 'Page {page} sur {pages}',
   'page.signHere': 'Signer ici',
@@ -411,7 +413,8 @@ const es: Catalogue = {
   'page.withdrawn': 'Esta solicitud ha sido retirada.',
   'page.notOpen': 'Esta solicitud ya no está abierta.',
   'page.sessionEnded': 'Esta sesión de firma ha finalizado.',
-  'page.sessionTimedOut': 'El tiempo de esta sesión se agotó antes de firmar el documento. Vuelva atrás y empiece de nuevo.',
+  'page.sessionTimedOut':
+    'El tiempo de esta sesión se agotó antes de firmar el documento. Vuelva atrás y empiece de nuevo.',
   'page.loading': 'Cargando el documento…',
   'page.pageOf': 'Página {page} de {pages}',
   'page.signHere': 'Firme aquí',
