@@ -50,12 +50,16 @@ function connectionOf(socket: Socket): Connection {
 /** The key hash for this Authorization value, or null when it is not a bearer key of ours (no lookup then). */
 function keyHashOf(conn: Connection, header: string | string[] | undefined): string | null {
   if (header === conn.header && header !== undefined) return conn.keyHash;
-  const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+  const token = bearerOf(header);
   if (!token || !looksLikeKey(token)) return null;
   conn.header = header as string;
   conn.keyHash = hashKey(token);
   return conn.keyHash;
 }
+
+/** The bearer value of an Authorization header, if it has that form. */
+export const bearerOf = (header: string | string[] | undefined): string | undefined =>
+  typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
 
 type Done = (err?: Error) => void;
 

@@ -9,7 +9,8 @@ export type AuthContext = {
   allowedOrigins: string[];
 };
 
-export type IdempotencyClaim = { keyId: string; idemKey: string };
+/** `sealKey`: what the stored reply is encrypted under; derived from the API key's plaintext, never stored. */
+export type IdempotencyClaim = { keyId: string; idemKey: string; sealKey: Buffer };
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -38,6 +38,23 @@ function idempotencySuite(name: string, opts: HarnessOptions, skip: string | fal
       assert.equal(await countHooks(h, t.workspaceId), 1);
     });
 
+    test('the stored reply is sealed under the API key: the secret shown once is not in the database', async () => {
+      const t = await h.tenant();
+      const headers = { 'idempotency-key': 'sealed-reply' };
+      const first = await h.request('POST', '/v1/hooks', { token: t.token, body: hookBody, headers });
+      assert.equal(first.status, 201);
+      const row = await h.db.kysely
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('idem_key', '=', 'sealed-reply')
+        .executeTakeFirstOrThrow();
+      assert.ok(!row.response_body!.includes(first.json.secret), 'the hook secret is not stored in clear');
+      assert.ok(!row.response_body!.includes(first.json.id), 'nothing of the reply is stored in clear');
+      assert.match(row.response_body!, /^enc1:[A-Za-z0-9+/]+=*$/);
+      const again = await h.request('POST', '/v1/hooks', { token: t.token, body: hookBody, headers });
+      assert.equal(again.text, first.text);
+    });
+
     test('the same key with a different body or path is 422 idempotency_key_reused', async () => {
       const t = await h.tenant();
       const headers = { 'idempotency-key': 'reuse-me' };

@@ -1,10 +1,15 @@
 // Idempotency-Key on POST/DELETE under /v1, scoped to the API key, kept 24 h. Runs after the rate limit (so a 429
 // never consumes a key) and before validation and the handler. 2xx and 4xx outcomes are stored and replayed with
 // `Idempotent-Replayed: true`; 5xx, 409 idempotency_in_progress and 429 are not stored (the key is released).
+// A stored reply can hold what is shown once (a hook's secret, an embed session's URL), so it is kept encrypted
+// (AES-256-GCM) under a key derived from the caller's API key plaintext, which the database never holds: a copy of
+// the database replays nothing, and only a caller presenting the same API key gets the reply back.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
-import { sha256Hex } from '../lib/crypto.js';
+import { createHmac } from 'node:crypto';
+import { openText, sealText, sha256Hex } from '../lib/crypto.js';
+import { bearerOf } from '../http/auth.js';
 import { apiError } from '../lib/errors.js';
 import type { IdempotencyClaim } from '../http/request-context.js';
 import type { ScheduledJob } from '../jobs/scheduler.js';
@@ -13,6 +18,17 @@ import { beginIdempotent, completeIdempotent, pruneIdempotencyKeys, releaseIdemp
 
 const LOCK_MS = 120_000;
 const KEY_SHAPE = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
+
+const sealKeyOf = (apiKey: string, idemKey: string): Buffer =>
+  createHmac('sha256', apiKey).update(`signet idempotent reply\n${idemKey}`).digest();
+
+/** The stored reply in clear; rows written before replies were sealed are plain text. */
+function replayBody(key: Buffer, stored: string): string {
+  const opened = openText(key, stored);
+  if (opened !== null) return opened;
+  if (stored.startsWith('enc1:')) throw new Error('idempotent reply does not open with this key');
+  return stored;
+}
 
 export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
   async function claim(req: FastifyRequest, reply: FastifyReply, raw: string | string[]): Promise<void> {
@@ -25,7 +41,11 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     }
     const path = req.url.split('?')[0]!;
     const fingerprint = sha256Hex(`${req.method} ${path}\n${req.rawBody ?? ''}`);
-    const claim = { keyId: req.auth!.keyId, idemKey };
+    const claim = {
+      keyId: req.auth!.keyId,
+      idemKey,
+      sealKey: sealKeyOf(bearerOf(req.headers.authorization)!, idemKey),
+    };
     const r = await beginIdempotent(deps.db.kysely, { ...claim, fingerprint }, deps.clock.now(), {
       lockMs: LOCK_MS,
       ttlMs: IDEMPOTENCY_TTL_MS,
@@ -41,7 +61,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
       case 'replay':
         reply.code(r.status).header('Idempotent-Replayed', 'true');
         if (r.contentType) reply.header('content-type', r.contentType);
-        reply.send(r.body === '' ? undefined : r.body);
+        reply.send(r.body === '' ? undefined : replayBody(claim.sealKey, r.body));
         return;
     }
   }
@@ -64,7 +84,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
       const ct = reply.getHeader('content-type');
       await completeIdempotent(deps.db.kysely, claim, {
         status,
-        body,
+        body: body === '' ? '' : sealText(claim.sealKey, body),
         contentType: typeof ct === 'string' ? ct : null,
       });
     }
