@@ -24,6 +24,9 @@ export async function embedRoutes(fastify: FastifyInstance, deps: SigningDeps): 
   app.get('/embed/signet.js', { schema: { hide: true } }, async (req, reply) =>
     sendUnversionedAsset('signet.js', req, reply, HELPER_MAX_AGE_SECONDS),
   );
+  app.get('/embed/signet.d.ts', { schema: { hide: true } }, async (req, reply) =>
+    sendUnversionedAsset('signet.d.ts', req, reply, HELPER_MAX_AGE_SECONDS),
+  );
 
   app.get('/embed/sign/:token', { schema: hide }, async (req, reply) => {
     reply.type('text/html; charset=utf-8');

@@ -376,5 +376,8 @@ describe('signet.js, the host pages’ helper', () => {
     assert.match(r.text, /Signet/);
     const again = await e.h.request('GET', '/embed/signet.js', { headers: { 'if-none-match': r.headers.etag! } });
     assert.equal(again.status, 304);
+    const types = await e.h.request('GET', '/embed/signet.d.ts');
+    assert.equal(types.status, 200);
+    assert.match(types.text, /mount\(element: HTMLElement \| string/);
   });
 });

@@ -18,6 +18,8 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
+  // TypeScript declarations (signet.d.ts), for integrators to download.
+  '.ts': 'text/plain; charset=utf-8',
   '.pfb': 'application/octet-stream',
   '.ttf': 'font/ttf',
   '.bcmap': 'application/octet-stream',
@@ -53,6 +55,7 @@ const files = new Map<string, Asset>([
   // Embedded signing (embedded/): the bridge the framed page loads, and the helper host pages load.
   ['embed-bridge.js', load(path.join(here, '../../embedded/assets/bridge.js'))],
   ['signet.js', load(path.join(here, '../../embedded/assets/signet.js'))],
+  ['signet.d.ts', load(path.join(here, '../../embedded/assets/signet.d.ts'))],
   ['pdf.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.min.mjs'))],
   ['pdf.worker.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.worker.min.mjs'))],
 ]);
@@ -67,6 +70,7 @@ export type AssetName =
   | 'review.css'
   | 'embed-bridge.js'
   | 'signet.js'
+  | 'signet.d.ts'
   | 'pdf.min.mjs'
   | 'pdf.worker.min.mjs';
 
