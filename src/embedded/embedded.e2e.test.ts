@@ -96,6 +96,12 @@ for (const d of databases) {
       assert.equal(r402.status, 402, r402.text);
       assert.equal(r402.json.code, 'enterprise-required');
       assert.equal(r402.json.meta.tier, 'business');
+      const notJson = await e.h.request('POST', '/v1/embedded/sign-sessions', {
+        token: business.token,
+        rawBody: '{not json',
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(notJson.status, 402, 'the plan is refused before the body is parsed');
 
       // The body: each of the four is required; ttl and locale are never clamped or defaulted.
       for (const k of Object.keys(ok)) {

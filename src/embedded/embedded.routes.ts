@@ -1,6 +1,6 @@
 // POST /v1/embedded/sign-sessions. Wiring only: the rules are in sessions.service.ts. The order of refusals is the
 // contract's: 503 embedding_unavailable (schema predates sessions) and 402 enterprise-required run before the body
-// is validated (a preValidation hook), then the schema (400 invalid_request), then the service.
+// is parsed (onRequest hooks), then the schema (400 invalid_request), then the service.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { migrationApplied } from '../db/migrate.js';
@@ -27,7 +27,8 @@ export async function embeddedRoutes(fastify: FastifyInstance, deps: SigningDeps
   app.post(
     '/embedded/sign-sessions',
     {
-      preValidation: async (req) => requireFeature(authOf(req).workspace, 'embedded_sessions'),
+      // onRequest, after the /v1 gate: the plan is refused before the body is even parsed.
+      onRequest: async (req) => requireFeature(authOf(req).workspace, 'embedded_sessions'),
       schema: {
         tags: ['Embedded signing'],
         summary: 'Mint a short-lived session that frames the signing page on one registered origin.',
