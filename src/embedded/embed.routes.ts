@@ -2,7 +2,7 @@
 // in app.ts's `keyless` plugin (per-address limit; no API key, never an IP allowlist: spec Authentication rule 7).
 // The page is framable by its session's origin only (CSP frame-ancestors, no X-Frame-Options); an unknown token's
 // page by nobody. Actions are the e-mail link's (signing.service.ts) on the session's request.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SIGN_BODY_LIMIT } from '../limits.js';
 import { clientMeta } from '../http/request-context.js';
@@ -10,7 +10,7 @@ import { assetUrl, sendUnversionedAsset } from '../signing/page/assets.routes.js
 import { pageHeaders, renderClosedPage, renderSignerPage } from '../signing/page/signer-page.js';
 import { DeclineBody, SignBody, TokenParam } from '../signing/signing.schemas.js';
 import { declineRequest, signerPdf, signRequest, viewRequest, type SigningDeps } from '../signing/signing.service.js';
-import { actingRequest, embedView } from './sessions.service.js';
+import { actingSession, embedView } from './sessions.service.js';
 import { bridgeData, endedEvent } from './bridge.js';
 
 const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
@@ -52,22 +52,36 @@ export async function embedRoutes(fastify: FastifyInstance, deps: SigningDeps): 
     });
   });
 
+  // An action through the session is the signer's own, recorded with the session and its origin.
+  const acting = async (req: FastifyRequest, token: string) => {
+    const s = await actingSession(deps, token);
+    return {
+      r: s.request,
+      meta: { ...clientMeta(req), embedded: { session_id: s.session.id, origin: s.session.origin } },
+    };
+  };
+
   app.get('/embed/sign/:token/document.pdf', { schema: hide }, async (req, reply) => {
-    const pdf = await signerPdf(deps, await actingRequest(deps, req.params.token));
+    const pdf = await signerPdf(deps, (await acting(req, req.params.token)).r);
     return reply.headers(PRIVATE).type('application/pdf').send(Buffer.from(pdf));
   });
 
-  app.post('/embed/sign/:token/view', { schema: hide }, async (req) =>
-    viewRequest(deps, await actingRequest(deps, req.params.token), clientMeta(req)),
-  );
+  app.post('/embed/sign/:token/view', { schema: hide }, async (req) => {
+    const a = await acting(req, req.params.token);
+    return viewRequest(deps, a.r, a.meta);
+  });
 
   app.post(
     '/embed/sign/:token/sign',
     { bodyLimit: SIGN_BODY_LIMIT, schema: { ...hide, body: SignBody } },
-    async (req) => signRequest(deps, await actingRequest(deps, req.params.token), req.body, clientMeta(req)),
+    async (req) => {
+      const a = await acting(req, req.params.token);
+      return signRequest(deps, a.r, req.body, a.meta);
+    },
   );
 
-  app.post('/embed/sign/:token/decline', { schema: { ...hide, body: DeclineBody } }, async (req) =>
-    declineRequest(deps, await actingRequest(deps, req.params.token), req.body.reason, clientMeta(req)),
-  );
+  app.post('/embed/sign/:token/decline', { schema: { ...hide, body: DeclineBody } }, async (req) => {
+    const a = await acting(req, req.params.token);
+    return declineRequest(deps, a.r, req.body.reason, a.meta);
+  });
 }

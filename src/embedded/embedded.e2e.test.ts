@@ -260,6 +260,18 @@ for (const d of databases) {
       assert.equal(e.eventsOf('document.completed', documentId).length, 1, 'sealed as after an e-mail signature');
       const sr = await e.api('GET', `/v1/signing-requests/${ids[0]}`);
       assert.equal(sr.json.status, 'signed');
+      // The audit trail records that the signer acted through this session, framed by this origin.
+      const trail = await e.api('GET', `/v1/documents/${documentId}/audit-trail`);
+      assert.equal(trail.json.chain_valid, true);
+      const via = { session_id: s.id, origin: HOST };
+      for (const action of ['signing_request.viewed', 'signing_request.signed']) {
+        const entry = trail.json.entries.find((x: any) => x.action === action);
+        assert.deepEqual(entry.detail.embedded_session, via, action);
+      }
+      assert.equal(
+        trail.json.entries.find((x: any) => x.action === 'signing_request.signed').user_agent,
+        'embedded-browser/1.0',
+      );
       const minted = await mint({ signing_request_id: ids[0], origin: HOST, ttl_seconds: 60, locale: 'en' });
       assert.equal(minted.status, 409);
       assert.equal(minted.json.code, 'request_not_signable');

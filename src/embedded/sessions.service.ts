@@ -72,15 +72,15 @@ export async function sessionByToken(deps: Pick<SigningDeps, 'db' | 'clock'>, to
   return { session, request, ended: session.expires_at <= deps.clock.now() };
 }
 
-/** A session that may still act: its request, or 409 request_not_signable (`meta.state: "session_expired"`). */
-export async function actingRequest(deps: Pick<SigningDeps, 'db' | 'clock'>, token: string): Promise<RequestRow> {
+/** A session that may still act, with its request, or 409 request_not_signable (`meta.state: "session_expired"`). */
+export async function actingSession(deps: Pick<SigningDeps, 'db' | 'clock'>, token: string): Promise<OpenSession> {
   const s = await sessionByToken(deps, token);
   if (s.ended)
     throw apiError('request_not_signable', {
       message: 'This signing session has ended.',
       meta: { state: 'session_expired' },
     });
-  return s.request;
+  return s;
 }
 
 /** What the embed page shows: the signing page while both session and request are open, else why it ended. */

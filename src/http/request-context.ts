@@ -42,8 +42,15 @@ export function decorateRequests(app: FastifyInstance): void {
   app.decorateRequest('rawBody', undefined);
 }
 
-/** The client as audit trails record it: the socket's peer address (never a header) and the User-Agent. */
-export type ClientMeta = { ip: string | null; userAgent: string | null };
+/**
+ * The client as audit trails record it: the socket's peer address (never a header) and the User-Agent, and, for a
+ * signer acting inside an embedding, the session and the origin that framed it.
+ */
+export type ClientMeta = {
+  ip: string | null;
+  userAgent: string | null;
+  embedded?: { session_id: string; origin: string };
+};
 
 /**
  * The client's address as the service sees it: the socket's peer, never a header. The IP allowlist, the masked

@@ -45,6 +45,8 @@ export const invalid = (field: string, message: string, extra: Record<string, un
 export const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const userAgentOf = (meta: ClientMeta) => meta.userAgent?.slice(0, 512) ?? null;
+/** Audit detail naming the embed session a signer acted through, if any. */
+const via = (meta: ClientMeta) => (meta.embedded ? { embedded_session: meta.embedded } : {});
 
 /** The invitation (or reminder) carrying a signer's link; the token exists only in this message. */
 export function invitationMessage(
@@ -177,6 +179,7 @@ export async function viewRequest(deps: SigningDeps, found: RequestRow, meta: Cl
       signingRequestId: r.id,
       ip: meta.ip,
       userAgent: meta.userAgent,
+      detail: meta.embedded ? via(meta) : null,
     });
     await tx.emit('signing_request.viewed', doc.workspace_id, {
       signing_request_id: r.id,
@@ -229,7 +232,7 @@ export async function signRequest(deps: SigningDeps, found: RequestRow, body: Si
       updated_at: tx.now,
     });
     if (!signed) throw apiError('request_not_signable');
-    const detail = { signature: body.signature.type, sha256: doc.prepared_sha256 };
+    const detail = { signature: body.signature.type, sha256: doc.prepared_sha256, ...via(meta) };
     await tx.audit(doc, {
       action: 'signing_request.signed',
       actor: signerActor(r),
@@ -309,7 +312,7 @@ export async function declineRequest(deps: SigningDeps, found: RequestRow, reaso
       signingRequestId: r.id,
       ip: meta.ip,
       userAgent: meta.userAgent,
-      detail: { reason: text },
+      detail: { reason: text, ...via(meta) },
     });
     await tx.audit(doc, { action: 'document.declined', actor: 'system' });
     await tx.emit('signing_request.declined', doc.workspace_id, {
