@@ -18,6 +18,7 @@ import { createByteBudget, registerUploadBudget } from './http/upload-budget.js'
 import { decorateRequests } from './http/request-context.js';
 import { ErrorBody } from './http/schemas.js';
 import { registerIdempotency } from './idempotency/idempotency.js';
+import { createKeyUseRecorder } from './keys/key-use.js';
 import { createLastUsedRecorder } from './keys/last-used.js';
 import type { Clock } from './lib/clock.js';
 import { DEFAULT_BODY_LIMIT } from './limits.js';
@@ -40,6 +41,7 @@ import { createEmitter, type Emit } from './webhooks/outbox.repo.js';
 import { meRoutes } from './workspaces/me.routes.js';
 import { embeddedRoutes } from './embedded/embedded.routes.js';
 import { embedRoutes } from './embedded/embed.routes.js';
+import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 
 export type AppDeps = {
   config: Config;
@@ -61,6 +63,8 @@ export type App = FastifyInstance & {
   hooks: HooksService;
   /** Writes batched last-used data now (tests and shutdown). */
   flushLastUsed(): Promise<void>;
+  /** Writes the batched key-use audit rows now (tests). */
+  flushKeyUses(): Promise<void>;
   /** Every route as registered (HEAD twins included), and whether it takes a body: what the every-route tests walk. */
   routeList: readonly { method: string; url: string; body: boolean }[];
 };
@@ -88,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const emit = createEmitter(deps.clock);
   const wake = deps.wake ?? noWake;
   const lastUsed = createLastUsedRecorder(deps.db);
+  const keyUses = createKeyUseRecorder(deps.db, { logger: deps.logger || undefined });
   const hooks = createHooksService({
     db: deps.db,
     clock: deps.clock,
@@ -108,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     config: deps.config,
   };
   app.addHook('onClose', async () => lastUsed.close());
+  app.addHook('onClose', async () => keyUses.close());
 
   await app.register(swagger, {
     openapi: {
@@ -134,7 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await app.register(
     async (v1) => {
-      registerAuth(v1, { db: deps.db, clock: deps.clock, limiter: deps.limiter, lastUsed });
+      registerAuth(v1, { db: deps.db, clock: deps.clock, limiter: deps.limiter, lastUsed, keyUses });
       registerIdempotency(v1, { db: deps.db, clock: deps.clock });
       // Unknown /v1 paths pass the gate first: they are authenticated and counted, then 404.
       v1.setNotFoundHandler(notFound);
@@ -159,9 +165,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await keyless.register(signerRoutes, signing);
     await keyless.register(reviewRoutes, signing);
     await keyless.register(embedRoutes, signing);
+    await keyless.register(dashboardRoutes, { ...signing, hooks, limiter: deps.limiter, prefix: '/dashboard' });
   });
   await app.register(signerAssetRoutes);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
-  return Object.assign(app, { emit, hooks, flushLastUsed: () => lastUsed.flush(), routeList }) as App;
+  return Object.assign(app, {
+    emit,
+    hooks,
+    flushLastUsed: () => lastUsed.flush(),
+    flushKeyUses: () => keyUses.flush(),
+    routeList,
+  }) as App;
 }

@@ -55,10 +55,10 @@ test('a bad value stops start-up with one line naming the variable, never echoin
     assert.throws(
       () => loadConfig(env),
       (e: unknown) => {
-        assert.ok(e instanceof ConfigError);
+        assert.ok(e instanceof ConfigError, 'e instanceof ConfigError');
         assert.match(e.message, re);
-        assert.ok(!e.message.includes('\n'));
-        assert.ok(!e.message.includes('secretpw'));
+        assert.ok(!e.message.includes('\n'), "!e.message.includes('\\n')");
+        assert.ok(!e.message.includes('secretpw'), "!e.message.includes('secretpw')");
         return true;
       },
     );

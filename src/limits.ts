@@ -32,6 +32,7 @@ export const REVIEW_WINDOW_MS = 14 * DAY;
 /** Idempotency keys: at most this many visible ASCII characters, kept this long. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
+export const KEY_USE_RETENTION_MS = 30 * DAY; // key-use audit rows (one per /v1 request made with a key)
 /** Allowed embed origins per key. */
 export const MAX_EMBED_ORIGINS = 50;
 /** One PDF, uploaded or fetched from file_url. */

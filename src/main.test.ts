@@ -163,7 +163,7 @@ describe('SIGTERM drains', () => {
     assert.equal(d.eventId, queued.json.event_id);
     assert.equal(d.aborted, undefined, 'the delivery connection was not cut');
     assert.ok(d.finishedAt !== undefined, 'the receiver answered');
-    assert.ok(d.finishedAt - d.receivedAt >= HOLD_MS - 20);
+    assert.ok(d.finishedAt - d.receivedAt >= HOLD_MS - 20, 'd.finishedAt - d.receivedAt >= HOLD_MS - 20');
     assert.ok(d.finishedAt <= exit.at, 'the service waited for the delivery');
 
     // The outcome was recorded before the database closed.

@@ -27,6 +27,7 @@ import { pdfEngine } from './documents/pdf/engine.js';
 import { closePdfWorkers } from './documents/pdf/pool.js';
 import { createSealer, type Sealer } from './documents/pdf/seal.js';
 import { pruneIdempotencyJob } from './idempotency/idempotency.js';
+import { pruneKeyUsesJob } from './keys/key-use.js';
 import { loadOrCreatePki } from './pki/pki.js';
 import { createTsaClient } from './pki/tsa-client.js';
 import { expireRequestsJob } from './signing/expiry.js';
@@ -43,6 +44,7 @@ const JOBS: Record<string, (deps: JobDeps) => ScheduledJob> = {
   'expire-requests': (deps) => expireRequestsJob(transitionDeps(deps)),
   'expire-reviews': (deps) => expireReviewsJob(transitionDeps(deps)),
   'prune-embed-sessions': pruneEmbedSessionsJob,
+  'prune-key-uses': pruneKeyUsesJob,
 };
 
 const transitionDeps = ({ db, clock, wake }: JobDeps) => ({

@@ -14,6 +14,7 @@ import { Agent, request } from 'undici';
 import { openDb, type Db } from '../db/db.js';
 import { createKey, findKey } from '../keys/keys.repo.js';
 import { createWorkspace } from '../workspaces/workspaces.repo.js';
+import { createHook, deleteHook } from '../webhooks/hooks.repo.js';
 import { runSignet, startServer as startChildServer, type Run } from '../testing/child-server.js';
 
 /** Exactly one JSON object on stdout, nothing on stderr, exit 0. */
@@ -208,7 +209,7 @@ describe('signet CLI', () => {
     // while the files are read: closing any descriptor of a SQLite file drops this process's POSIX locks on it.
     await db.close();
     const bytes = dataDirBytes(dir);
-    assert.ok(bytes.length > 0);
+    assert.ok(bytes.length > 0, 'bytes.length > 0');
     for (const { out } of keys) {
       assert.equal(bytes.indexOf(out.plaintext), -1, 'plaintext in the data directory');
       assert.equal(bytes.indexOf(out.plaintext.slice(12)), -1, 'secret part in the data directory');
@@ -254,7 +255,7 @@ describe('signet CLI', () => {
         assert.ok(!text.includes(out.plaintext.slice(12)), 'key list never prints the secret');
         assert.ok(!text.includes(hash), 'key list never prints the hash');
       }
-      assert.ok(listHuman.stdout.includes(out.key.id));
+      assert.ok(listHuman.stdout.includes(out.key.id), 'listHuman.stdout.includes(out.key.id)');
     }
     assert.equal(listHuman.code, 0);
     assert.match(listHuman.stdout, /last used never/);
@@ -326,6 +327,33 @@ describe('signet CLI', () => {
     );
   });
 
+  test('user create: a one-time set-password link for the first owner; bad role, e-mail or workspace refused', async () => {
+    const ws = await createWorkspace(db.kysely, { name: 'People', tier: 'business' }, Date.now());
+    const out = oneJson(
+      await signet(['user', 'create', '--email', 'Ada@Example.com', '--workspace', ws.id, '--json']),
+      'user create',
+    );
+    assert.deepEqual(Object.keys(out).sort(), ['expires_at', 'set_password_url', 'user']);
+    assert.equal(out.user.email, 'ada@example.com');
+    assert.equal(out.user.role, 'owner');
+    assert.match(out.set_password_url, /^http:\/\/localhost:3000\/dashboard\/set-password\/[A-Za-z0-9_-]{43}$/);
+    const token = out.set_password_url.split('/').pop();
+    const stored = await db.kysely.selectFrom('user_tokens').selectAll().execute();
+    assert.ok(!JSON.stringify(stored).includes(token), 'only the hash of the link is stored');
+    assert.equal(Date.parse(out.expires_at) - stored[0]!.created_at, 72 * 3600_000);
+    for (const [args, words] of [
+      [
+        ['--email', 'x@example.com', '--workspace', ws.id, '--role', 'boss'],
+        /--role must be one of owner, admin, member/,
+      ],
+      [['--email', 'not-an-address', '--workspace', ws.id], /is not an e-mail address/],
+      [['--email', 'x@example.com', '--workspace', 'ws_nope'], /no workspace ws_nope/],
+    ] as const) {
+      const line = oneErrorLine(await signet(['user', 'create', ...args, '--json']), args.join(' '));
+      assert.match(line, words);
+    }
+  });
+
   test('a bad environment value stops with exactly one clear line on stderr', async () => {
     const cases: Array<[Record<string, string>, string[], RegExp]> = [
       [{ PORT: 'abc' }, ['serve'], /PORT/],
@@ -380,7 +408,10 @@ describe('signet CLI', () => {
       const row = listed.keys.find((x: { id: string }) => x.id === k.key.id);
       assert.match(row.revoked_by, /^cli:.+/);
       assert.match(row.revoked_at, ISO_MS);
-      assert.ok(Math.abs(Date.parse(row.revoked_at) - Date.now()) < 300_000);
+      assert.ok(
+        Math.abs(Date.parse(row.revoked_at) - Date.now()) < 300_000,
+        'Math.abs(Date.parse(row.revoked_at) - Date.now()) < 300_000',
+      );
       assert.equal(listed.keys.find((x: { id: string }) => x.id === main.id).revoked_at, null);
     });
 
@@ -402,7 +433,7 @@ describe('signet CLI', () => {
       assert.equal(sixth.status, 429);
       assert.deepEqual(sixth.json, { error: sixth.json.error, code: 'rate_limited' });
       assert.equal(sixth.headers['ratelimit-remaining'], '0');
-      assert.ok(Number(sixth.headers['retry-after']) >= 1);
+      assert.ok(Number(sixth.headers['retry-after']) >= 1, "Number(sixth.headers['retry-after']) >= 1");
       // /v1/me is exempt.
       assert.equal((await server.call('GET', '/v1/me', k.plaintext)).status, 200);
     });
@@ -421,7 +452,7 @@ describe('signet CLI', () => {
       const created = await server.call('POST', '/v1/hooks', main.plaintext, { target_url: receiver.url, events: [] });
       assert.equal(created.status, 201);
       const hook = created.json;
-      receiver.statuses.push(500); // the first attempt fails, so the delivery stays pending with a next attempt
+      receiver.statuses.push(500); // the first attempt fails, so the delivery is retrying with a next attempt
 
       const sent = oneJson(await signet(['hooks', 'test', hook.id, '--now', '--json']), 'hooks test');
       assert.deepEqual(Object.keys(sent).sort(), ['event_id', 'hook_id']);
@@ -450,7 +481,7 @@ describe('signet CLI', () => {
       assert.equal(d.hook_id, hook.id);
       assert.equal(d.event_id, sent.event_id);
       assert.equal(d.event, 'signing_request.sent');
-      assert.equal(d.status, 'pending');
+      assert.equal(d.status, 'retrying');
       assert.equal(d.attempts, 1);
       assert.equal(d.last_status_code, 500);
       assert.equal(d.attempts_log.length, 1);
@@ -484,7 +515,7 @@ describe('signet CLI', () => {
       assert.equal(second.body, first.body, 'the same body byte for byte');
       verifySignature(String(second.headers['x-service-signature']), hook.secret, second.body);
 
-      // The original delivery is still pending (nothing runs a worker here); the replay is its own row.
+      // The original delivery is still retrying (nothing runs a worker here); the replay is its own row.
       const rows = await db.kysely
         .selectFrom('deliveries')
         .select(['id', 'status', 'event_id'])
@@ -493,7 +524,7 @@ describe('signet CLI', () => {
       assert.deepEqual(
         rows.map((r) => [r.id, r.status, r.event_id]).sort(),
         [
-          [d.id, 'pending', sent.event_id],
+          [d.id, 'retrying', sent.event_id],
           [replayed.delivery.id, 'succeeded', sent.event_id],
         ].sort(),
       );
@@ -507,5 +538,62 @@ describe('signet CLI', () => {
       assert.match(row.last_used_at, ISO_MS);
       assert.equal(row.last_used_ip, '127.0.0.x');
     });
+  });
+
+  test('deliveries list --status filters by state (failed = retrying and giving_up); replay refuses a deleted hook', async () => {
+    const receiver = await startReceiver();
+    try {
+      receiver.statuses.push(500);
+      const ws = await createWorkspace(db.kysely, { name: 'Deliveries', tier: 'business' }, Date.now());
+      const hook = await createHook(
+        db.kysely,
+        { workspaceId: ws.id, targetUrl: receiver.url, events: [], source: 'api' },
+        Date.now(),
+      );
+      oneJson(await signet(['hooks', 'test', hook.id, '--now', '--json']), 'hooks test');
+      assert.equal(receiver.received.length, 1);
+      const [d] = await db.kysely.selectFrom('deliveries').selectAll().where('hook_id', '=', hook.id).execute();
+      assert.deepEqual([d!.status, d!.attempts], ['retrying', 1], 'failed once, waiting for attempt 2');
+
+      const ids = (r: Run, label: string) => oneJson(r, label).deliveries.map((x: { id: string }) => x.id);
+      const list = (...more: string[]) => signet(['deliveries', 'list', '--hook', hook.id, ...more]);
+      const [retrying, failed, succeeded, pending, bogus, human] = await Promise.all([
+        list('--status', 'retrying', '--json'),
+        list('--status', 'failed', '--json'),
+        list('--status', 'succeeded', '--json'),
+        list('--status', 'pending', '--json'),
+        list('--status', 'bogus', '--json'),
+        list('--status', 'retrying'),
+      ]);
+      assert.deepEqual(ids(retrying, 'retrying'), [d!.id]);
+      assert.deepEqual(ids(failed, 'failed'), [d!.id]);
+      assert.deepEqual(ids(succeeded, 'succeeded'), []);
+      assert.deepEqual(ids(pending, 'pending'), []);
+      assert.match(
+        oneErrorLine(bogus, 'unknown status'),
+        /--status must be one of pending\|retrying\|succeeded\|giving_up\|failed$/,
+      );
+      assert.equal(human.code, 0, human.stderr);
+      assert.match(
+        human.stdout,
+        new RegExp(`^${d!.id}\tsigning_request\\.sent\tretrying\tattempts 1\tnext \\S+\tnon-2xx response: 500\n$`),
+      );
+
+      // A deleted hook's deliveries are not replayed: one line on stderr, no row, nothing sent.
+      assert.ok(
+        await deleteHook(db.kysely, ws.id, hook.id, Date.now()),
+        'await deleteHook(db.kysely, ws.id, hook.id, Date.now())',
+      );
+      const gone = await signet(['deliveries', 'replay', d!.id, '--now', '--json']);
+      assert.match(oneErrorLine(gone, 'deleted hook'), new RegExp(`the hook of delivery ${d!.id} is deleted`));
+      const rows = await db.kysely.selectFrom('deliveries').select('id').where('hook_id', '=', hook.id).execute();
+      assert.deepEqual(
+        rows.map((r) => r.id),
+        [d!.id],
+      );
+      assert.equal(receiver.received.length, 1, 'nothing sent');
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -5,22 +5,29 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, tiers, type Config } from '../config.js';
 import { openDb, type Db } from '../db/db.js';
 import { systemClock } from '../lib/clock.js';
-import { canonicaliseAllowlist } from '../lib/ip.js';
-import { canonicaliseOrigins } from '../keys/origins.js';
 import { presentKey } from '../keys/presenters.js';
+import { findKey, listKeys, setRateLimit } from '../keys/keys.repo.js';
 import {
-  createKey,
-  findKey,
-  listKeys,
-  revokeKey,
-  setAllowedIps,
-  setAllowedOrigins,
-  setRateLimit,
-} from '../keys/keys.repo.js';
+  createKeyAs,
+  parseIpList,
+  parseOriginList,
+  revokeKeyAs,
+  setKeyIpsAs,
+  setKeyOriginsAs,
+} from '../keys/keys.service.js';
+import { ROLES, type Role } from '../dashboard/people.repo.js';
+import { createUserLink } from '../dashboard/people.service.js';
 import { createWorkspace, findWorkspace, recordAudit } from '../workspaces/workspaces.repo.js';
 import { presentWorkspace } from '../workspaces/presenters.js';
 import { findHookAnyWorkspace } from '../webhooks/hooks.repo.js';
-import { getDelivery, listDeliveries, replayDelivery, sendTestEvent } from '../webhooks/hooks.service.js';
+import {
+  deliveryStatuses,
+  getDelivery,
+  listDeliveries,
+  replayDelivery,
+  sendTestEvent,
+} from '../webhooks/hooks.service.js';
+import { DELIVERY_FILTERS } from '../webhooks/hooks.schemas.js';
 import { createEmitter } from '../webhooks/outbox.repo.js';
 import { listWorkspaceTemplates } from '../templates/templates.service.js';
 import { listOutbox } from '../mail/outbox.js';
@@ -111,14 +118,11 @@ key
   .action(async (o: { workspace: string; legacy?: boolean; json?: boolean }) => {
     const out = await withDb(async (db) => {
       if (!(await findWorkspace(db.kysely, o.workspace))) throw new CliError(`no workspace ${o.workspace}`);
-      const now = systemClock.now();
-      const r = await createKey(db.kysely, { workspaceId: o.workspace, legacy: !!o.legacy }, now);
-      await recordAudit(
+      return createKeyAs(
         db.kysely,
-        { workspaceId: o.workspace, actor: actor(), action: 'key.created', targetId: r.key.id },
-        now,
+        { workspaceId: o.workspace, legacy: !!o.legacy, actor: actor() },
+        systemClock.now(),
       );
-      return r;
     });
     const k = {
       id: out.key.id,
@@ -135,15 +139,7 @@ key
   .option('--json', 'print JSON')
   .action(async (keyId: string, o: { actor: string; json?: boolean }) => {
     const k = await withDb(async (db) => {
-      const k = await mustKey(db, keyId);
-      const now = systemClock.now();
-      if (await revokeKey(db.kysely, keyId, o.actor, now)) {
-        await recordAudit(
-          db.kysely,
-          { workspaceId: k.workspace_id, actor: o.actor, action: 'key.revoked', targetId: keyId },
-          now,
-        );
-      }
+      await revokeKeyAs(db.kysely, await mustKey(db, keyId), o.actor, systemClock.now());
       return (await findKey(db.kysely, keyId))!;
     });
     print(
@@ -179,20 +175,9 @@ key
   .action(async (keyId: string, entries: string[], o: { clear?: boolean; json?: boolean }) => {
     if (o.clear && entries.length) throw new CliError('--clear takes no entries');
     if (!o.clear && !entries.length) throw new CliError('give entries, or --clear to empty the list');
-    const r = canonicaliseAllowlist(o.clear ? [] : entries);
-    if (!r.ok)
-      throw new CliError(
-        r.entry ? `refused entry "${r.entry}": ${r.reason}; nothing saved` : `${r.reason}; nothing saved`,
-      );
-    await withDb(async (db) => {
-      const k = await mustKey(db, keyId);
-      await setAllowedIps(db.kysely, keyId, r.list);
-      await recordAudit(
-        db.kysely,
-        { workspaceId: k.workspace_id, actor: actor(), action: 'key.ips_set', targetId: keyId, detail: r.list },
-        systemClock.now(),
-      );
-    });
+    const r = parseIpList(o.clear ? [] : entries);
+    if (!r.ok) throw new CliError(r.message);
+    await withDb(async (db) => setKeyIpsAs(db.kysely, await mustKey(db, keyId), r.list, actor(), systemClock.now()));
     print(!!o.json, { key_id: keyId, allowed_ips: r.list }, r.list.join('\n') || '(empty: any address allowed)');
   });
 
@@ -204,20 +189,11 @@ key
   .action(async (keyId: string, origins: string[], o: { clear?: boolean; json?: boolean }) => {
     if (o.clear && origins.length) throw new CliError('--clear takes no origins');
     if (!o.clear && !origins.length) throw new CliError('give origins, or --clear to empty the list');
-    const r = canonicaliseOrigins(o.clear ? [] : origins);
-    if (!r.ok)
-      throw new CliError(
-        r.entry ? `refused origin "${r.entry}": ${r.reason}; nothing saved` : `${r.reason}; nothing saved`,
-      );
-    await withDb(async (db) => {
-      const k = await mustKey(db, keyId);
-      await setAllowedOrigins(db.kysely, keyId, r.list);
-      await recordAudit(
-        db.kysely,
-        { workspaceId: k.workspace_id, actor: actor(), action: 'key.origins_set', targetId: keyId, detail: r.list },
-        systemClock.now(),
-      );
-    });
+    const r = parseOriginList(o.clear ? [] : origins);
+    if (!r.ok) throw new CliError(r.message);
+    await withDb(async (db) =>
+      setKeyOriginsAs(db.kysely, await mustKey(db, keyId), r.list, actor(), systemClock.now()),
+    );
     print(!!o.json, { key_id: keyId, allowed_origins: r.list }, r.list.join('\n') || '(empty)');
   });
 
@@ -240,37 +216,81 @@ key
     print(!!o.json, { key_id: keyId, rate_limit: Number(n) }, `${keyId}: ${n} requests per 60 s`);
   });
 
+const user = program.command('user').description('dashboard users');
+user
+  .command('create')
+  .description('add a person to a workspace and print a one-time set-password link (valid 72 hours)')
+  .requiredOption('--email <address>', 'their e-mail address')
+  .requiredOption('--workspace <id>', 'workspace id')
+  .option('--role <role>', `owner, admin or member`, 'owner')
+  .option('--json', 'print JSON')
+  .action(async (o: { email: string; workspace: string; role: string; json?: boolean }) => {
+    if (!(ROLES as readonly string[]).includes(o.role)) throw new CliError(`--role must be one of ${ROLES.join(', ')}`);
+    const r = await withDb(async (db) => {
+      if (!(await findWorkspace(db.kysely, o.workspace))) throw new CliError(`no workspace ${o.workspace}`);
+      try {
+        return await createUserLink(
+          { db, clock: systemClock, config },
+          { email: o.email, workspaceId: o.workspace, role: o.role as Role, by: actor() },
+        );
+      } catch (err) {
+        throw new CliError((err as Error).message);
+      }
+    });
+    print(
+      !!o.json,
+      {
+        user: { id: r.userId, email: r.email, workspace_id: o.workspace, role: o.role },
+        set_password_url: r.url,
+        expires_at: new Date(r.expiresAt).toISOString(),
+      },
+      `${r.url}\n(one-time link for ${r.email}; valid until ${new Date(r.expiresAt).toISOString()})`,
+    );
+  });
+
 const deliveries = program.command('deliveries').description('webhook deliveries');
 deliveries
   .command('list')
   .option('--hook <id>', 'only this hook')
   .option('--workspace <id>', 'only this workspace')
+  .option('--status <status>', `only this state: ${DELIVERY_FILTERS.join('|')} (failed = retrying and giving_up)`)
   .option('--limit <n>', 'at most n rows', '50')
   .option('--json', 'print JSON')
-  .action(async (o: { hook?: string; workspace?: string; limit: string; json?: boolean }) => {
+  .action(async (o: { hook?: string; workspace?: string; status?: string; limit: string; json?: boolean }) => {
+    if (o.status !== undefined && !(DELIVERY_FILTERS as readonly string[]).includes(o.status))
+      throw new CliError(`--status must be one of ${DELIVERY_FILTERS.join('|')}`);
+    const statuses = deliveryStatuses(o.status);
     const rows = await withDb((db) =>
-      listDeliveries(db, { hookId: o.hook, workspaceId: o.workspace, limit: Number(o.limit) || 50 }),
+      listDeliveries(db, { hookId: o.hook, workspaceId: o.workspace, statuses, limit: Number(o.limit) || 50 }),
     );
     print(
       !!o.json,
       { deliveries: rows },
       rows
-        .map((d) => `${d.id}\t${d.event}\t${d.status}\tattempts ${d.attempts}\tnext ${d.next_attempt_at ?? '-'}`)
+        .map(
+          (d) =>
+            `${d.id}\t${d.event}\t${d.status}\tattempts ${d.attempts}\tnext ${d.next_attempt_at ?? '-'}` +
+            (d.last_error ? `\t${d.last_error}` : ''),
+        )
         .join('\n') || '(none)',
     );
   });
 
 deliveries
   .command('replay <deliveryId>')
-  .description('send the event again to the same hook (same event_id)')
+  .description('send the event again to the same hook (same event_id), as a new delivery; not for a deleted hook')
   .option('--now', 'deliver from this process instead of waiting for the worker')
   .option('--json', 'print JSON')
   .action(async (id: string, o: { now?: boolean; json?: boolean }) => {
     const d = await withDb(async (db) => {
-      if (!(await getDelivery(db, id))) throw new CliError(`no delivery ${id}`);
-      const fresh = await replayDelivery(db, id, systemClock);
+      // The API's replay (hooks.service.ts), unscoped: an operator may replay any workspace's delivery.
+      const replayed = await replayDelivery({ db, clock: systemClock, wakeDeliveries: () => undefined }, id);
+      if (!replayed) {
+        if (await getDelivery(db, id)) throw new CliError(`the hook of delivery ${id} is deleted; nothing replayed`);
+        throw new CliError(`no delivery ${id}`);
+      }
       if (o.now) await deliverNow(db);
-      return (await getDelivery(db, fresh!.id))!;
+      return (await getDelivery(db, replayed.delivery_id))!;
     });
     print(!!o.json, { delivery: d }, `${d.id}\t${d.status}`);
   });

@@ -6,6 +6,7 @@ import * as m003 from './migrations/003-mail-outbox.js';
 import * as m004 from './migrations/004-signing.js';
 import * as m005 from './migrations/005-templates.js';
 import * as m006 from './migrations/006-embedded-sessions.js';
+import * as m007 from './migrations/007-dashboard.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -15,6 +16,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '004-signing': m004,
   '005-templates': m005,
   '006-embedded-sessions': m006,
+  '007-dashboard': m007,
 };
 
 export type MigrationName = keyof typeof list;

@@ -110,7 +110,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
               const r = await call(method, p, body);
               assert.equal(r.status, 503, `${method} ${p}`);
               assert.equal(r.json.code, code);
-              assert.ok(Number(r.headers.get('retry-after')) > 0);
+              assert.ok(Number(r.headers.get('retry-after')) > 0, "Number(r.headers.get('retry-after')) > 0");
             }
           }
           if (!(waiting as readonly string[]).includes('templates'))

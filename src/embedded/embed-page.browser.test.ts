@@ -110,7 +110,7 @@ describe('embedded signing in Chromium', { skip: skipWithoutChromium }, () => {
       locale,
     });
     assert.equal(s.status, 201, s.text);
-    assert.ok(s.json.url.startsWith(`${SIGNET}/embed/sign/`));
+    assert.ok(s.json.url.startsWith(`${SIGNET}/embed/sign/`), s.json.url);
     return s.json as { id: string; url: string; signing_request_id: string };
   }
 

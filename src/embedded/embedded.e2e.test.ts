@@ -321,7 +321,7 @@ for (const d of databases) {
       const r = await mint({ signing_request_id: ids[0], origin: HOST, ttl_seconds: 60, locale: 'en' });
       assert.equal(r.status, 409);
       assert.equal(r.json.code, 'request_not_signable');
-      assert.ok(s.id);
+      assert.ok(s.id, 'the first session was minted');
     });
 
     test('sequential: the second signer’s session is refused until the first signs, then works', async () => {

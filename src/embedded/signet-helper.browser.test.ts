@@ -435,7 +435,10 @@ describe('signet.js in Chromium', { skip, timeout: 60_000 }, () => {
       'b.onDeclined:b:declined',
       'b.onEvent:declined',
     ]);
-    assert.ok(evs.every((e) => e.msg.session_id === (e.name === 'a' ? 'ses_A' : 'ses_B')));
+    assert.ok(
+      evs.every((e) => e.msg.session_id === (e.name === 'a' ? 'ses_A' : 'ses_B')),
+      JSON.stringify(evs),
+    );
     assert.equal(await height(page, '#a > iframe'), 111);
     assert.equal(await height(page, '#b > iframe'), 222);
   });

@@ -26,7 +26,10 @@ describe('per-address limit on key-less pages', () => {
     const refused = await page('127.0.0.1');
     assert.equal(refused.status, 429);
     assert.match(refused.headers['content-type']!, /text\/html/);
-    assert.ok(Number(refused.headers['retry-after']) > 0 && Number(refused.headers['retry-after']) <= 60);
+    assert.ok(
+      Number(refused.headers['retry-after']) > 0 && Number(refused.headers['retry-after']) <= 60,
+      "Number(refused.headers['retry-after']) > 0 && Number(refused.headers['retry-after']) <= 60",
+    );
     assert.match(refused.text, /<html lang="de">/, 'in the language the browser asked for');
     assert.match(refused.text, /zu viele Anfragen/);
     assert.match(refused.text, new RegExp(`${refused.headers['retry-after']} Sekunden`));
@@ -35,7 +38,7 @@ describe('per-address limit on key-less pages', () => {
     const action = await h.request('POST', '/sign/not-a-real-token/view', { localAddress: '127.0.0.1' });
     assert.equal(action.status, 429);
     assert.equal(action.json.code, 'rate_limited');
-    assert.ok(Number(action.headers['retry-after']) > 0);
+    assert.ok(Number(action.headers['retry-after']) > 0, "Number(action.headers['retry-after']) > 0");
 
     assert.equal((await page('127.0.0.2')).status, 404, 'another address has its own allowance');
     assert.equal((await h.request('GET', '/v1/me', { token, localAddress: '127.0.0.1' })).status, 200);

@@ -42,7 +42,7 @@ describe('authentication', () => {
         assert.equal(r.json.code, 'invalid_key');
         assert.equal(typeof r.json.error, 'string');
         assert.deepEqual(Object.keys(r.json).sort(), ['code', 'error']);
-        assert.ok(noRateHeaders(r.headers));
+        assert.ok(noRateHeaders(r.headers), 'noRateHeaders(r.headers)');
       }
     }
   });
@@ -86,7 +86,7 @@ describe('authentication', () => {
     const r = await h.request('GET', '/v1/hooks', { token: t.token });
     assert.equal(r.status, 402);
     assert.deepEqual(r.json, { error: r.json.error, code: 'tier_required', meta: { tier: 'free' } });
-    assert.ok(noRateHeaders(r.headers));
+    assert.ok(noRateHeaders(r.headers), 'noRateHeaders(r.headers)');
   });
 
   test('IPv4 allowlist: exact address and CIDR, matched on the socket peer only', async () => {
@@ -100,7 +100,7 @@ describe('authentication', () => {
     const out = await from('127.0.0.3');
     assert.equal(out.status, 403);
     assert.deepEqual(out.json, { error: out.json.error, code: 'ip_not_allowed', ip: '127.0.0.3' });
-    assert.ok(noRateHeaders(out.headers));
+    assert.ok(noRateHeaders(out.headers), 'noRateHeaders(out.headers)');
     assert.equal((await from('127.0.0.12')).status, 403);
     // Headers claiming an allowed address change nothing.
     const spoof = await from('127.0.0.3', {
@@ -252,7 +252,7 @@ describe('caller address unknown', () => {
       const refused = await call(restricted.token);
       assert.equal(refused.status, 403);
       assert.equal(refused.json.code, 'ip_not_allowed');
-      assert.ok('ip' in refused.json);
+      assert.ok('ip' in refused.json, "'ip' in refused.json");
       assert.equal(refused.json.ip, null);
       assert.equal((await call(open.token)).status, 200, 'an empty list is unaffected');
     } finally {

@@ -4,6 +4,8 @@
 // opts out on its own: `config: { auth: false }` (no key at all) or `config: { rateLimit: false }` (GET /v1/me).
 // Callback-style, and synchronous end to end when the key is cached and the limiter is in-process: this hook runs
 // on every API request, and each promise it awaited cost measurable time there.
+// The key-use audit: every /v1 request whose bearer value is a stored key (revoked, refused by the allowlist, the
+// tier or the limit included) is noted at onResponse, in memory, with its status; keys/key-use.ts writes in batches.
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/db.js';
@@ -11,6 +13,7 @@ import type { Clock } from '../lib/clock.js';
 import { maskIp, normaliseAddress } from '../lib/ip.js';
 import { createAuthLookup, type AuthEntry } from '../keys/auth-cache.js';
 import { findKeyForAuth, hashKey, looksLikeKey } from '../keys/keys.repo.js';
+import type { KeyUseRecorder } from '../keys/key-use.js';
 import type { LastUsedRecorder } from '../keys/last-used.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/ratelimit.js';
 import { RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
@@ -20,6 +23,8 @@ import { clientAddress } from './request-context.js';
 export const API_TIERS_WITHOUT_ACCESS = new Set(['free']);
 const BEARER = /^Bearer +(\S+) *$/i;
 const RATE_WINDOW_S = RATE_WINDOW_MS / 1000;
+/** The key-use audit's route for a path no route matched: the raw URL may hold ids or junk and is never stored. */
+export const UNKNOWN_ROUTE = '(unknown route)';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,6 +32,16 @@ declare module 'fastify' {
     auth?: false;
     /** false: authenticated, but exempt from the rate limit (GET /v1/me): no token used, no RateLimit headers. */
     rateLimit?: false;
+  }
+  interface FastifyRequest {
+    /**
+     * /v1 only, for the key-use audit: the key the request was made with, once the gate found it (even if it then
+     * refused the request), when and from where (masked), and the route pattern (undefined: no route matched).
+     */
+    keyUsed: AuthEntry | null;
+    keyUseAt: number;
+    keyUseIp: string | null;
+    keyUseRoute: string | undefined;
   }
 }
 
@@ -65,8 +80,12 @@ type Done = (err?: Error) => void;
 
 export function registerAuth(
   app: FastifyInstance,
-  deps: { db: Db; clock: Clock; limiter: RateLimiter; lastUsed: LastUsedRecorder },
+  deps: { db: Db; clock: Clock; limiter: RateLimiter; lastUsed: LastUsedRecorder; keyUses: KeyUseRecorder },
 ): void {
+  app.decorateRequest('keyUsed', null);
+  app.decorateRequest('keyUseAt', 0);
+  app.decorateRequest('keyUseIp', null);
+  app.decorateRequest('keyUseRoute', undefined);
   const keys = createAuthLookup({ load: (hash) => findKeyForAuth(deps.db.kysely, hash), probe: deps.db.probe });
 
   function limited(req: FastifyRequest, decision: RateDecision, done: Done): void {
@@ -87,7 +106,12 @@ export function registerAuth(
     counted: boolean,
     done: Done,
   ): void {
-    if (!key || key.revoked) return done(apiError('invalid_key'));
+    if (key === undefined) return done(apiError('invalid_key'));
+    const now = deps.clock.now();
+    req.keyUsed = key;
+    req.keyUseAt = now;
+    req.keyUseIp = conn.masked;
+    if (key.revoked) return done(apiError('invalid_key'));
 
     const peer = clientAddress(req);
     if (key.allowIp && !key.allowIp(peer)) {
@@ -102,7 +126,7 @@ export function registerAuth(
     // Shared, frozen objects from the cache: handlers only read them.
     req.auth = { keyId: key.id, workspace: key.workspace, allowedOrigins: key.allowedOrigins as string[] };
     req.dataVersion = version;
-    deps.lastUsed.note(key.id, deps.clock.now(), conn.masked);
+    deps.lastUsed.note(key.id, now, conn.masked);
 
     if (!counted) return done();
     let decision: RateDecision | Promise<RateDecision>;
@@ -118,6 +142,7 @@ export function registerAuth(
   app.addHook('onRequest', (req: FastifyRequest, _reply: FastifyReply, done: Done) => {
     const config = req.routeOptions.config;
     if (config.auth === false) return done();
+    req.keyUseRoute = config.url;
     // The spec exempts GET /v1/me; the HEAD Fastify adds beside a GET still counts, as it always did.
     const counted = config.rateLimit !== false || req.method !== 'GET';
 
@@ -129,6 +154,24 @@ export function registerAuth(
     const cached = keys.get(keyHash, version);
     if (cached !== undefined) return admit(req, cached, conn, version, counted, done);
     keys.load(keyHash, version).then((key) => admit(req, key, conn, version, counted, done), done);
+  });
+
+  // One key-use row per request made with a key, noted when the answer is out (its status known) with the time the
+  // gate found the key; the write is batched elsewhere, never awaited here. Callback-style, allocation-free, and a
+  // plain return for requests without a key.
+  app.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const key = req.keyUsed;
+    if (key === null) return done();
+    deps.keyUses.note(
+      key.id,
+      key.workspace.id,
+      req.keyUseAt,
+      req.keyUseIp,
+      req.method,
+      req.keyUseRoute ?? UNKNOWN_ROUTE,
+      reply.statusCode,
+    );
+    done();
   });
 
   // RateLimit headers go on every 2xx and every 429, and on no other status. Callback-style: runs on every request.

@@ -745,7 +745,7 @@ describe('bad input at every route', () => {
           const stored = new URL(r.json.target_url);
           assert.match(stored.protocol, /^https?:$/);
           assert.equal(stored.username + stored.password, '');
-          assert.ok(r.json.target_url.length <= 2048);
+          assert.ok(r.json.target_url.length <= 2048, 'r.json.target_url.length <= 2048');
           assert.deepEqual(await counts(h), { ...before, hooks: before.hooks + 1, liveHooks: before.liveHooks + 1 });
         } else {
           assertCatalogueError(r, `odd target_url ${label}`);
@@ -868,8 +868,11 @@ describe('bad input at every route', () => {
           const stored = new URL(r.json.target_url);
           assert.match(stored.protocol, /^https?:$/, r.json.target_url);
           assert.equal(stored.username + stored.password, '', r.json.target_url);
-          assert.ok(r.json.target_url.length <= 2048);
-          assert.ok(Array.isArray(r.json.events) && r.json.events.length <= 10);
+          assert.ok(r.json.target_url.length <= 2048, 'r.json.target_url.length <= 2048');
+          assert.ok(
+            Array.isArray(r.json.events) && r.json.events.length <= 10,
+            'Array.isArray(r.json.events) && r.json.events.length <= 10',
+          );
           for (const e of r.json.events) assert.ok((EVENT_NAMES as readonly string[]).includes(e), e);
           assert.match(r.json.secret, /^whsec_/);
           const after = await counts(h);

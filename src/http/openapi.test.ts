@@ -39,7 +39,7 @@ test('GET /v1/openapi.json needs no key and documents every route from the valid
   assert.deepEqual(body.required, ['target_url']);
   assert.equal(body.properties.target_url.maxLength, 2048);
   assert.equal(body.additionalProperties, false);
-  assert.ok(create.responses['201']);
-  assert.ok(doc.components.securitySchemes.bearer);
-  assert.ok(!('/v1/openapi.json' in doc.paths));
+  assert.ok(create.responses['201'], "create.responses['201']");
+  assert.ok(doc.components.securitySchemes.bearer, 'doc.components.securitySchemes.bearer');
+  assert.ok(!('/v1/openapi.json' in doc.paths), "!('/v1/openapi.json' in doc.paths)");
 });

@@ -152,7 +152,7 @@ describe('file_url downloads share the budget', () => {
       const second = await create();
       assert.equal(second.status, 503, second.text);
       assert.equal(second.json.code, 'service_unavailable');
-      assert.ok(Number(second.headers['retry-after']) > 0);
+      assert.ok(Number(second.headers['retry-after']) > 0, "Number(second.headers['retry-after']) > 0");
       release();
       assert.equal((await first).status, 201);
       assert.equal((await create()).status, 201, 'the reservation was given back');

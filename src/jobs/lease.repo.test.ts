@@ -63,7 +63,10 @@ function suite(open: () => Promise<{ db: Db; other: Db; close(): Promise<void> }
       first.map((r) => r.id),
       ids.slice(0, 2),
     );
-    assert.ok(first.every((r) => r.claimed_by === 'a' && r.claim_expires_at === T0 + 2 + 60_000));
+    assert.ok(
+      first.every((r) => r.claimed_by === 'a' && r.claim_expires_at === T0 + 2 + 60_000),
+      "first.every((r) => r.claimed_by === 'a' && r.claim_expires_at === T0 + 2 + 60_000)",
+    );
     assert.deepEqual(
       (await claim(db, 'b', T0 + 2)).map((r) => r.id),
       [ids[2]],
@@ -89,7 +92,10 @@ function suite(open: () => Promise<{ db: Db; other: Db; close(): Promise<void> }
     const got = batches.flat().map((r) => r.id);
     assert.equal(new Set(got).size, got.length, 'no row claimed twice');
     assert.equal(got.length, 28);
-    assert.ok(got.every((id) => ids.includes(id)));
+    assert.ok(
+      got.every((id) => ids.includes(id)),
+      'got.every((id) => ids.includes(id))',
+    );
   });
 
   test('an outcome is written only by the holder, only with the attempt count it claimed at', async () => {

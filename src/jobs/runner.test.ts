@@ -104,7 +104,7 @@ test('the background loop sleeps when idle and wake() ends the sleep at once', a
   runner.wake();
   for (let i = 0; i < 100 && log.worked.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
   assert.deepEqual(log.worked, [7], 'worked long before the 60 s poll interval');
-  assert.ok(log.claims > claims);
+  assert.ok(log.claims > claims, 'log.claims > claims');
   await runner.stop();
 });
 

@@ -32,7 +32,10 @@ async function schedulerSuite(db: Db) {
   assert.equal(counter, 2);
   const runs = await listRuns(db.kysely, 'test-counter');
   assert.equal(runs.length, 2);
-  assert.ok(runs.every((r) => r.finished_at !== null));
+  assert.ok(
+    runs.every((r) => r.finished_at !== null),
+    'runs.every((r) => r.finished_at !== null)',
+  );
   await a.stop();
   await b.stop();
 }

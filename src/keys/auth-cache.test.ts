@@ -56,7 +56,10 @@ describe('auth lookup cache', () => {
     assert.equal(a!.allowIp!('192.0.2.1'), false);
     assert.deepEqual(a!.allowedOrigins, ['https://app.example.com']);
     assert.deepEqual(a!.workspace, { id: 'ws_1', name: 'Acme', slug: 'acme', tier: 'business' });
-    assert.ok(Object.isFrozen(a) && Object.isFrozen(a!.workspace) && Object.isFrozen(a!.allowedOrigins));
+    assert.ok(
+      Object.isFrozen(a) && Object.isFrozen(a!.workspace) && Object.isFrozen(a!.allowedOrigins),
+      'Object.isFrozen(a) && Object.isFrozen(a!.workspace) && Object.isFrozen(a!.allowedOrigins)',
+    );
   });
 
   test('get() answers synchronously only while the reading it is given still matches', async () => {

@@ -19,6 +19,7 @@ export const catalogue = {
     message: 'This API key does not allow requests from your address.',
   },
   not_found: { status: 404, code: 'not_found', message: 'Not found.' },
+  forbidden: { status: 403, code: 'forbidden', message: 'Your role in this workspace does not allow this.' },
   signer_has_no_anchor: {
     status: 400,
     code: 'signer_has_no_anchor',

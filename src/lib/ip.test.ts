@@ -101,7 +101,7 @@ for (const input of refused) {
   test(`canonicaliseEntry refuses ${JSON.stringify(input.length > 20 ? input.slice(0, 20) + '…' : input)}`, () => {
     const r = canonicaliseEntry(input);
     assert.equal(r.ok, false);
-    assert.ok(!r.ok && r.reason.length > 0);
+    assert.ok(!r.ok && r.reason.length > 0, '!r.ok && r.reason.length > 0');
   });
 }
 
@@ -127,15 +127,18 @@ test('canonicaliseAllowlist canonicalises, dedupes after canonicalisation and ke
 test('canonicaliseAllowlist refuses the whole save and names the bad entry', () => {
   const r = canonicaliseAllowlist(['10.0.0.1', '010.0.0.2', 'also bad']);
   assert.equal(r.ok, false);
-  assert.ok(!r.ok && r.entry === '010.0.0.2' && r.reason.length > 0);
+  assert.ok(
+    !r.ok && r.entry === '010.0.0.2' && r.reason.length > 0,
+    "!r.ok && r.entry === '010.0.0.2' && r.reason.length > 0",
+  );
   const mapped = canonicaliseAllowlist(['::ffff:1.2.3.4/24']);
-  assert.ok(!mapped.ok && mapped.entry === '::ffff:1.2.3.4/24');
+  assert.ok(!mapped.ok && mapped.entry === '::ffff:1.2.3.4/24', "!mapped.ok && mapped.entry === '::ffff:1.2.3.4/24'");
 });
 
 test('canonicaliseAllowlist allows 50 distinct entries and refuses 51', () => {
   const fifty = Array.from({ length: 50 }, (_, i) => `10.0.0.${i}`);
   const ok = canonicaliseAllowlist(fifty);
-  assert.ok(ok.ok && ok.list.length === 50);
+  assert.ok(ok.ok && ok.list.length === 50, 'ok.ok && ok.list.length === 50');
   assert.deepEqual(canonicaliseAllowlist([...fifty, '10.0.0.50']), {
     ok: false,
     entry: '',
@@ -146,7 +149,7 @@ test('canonicaliseAllowlist allows 50 distinct entries and refuses 51', () => {
 test('canonicaliseAllowlist counts entries after dedupe', () => {
   const fifty = Array.from({ length: 50 }, (_, i) => `10.0.0.${i}`);
   const r = canonicaliseAllowlist([...fifty, ...fifty.map((e) => `${e}/32`), '::ffff:10.0.0.0']);
-  assert.ok(r.ok && r.list.length === 50);
+  assert.ok(r.ok && r.list.length === 50, 'r.ok && r.list.length === 50');
 });
 
 const normalised: Array<[string | undefined | null, string | null]> = [
@@ -264,7 +267,7 @@ test('property: canonicalisation is idempotent for IPv4 addresses and blocks', (
     fc.property(v4Int, fc.integer({ min: 0, max: 32 }), fc.boolean(), (v, prefix, bare) => {
       const input = bare ? formatIPv4(v) : `${formatIPv4(v)}/${prefix}`;
       const once = canonicaliseEntry(input);
-      assert.ok(once.ok);
+      assert.ok(once.ok, 'once.ok');
       assert.deepEqual(canonicaliseEntry(once.value), once);
     }),
   );
@@ -279,7 +282,7 @@ test('property: canonicalisation is idempotent for IPv6 and matches ipaddr.js RF
         assert.equal(once.ok, false);
         return;
       }
-      assert.ok(once.ok);
+      assert.ok(once.ok, 'once.ok');
       assert.deepEqual(canonicaliseEntry(once.value), once);
       if (prefix === null && !mapped) {
         assert.equal(once.value, ipaddr.IPv6.parse(text).toRFC5952String());
@@ -292,7 +295,7 @@ test('property: IPv4 inside a canonicalised block matches, outside does not (pla
   fc.assert(
     fc.property(v4Int, fc.integer({ min: 0, max: 32 }), v4Int, (base, prefix, probe) => {
       const c = canonicaliseEntry(`${formatIPv4(base)}/${prefix}`);
-      assert.ok(c.ok);
+      assert.ok(c.ok, 'c.ok');
       const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
       const net = (base & mask) >>> 0;
       const hostBits = (~mask >>> 0) as number;

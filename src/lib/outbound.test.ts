@@ -42,7 +42,7 @@ for (const [raw, ok] of syntax) {
   test(`checkOutboundSyntax ${JSON.stringify(label)} -> ${ok ? 'ok' : 'refused'}`, () => {
     const r = checkOutboundSyntax(raw);
     assert.equal(r.ok, ok, r.ok ? 'accepted' : r.reason);
-    if (r.ok) assert.ok(r.url instanceof URL);
+    if (r.ok) assert.ok(r.url instanceof URL, 'r.url instanceof URL');
   });
 }
 
@@ -199,7 +199,7 @@ test('guardLookup refuses a non-public answer in single and all modes, passes pu
     const pub = await lookupOnce(guardLookup(false, fakeLookup([{ address: '8.8.8.8', family: 4 }]) as never), all);
     assert.equal(pub.err, null);
     const priv = await lookupOnce(guardLookup(false, fakeLookup([{ address: '127.0.0.1', family: 4 }]) as never), all);
-    assert.ok(priv.err instanceof RefusedAddressError);
+    assert.ok(priv.err instanceof RefusedAddressError, 'priv.err instanceof RefusedAddressError');
     assert.match(priv.err.message, /refused address 127\.0\.0\.1/);
     const allowed = await lookupOnce(
       guardLookup(true, fakeLookup([{ address: '127.0.0.1', family: 4 }]) as never),
@@ -218,7 +218,7 @@ test('guardConnector refuses a socket whose peer turns out to be private, and de
   const err = await new Promise<Error | null>((resolve) =>
     connector({ hostname: 'example.com', protocol: 'http:', port: '80' }, (...args) => resolve(args[0])),
   );
-  assert.ok(err instanceof RefusedAddressError);
+  assert.ok(err instanceof RefusedAddressError, 'err instanceof RefusedAddressError');
   assert.match(err.message, /refused address 10\.0\.0\.7/);
   assert.equal(destroyed, true);
 });

@@ -66,7 +66,10 @@ describe('locales', () => {
     for (const l of KNOWN_LOCALES) {
       const s = pageStrings(l) as Record<string, string>;
       for (const k of needed) assert.ok(s[k], `${l}:${k}`);
-      assert.ok(!Object.keys(s).some((k) => k.startsWith('page.') || k.startsWith('mail.')));
+      assert.ok(
+        !Object.keys(s).some((k) => k.startsWith('page.') || k.startsWith('mail.')),
+        "!Object.keys(s).some((k) => k.startsWith('page.') || k.startsWith('mail.'))",
+      );
     }
     assert.equal(pageStrings('en').reviewAndSign, 'Review and sign');
     assert.equal(pageStrings('de').decline, 'Ablehnen');

@@ -71,7 +71,10 @@ describe('mailer on PostgreSQL', { skip: 'skip' in pg ? pg.skip : false }, () =>
     const [m] = await peer.parsed();
     assert.equal(m!.replyTo?.value[0]?.address, 'biuro@lodz.example');
     assert.equal(m!.from?.value[0]?.name, 'Łódź Sp. z o.o. via Signet');
-    assert.ok(m!.text?.includes('http://localhost:3000/sign/tok_pg_0'));
+    assert.ok(
+      m!.text?.includes('http://localhost:3000/sign/tok_pg_0'),
+      "m!.text?.includes('http://localhost:3000/sign/tok_pg_0')",
+    );
     assert.equal((await getMail(db, r.id))?.status, 'sent');
   });
 
@@ -95,7 +98,10 @@ describe('mailer on PostgreSQL', { skip: 'skip' in pg ? pg.skip : false }, () =>
     assert.deepEqual([...new Set(got)].sort(), ids.map((id) => `<${id}@signet.test>`).sort());
     const rows = await listOutbox(db, { documentId: 'doc_race', limit: 100 });
     assert.equal(rows.length, 60);
-    assert.ok(rows.every((r) => r.status === 'sent' && r.attempts === 1));
+    assert.ok(
+      rows.every((r) => r.status === 'sent' && r.attempts === 1),
+      "rows.every((r) => r.status === 'sent' && r.attempts === 1)",
+    );
     await Promise.all(mailers.map((m) => m.close()));
   });
 });

@@ -128,7 +128,7 @@ describe('mailer over SMTP', () => {
       assert.equal(addr(m.to)?.name, names[locale]);
       assert.equal(addr(m.to)?.address, `${locale}@example.com`);
       assert.ok(m.text?.includes(names[locale]), `${locale}: name in body`);
-      assert.ok((m.html as string).includes(names[locale]));
+      assert.ok((m.html as string).includes(names[locale]), '(m.html as string).includes(names[locale])');
       assert.equal(m.headers.get('content-language'), locale);
       assert.match(m.messageId ?? '', /^<mail_[0-9a-f]{24}@signet\.test>$/);
     }
@@ -137,14 +137,14 @@ describe('mailer over SMTP', () => {
     for (const e of logger.entries) {
       const line = JSON.stringify(e);
       for (const tok of Object.values(tokens)) assert.ok(!line.includes(tok), `token leaked: ${line}`);
-      assert.ok(!('text' in e.obj) && !('links' in e.obj));
+      assert.ok(!('text' in e.obj) && !('links' in e.obj), "!('text' in e.obj) && !('links' in e.obj)");
     }
     const rows = await listOutbox(db, { documentId: 'doc_1', to: 'DE@example.com' });
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.status, 'sent');
     assert.equal(rows[0]!.attempts, 1);
     assert.equal(rows[0]!.reply_to, 'legal@acme.example');
-    assert.ok(rows[0]!.sent_at);
+    assert.ok(rows[0]!.sent_at, 'rows[0]!.sent_at');
   });
 
   test('hostile names are escaped in HTML and intact in headers and text', async () => {
@@ -155,10 +155,16 @@ describe('mailer over SMTP', () => {
     await mailer.close();
     const [m] = (await peer.parsed()).slice(first);
     const html = m!.html as string;
-    assert.ok(!html.includes('<script'));
-    assert.ok(html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Zoë &amp; &quot;Co&quot;'));
-    assert.ok(html.includes('Zoë &amp; &quot;Co&quot; &lt;Acme&gt;'));
-    assert.ok(m!.text!.includes(`Hello ${hostile},`));
+    assert.ok(!html.includes('<script'), "!html.includes('<script')");
+    assert.ok(
+      html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Zoë &amp; &quot;Co&quot;'),
+      "html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Zoë &amp; &quot;Co&quot;')",
+    );
+    assert.ok(
+      html.includes('Zoë &amp; &quot;Co&quot; &lt;Acme&gt;'),
+      "html.includes('Zoë &amp; &quot;Co&quot; &lt;Acme&gt;')",
+    );
+    assert.ok(m!.text!.includes(`Hello ${hostile},`), 'm!.text!.includes(`Hello ${hostile},`)');
     assert.equal(addr(m!.to)?.name, hostile);
     assert.equal(addr(m!.to)?.address, 'h@example.com');
   });
@@ -210,7 +216,10 @@ describe('mailer over SMTP', () => {
     assert.equal(row.attempts, 1);
     assert.match(row.last_error ?? '', /ECONNREFUSED|ECONNECTION/);
     assert.equal(row.next_attempt_at, new Date(clock.now() + MAIL_RETRY_DELAYS_MS[0]).toISOString());
-    assert.ok(logger.entries.some((e) => e.level === 'warn' && e.msg === 'mail delivery failed, will retry'));
+    assert.ok(
+      logger.entries.some((e) => e.level === 'warn' && e.msg === 'mail delivery failed, will retry'),
+      "logger.entries.some((e) => e.level === 'warn' && e.msg === 'mail delivery failed, will retry')",
+    );
 
     const late = await startSmtpPeer({ port });
     try {
@@ -281,7 +290,10 @@ describe('mailer over SMTP', () => {
     assert.equal(got.length, 30);
     assert.deepEqual([...new Set(got)].sort(), ids.map((id) => `<${id}@signet.test>`).sort());
     const rows = await listOutbox(db, { documentId: 'doc_race', limit: 100 });
-    assert.ok(rows.every((r) => r.status === 'sent' && r.attempts === 1));
+    assert.ok(
+      rows.every((r) => r.status === 'sent' && r.attempts === 1),
+      "rows.every((r) => r.status === 'sent' && r.attempts === 1)",
+    );
     await Promise.all([a.close(), b.close()]);
     await other.close();
   });
@@ -328,12 +340,15 @@ describe('mailer without SMTP (embedded default)', () => {
     assert.equal(r.status, 'logged');
     const row = (await getMail(db, r.id))!;
     assert.equal(row.status, 'logged');
-    assert.ok(row.sent_at);
+    assert.ok(row.sent_at, 'row.sent_at');
     const e = logger.entries.find((x) => x.obj.mailId === r.id)!;
     assert.equal(e.level, 'info');
     assert.equal(e.obj.to, 'ada@example.com');
     assert.match(String(e.obj.subject), /le solicita que firme/);
-    assert.ok(String(e.obj.text).includes(`${BASE}/sign/tok_dev_link`));
+    assert.ok(
+      String(e.obj.text).includes(`${BASE}/sign/tok_dev_link`),
+      'String(e.obj.text).includes(`${BASE}/sign/tok_dev_link`)',
+    );
     assert.deepEqual(e.obj.links, [`${BASE}/sign/tok_dev_link`]);
     assert.equal(peer.received.length, first);
     await mailer.close();

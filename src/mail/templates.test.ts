@@ -27,8 +27,8 @@ describe('mail templates', () => {
           assert.ok(!/\{\w+\}/.test(part), `${name}/${locale}: ${part}`);
           assert.ok(part.includes('NDA 2026'), `${name}/${locale} names the document`);
         }
-        assert.ok(!/[\r\n]/.test(m.subject));
-        assert.ok(m.html.includes(`<html lang="${locale}">`));
+        assert.ok(!/[\r\n]/.test(m.subject), '!/[\\r\\n]/.test(m.subject)');
+        assert.ok(m.html.includes(`<html lang="${locale}">`), 'm.html.includes(`<html lang="${locale}">`)');
       }
     }
   });
@@ -61,10 +61,16 @@ describe('mail templates', () => {
 
   test('the sender message is kept, quoted in text and escaped with line breaks in HTML', () => {
     const m = renderMail('invitation', 'en', { ...varsFor.invitation, message: 'Hi <b>you</b> & co\r\nline 2' });
-    assert.ok(m.text.includes('Message from Acme GmbH:\n> Hi <b>you</b> & co\n> line 2'));
-    assert.ok(m.html.includes('Hi &lt;b&gt;you&lt;/b&gt; &amp; co<br>line 2'));
+    assert.ok(
+      m.text.includes('Message from Acme GmbH:\n> Hi <b>you</b> & co\n> line 2'),
+      "m.text.includes('Message from Acme GmbH:\\n> Hi <b>you</b> & co\\n> line 2')",
+    );
+    assert.ok(
+      m.html.includes('Hi &lt;b&gt;you&lt;/b&gt; &amp; co<br>line 2'),
+      "m.html.includes('Hi &lt;b&gt;you&lt;/b&gt; &amp; co<br>line 2')",
+    );
     const none = renderMail('invitation', 'en', { ...varsFor.invitation, message: '   ' });
-    assert.ok(!none.text.includes('Message from'));
+    assert.ok(!none.text.includes('Message from'), "!none.text.includes('Message from')");
   });
 
   test('hostile values are escaped in HTML and kept as written in text', () => {
@@ -76,14 +82,29 @@ describe('mail templates', () => {
       message: '"><a href="javascript:alert(1)">click</a>',
     };
     const m = renderMail('invitation', 'en', hostile);
-    assert.ok(!m.html.includes('<script'));
-    assert.ok(!m.html.includes('<img'));
-    assert.ok(!m.html.includes('javascript:alert(1)">'));
-    assert.ok(m.html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
-    assert.ok(m.html.includes('Zoë &amp; &quot;Co&quot; &lt;img src=x onerror=alert(1)&gt;'));
-    assert.ok(m.html.includes('O&#39;Brien&#39;s &lt;/title&gt;'));
-    assert.ok(m.text.includes('Hello <script>alert(1)</script>,'));
-    assert.ok(m.text.includes('Zoë & "Co" <img src=x onerror=alert(1)>'));
+    assert.ok(!m.html.includes('<script'), "!m.html.includes('<script')");
+    assert.ok(!m.html.includes('<img'), "!m.html.includes('<img')");
+    assert.ok(!m.html.includes('javascript:alert(1)">'), "!m.html.includes('javascript:alert(1)\">')");
+    assert.ok(
+      m.html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'),
+      "m.html.includes('&lt;script&gt;alert(1)&lt;/script&gt;')",
+    );
+    assert.ok(
+      m.html.includes('Zoë &amp; &quot;Co&quot; &lt;img src=x onerror=alert(1)&gt;'),
+      "m.html.includes('Zoë &amp; &quot;Co&quot; &lt;img src=x onerror=alert(1)&gt;')",
+    );
+    assert.ok(
+      m.html.includes('O&#39;Brien&#39;s &lt;/title&gt;'),
+      "m.html.includes('O&#39;Brien&#39;s &lt;/title&gt;')",
+    );
+    assert.ok(
+      m.text.includes('Hello <script>alert(1)</script>,'),
+      "m.text.includes('Hello <script>alert(1)</script>,')",
+    );
+    assert.ok(
+      m.text.includes('Zoë & "Co" <img src=x onerror=alert(1)>'),
+      'm.text.includes(\'Zoë & "Co" <img src=x onerror=alert(1)>\')',
+    );
   });
 
   test('line breaks in names cannot reshape the subject', () => {
@@ -92,7 +113,10 @@ describe('mail templates', () => {
   });
 
   test('greeting without a name', () => {
-    assert.ok(renderMail('completed', 'de', { ...base, signerName: ' ' }).text.startsWith('Guten Tag,\n'));
+    assert.ok(
+      renderMail('completed', 'de', { ...base, signerName: ' ' }).text.startsWith('Guten Tag,\n'),
+      "renderMail('completed', 'de', { ...base, signerName: ' ' }).text.startsWith('Guten Tag,\\n')",
+    );
   });
 
   test('links: only http(s) bases, token encoded', () => {

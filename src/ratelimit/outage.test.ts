@@ -176,7 +176,7 @@ describe('redis outage', { skip }, () => {
 
     child = await startRedis(port);
     const attempts = await untilRedis(limiter, clock);
-    assert.ok(attempts <= 50);
+    assert.ok(attempts <= 50, 'attempts <= 50');
     assert.equal((await timedHit(limiter, 'after')).remaining, 59);
     assert.equal(limiter.mode, 'redis');
     assert.deepEqual(

@@ -52,16 +52,16 @@ function rateLimitSuite(name: string, make: () => Promise<Harness>, skip: string
       for (let i = 0; i < 10; i++) {
         const me = await h.request('GET', '/v1/me', { token: t.token });
         assert.equal(me.status, 200);
-        assert.ok(hasNoRateHeaders(me.headers));
+        assert.ok(hasNoRateHeaders(me.headers), 'hasNoRateHeaders(me.headers)');
       }
       const nf = await h.request('GET', '/v1/nope', { token: t.token });
       assert.equal(nf.status, 404);
       assert.equal(nf.json.code, 'not_found');
-      assert.ok(hasNoRateHeaders(nf.headers));
+      assert.ok(hasNoRateHeaders(nf.headers), 'hasNoRateHeaders(nf.headers)');
       const bad = await h.request('POST', '/v1/hooks', { token: t.token, body: { target_url: 42 } });
       assert.equal(bad.status, 400);
       assert.equal(bad.json.code, 'invalid_request');
-      assert.ok(hasNoRateHeaders(bad.headers));
+      assert.ok(hasNoRateHeaders(bad.headers), 'hasNoRateHeaders(bad.headers)');
       const gone = await h.request('DELETE', '/v1/hooks/hook_missing', { token: t.token });
       assert.equal(gone.status, 404);
       const ok = await h.request('GET', '/v1/hooks', { token: t.token });
@@ -72,7 +72,7 @@ function rateLimitSuite(name: string, make: () => Promise<Harness>, skip: string
       assert.equal((await h.request('GET', '/v1/hooks', { token: t.token })).status, 429);
       const me = await h.request('GET', '/v1/me', { token: t.token });
       assert.equal(me.status, 200);
-      assert.ok(hasNoRateHeaders(me.headers));
+      assert.ok(hasNoRateHeaders(me.headers), 'hasNoRateHeaders(me.headers)');
     });
 
     test('two keys of one workspace have separate buckets', async () => {

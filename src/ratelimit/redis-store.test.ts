@@ -88,8 +88,14 @@ describe('redis limiter', { skip }, () => {
       admitted.map((d) => d.remaining).sort((x, y) => x - y),
       Array.from({ length: 60 }, (_, i) => i),
     );
-    assert.ok(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.retryAfterSeconds === 60));
-    assert.ok(limiters.every((l) => l.mode === 'redis'));
+    assert.ok(
+      decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.retryAfterSeconds === 60),
+      'decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.retryAfterSeconds === 60)',
+    );
+    assert.ok(
+      limiters.every((l) => l.mode === 'redis'),
+      "limiters.every((l) => l.mode === 'redis')",
+    );
   });
 
   it('createRateLimiter picks Redis when a URL is given and memory otherwise', async () => {

@@ -38,7 +38,10 @@ describe('expiry on PostgreSQL', { skip: 'skip' in pg ? pg.skip : false }, () =>
     const events = docs.flatMap((d) => e.eventsOf('signing_request.expired', d));
     assert.equal(events.length, 9);
     assert.equal(new Set(events.map((x) => x.signing_request_id)).size, 9);
-    assert.ok(events.every((x) => x.expired_at === expiresAt));
+    assert.ok(
+      events.every((x) => x.expired_at === expiresAt),
+      'events.every((x) => x.expired_at === expiresAt)',
+    );
     for (const d of docs) assert.equal((await e.api('GET', `/v1/documents/${d}`)).json.status, 'expired');
   });
 });

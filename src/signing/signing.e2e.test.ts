@@ -170,7 +170,10 @@ describe('signing requests end to end', () => {
     const doc = await e.api('GET', `/v1/documents/${c.document_id}`);
     assert.equal(doc.json.status, 'completed');
     assert.equal(doc.json.signed_sha256, dc.sha256);
-    assert.ok(doc.json.signing_requests.every((r: any) => r.status === 'signed'));
+    assert.ok(
+      doc.json.signing_requests.every((r: any) => r.status === 'signed'),
+      "doc.json.signing_requests.every((r: any) => r.status === 'signed')",
+    );
 
     const file = await e.api('GET', `/v1/documents/${c.document_id}/signed`);
     assert.equal(file.status, 200);
@@ -461,8 +464,14 @@ describe('signing requests end to end', () => {
       'signing_request.signed',
       'signing_request.viewed',
     ]);
-    assert.ok(onCb.every((x) => x.document_id === r.json.document_id));
-    assert.ok(!onCb.some((x) => x.document_id === other.json.document_id));
+    assert.ok(
+      onCb.every((x) => x.document_id === r.json.document_id),
+      'onCb.every((x) => x.document_id === r.json.document_id)',
+    );
+    assert.ok(
+      !onCb.some((x) => x.document_id === other.json.document_id),
+      '!onCb.some((x) => x.document_id === other.json.document_id)',
+    );
     assert.equal(e.eventsOf('document.completed', r.json.document_id).length, 1, 'the workspace hook got it too');
     const hooks = await e.api('GET', '/v1/hooks');
     assert.ok(!hooks.text.includes(r.json.callback.secret), 'never shown again');
@@ -701,7 +710,7 @@ describe('signing requests: refusals create nothing', () => {
     const mine = await e.api('GET', `/v1/signing-requests/${r.json.signing_requests[0].id}`);
     assert.equal(mine.status, 200);
     assert.equal(mine.json.document_id, r.json.document_id);
-    assert.ok(!mine.text.includes('/sign/'));
+    assert.ok(!mine.text.includes('/sign/'), "!mine.text.includes('/sign/')");
   });
 
   test('POST /v1/placement/preview reports anchors and every problem without creating anything', async () => {
@@ -714,7 +723,10 @@ describe('signing requests: refusals create nothing', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.page_count, 1);
     assert.equal(r.json.anchors.length, 3);
-    assert.ok(r.json.anchors.every((a: any) => a.page === 1 && a.box && a.box.width > 0));
+    assert.ok(
+      r.json.anchors.every((a: any) => a.page === 1 && a.box && a.box.width > 0),
+      'r.json.anchors.every((a: any) => a.page === 1 && a.box && a.box.width > 0)',
+    );
     const codes = r.json.problems.map((p: any) => p.code).sort();
     assert.deepEqual(codes, ['duplicate_anchor', 'signer_has_no_anchor', 'unknown_role']);
     assert.equal(await countDocs(), before);

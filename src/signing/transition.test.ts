@@ -43,7 +43,10 @@ function suite(start: () => Promise<E2E>) {
       ),
     );
     assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409, 409, 409, 409, 409, 409, 409]);
-    assert.ok(answers.filter((a) => a.status === 409).every((a) => a.json.code === 'request_not_signable'));
+    assert.ok(
+      answers.filter((a) => a.status === 409).every((a) => a.json.code === 'request_not_signable'),
+      "answers.filter((a) => a.status === 409).every((a) => a.json.code === 'request_not_signable')",
+    );
     await e.work();
     assert.equal(e.eventsOf('signing_request.signed', s.documentId).length, 1);
     assert.equal((await auditOf(s.documentId, 'signing_request.signed')).length, 1);
@@ -73,7 +76,10 @@ function suite(start: () => Promise<E2E>) {
   test('concurrent views emit signing_request.viewed once', async () => {
     const s = await oneSigner(`race3.${Date.now()}@example.com`);
     const answers = await Promise.all(Array.from({ length: 6 }, () => e.h.request('POST', `/sign/${s.link}/view`)));
-    assert.ok(answers.every((a) => a.status === 200));
+    assert.ok(
+      answers.every((a) => a.status === 200),
+      'answers.every((a) => a.status === 200)',
+    );
     await e.work();
     assert.equal(e.eventsOf('signing_request.viewed', s.documentId).length, 1);
     assert.equal((await auditOf(s.documentId, 'signing_request.viewed')).length, 1);

@@ -155,8 +155,11 @@ function behaviours(name: string, open: () => Promise<Backend>, skip: string | f
         From: '+15550001111',
         Body: `Acme bittet Sie, "NDA" zu unterschreiben: ${URL_} (gültig bis 2026-12-01).`,
       });
-      assert.ok(log.lines.some((l) => l.msg === 'sms sent' && l.smsId === row.id && l.providerId === row.provider_id));
-      assert.ok(!log.text().includes(TOKEN));
+      assert.ok(
+        log.lines.some((l) => l.msg === 'sms sent' && l.smsId === row.id && l.providerId === row.provider_id),
+        "log.lines.some((l) => l.msg === 'sms sent' && l.smsId === row.id && l.providerId === row.provider...",
+      );
+      assert.ok(!log.text().includes(TOKEN), '!log.text().includes(TOKEN)');
       assert.ok(!log.text().includes(URL_), 'with a transport no log line carries the text');
       await sender.close();
     });
@@ -170,7 +173,10 @@ function behaviours(name: string, open: () => Promise<Backend>, skip: string | f
       assert.equal(row.attempts, 1);
       assert.match(row.last_error ?? '', /503/);
       assert.equal(row.next_attempt_at, new Date(clock.now() + SMS_RETRY_DELAYS_MS[0]).toISOString());
-      assert.ok(log.lines.some((l) => l.level === 40 && l.msg === 'sms delivery failed, will retry'));
+      assert.ok(
+        log.lines.some((l) => l.level === 40 && l.msg === 'sms delivery failed, will retry'),
+        "log.lines.some((l) => l.level === 40 && l.msg === 'sms delivery failed, will retry')",
+      );
 
       answer = created;
       const sends = seen.length;
@@ -183,8 +189,8 @@ function behaviours(name: string, open: () => Promise<Backend>, skip: string | f
       assert.equal(row.status, 'sent');
       assert.equal(row.attempts, 2);
       assert.equal(row.last_error, null);
-      assert.ok(row.provider_id);
-      assert.ok(!log.text().includes(TOKEN));
+      assert.ok(row.provider_id, 'row.provider_id');
+      assert.ok(!log.text().includes(TOKEN), '!log.text().includes(TOKEN)');
       await sender.close();
     });
 
@@ -216,7 +222,10 @@ function behaviours(name: string, open: () => Promise<Backend>, skip: string | f
       assert.equal(row.next_attempt_at, null);
       assert.match(row.last_error ?? '', /400: The To number is not valid/);
       assert.equal(seen.length, sends + 1);
-      assert.ok(log.lines.some((l) => l.level === 40 && l.msg === 'sms delivery giving up'));
+      assert.ok(
+        log.lines.some((l) => l.level === 40 && l.msg === 'sms delivery giving up'),
+        "log.lines.some((l) => l.level === 40 && l.msg === 'sms delivery giving up')",
+      );
       clock.advance(SMS_RETRY_DELAYS_MS.at(-1)!);
       assert.equal(await sender.flush(), 0);
       assert.equal(seen.length, sends + 1);
@@ -244,7 +253,10 @@ function behaviours(name: string, open: () => Promise<Backend>, skip: string | f
       for (let i = 0; i < 30; i++) assert.equal(bodies.filter((x) => x.includes(`/sign/tok_race_${i} `)).length, 1);
       const rows = await listSms(db, { documentId: 'doc_race', limit: 100 });
       assert.deepEqual(rows.map((r) => r.id).sort(), [...ids].sort());
-      assert.ok(rows.every((r) => r.status === 'sent' && r.attempts === 1 && r.provider_id));
+      assert.ok(
+        rows.every((r) => r.status === 'sent' && r.attempts === 1 && r.provider_id),
+        "rows.every((r) => r.status === 'sent' && r.attempts === 1 && r.provider_id)",
+      );
       assert.equal(new Set(rows.map((r) => r.provider_id)).size, 30);
       await Promise.all(senders.map((s) => s.close()));
       await other.close();
@@ -298,7 +310,7 @@ function behaviours(name: string, open: () => Promise<Backend>, skip: string | f
 
     test('listSms: newest first, by status, without bodies', async () => {
       const all = await listSms(db, { limit: 500 });
-      assert.ok(all.length > 30);
+      assert.ok(all.length > 30, 'all.length > 30');
       for (const v of all) {
         assert.deepEqual(Object.keys(v).sort(), [
           'attempts',
@@ -323,10 +335,16 @@ function behaviours(name: string, open: () => Promise<Backend>, skip: string | f
       test('signet sms list [--status] --json and sms show --json', async () => {
         const all = await signetJson(cliDir(), ['sms', 'list', '--limit', '500']);
         assert.deepEqual(all.sms, JSON.parse(JSON.stringify(await listSms(db, { limit: 500 }))));
-        assert.ok(all.sms.every((r: Record<string, unknown>) => !('body' in r)));
+        assert.ok(
+          all.sms.every((r: Record<string, unknown>) => !('body' in r)),
+          "all.sms.every((r: Record<string, unknown>) => !('body' in r))",
+        );
         const logged = await signetJson(cliDir(), ['sms', 'list', '--status', 'logged']);
         assert.equal(logged.sms.length, 2);
-        assert.ok(logged.sms.every((r: { status: string }) => r.status === 'logged'));
+        assert.ok(
+          logged.sms.every((r: { status: string }) => r.status === 'logged'),
+          "logged.sms.every((r: { status: string }) => r.status === 'logged')",
+        );
         const one = await signetJson(cliDir(), ['sms', 'show', logged.sms[0].id]);
         assert.equal(one.sms.id, logged.sms[0].id);
         assert.match(one.sms.body, /^Acme asks you to sign "NDA": https:\/\/signet\.example\.com\/sign\//);
@@ -372,8 +390,8 @@ describe('SMS texts', () => {
       for (const kind of SMS_TEMPLATE_NAMES) {
         const text = renderSms(kind, locale, vars);
         assert.ok(text.includes(` ${URL_} `), `${locale} ${kind}: ${text}`);
-        assert.ok(text.includes('2026-12-01'));
-        assert.ok(!/[<>\n]/.test(text));
+        assert.ok(text.includes('2026-12-01'), "text.includes('2026-12-01')");
+        assert.ok(!/[<>\n]/.test(text), '!/[<>\\n]/.test(text)');
         const seg = smsSegments(text);
         assert.equal(seg.encoding, 'gsm7', `${locale} ${kind}: ${text}`);
         assert.equal(seg.segments, 1, `${locale} ${kind} is ${seg.units} septets: ${text}`);
@@ -404,7 +422,7 @@ describe('SMS texts', () => {
         const text = renderSms('reminder', locale, { ...vars, workspaceName, documentTitle });
         assert.ok(text.includes(` ${URL_} `), text);
         assert.ok(smsSegments(text).segments <= MAX_SMS_SEGMENTS, text);
-        assert.ok(!/[\n\r\u0000]/.test(text));
+        assert.ok(!/[\n\r\u0000]/.test(text), '!/[\\n\\r\\u0000]/.test(text)');
       }
     const cut = renderSms('invitation', 'en', { ...vars, documentTitle: 'x'.repeat(1000) });
     assert.match(cut, /"x+\.\.\.":/);

@@ -83,10 +83,10 @@ describe('Twilio transport', () => {
     for (const [status, body, retryable] of cases) {
       answer = { status, body };
       await assert.rejects(transport().send({ to: '+14155552671', body: 'x' }), (e: unknown) => {
-        assert.ok(e instanceof SmsSendError);
+        assert.ok(e instanceof SmsSendError, 'e instanceof SmsSendError');
         assert.equal(e.retryable, retryable, `${status}`);
         assert.match(e.message, new RegExp(`${status}`));
-        assert.ok(!e.message.includes('tok-secret'));
+        assert.ok(!e.message.includes('tok-secret'), "!e.message.includes('tok-secret')");
         return true;
       });
     }
@@ -97,7 +97,7 @@ describe('Twilio transport', () => {
       apiBase: 'http://127.0.0.1:9',
     });
     await assert.rejects(closed.send({ to: '+14155552671', body: 'x' }), (e: unknown) => {
-      assert.ok(e instanceof SmsSendError && e.retryable);
+      assert.ok(e instanceof SmsSendError && e.retryable, 'e instanceof SmsSendError && e.retryable');
       return true;
     });
   });

@@ -365,7 +365,7 @@ test('a key named __proto__ is an ordinary field', () => {
   const fields = [field('__proto__')];
   const { resolved, problems } = validateFieldValues(fields, JSON.parse('{"__proto__": "x"}'));
   assert.deepEqual(problems, []);
-  assert.ok(Object.hasOwn(resolved, '__proto__'));
+  assert.ok(Object.hasOwn(resolved, '__proto__'), "Object.hasOwn(resolved, '__proto__')");
   assert.equal(Object.getOwnPropertyDescriptor(resolved, '__proto__')?.value, 'x');
 });
 

@@ -395,7 +395,10 @@ for (const d of databases) {
       });
       assert.equal(role.json.code, 'unknown_role');
       const list = await e.api('GET', '/v1/templates');
-      assert.ok(!list.json.data.some((x: any) => x.name === 'Broken'));
+      assert.ok(
+        !list.json.data.some((x: any) => x.name === 'Broken'),
+        "!list.json.data.some((x: any) => x.name === 'Broken')",
+      );
     });
 
     test('SMS channel: an SMS recipient gets the link by text message (outbox and log on the default)', async () => {

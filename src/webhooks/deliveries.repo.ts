@@ -6,8 +6,15 @@ import { claimLeases, writeUnderLease, type Lease } from '../jobs/lease.repo.js'
 import type { DeliveryAttemptsTable } from '../db/schema.js';
 import { pendingDelivery } from './outbox.repo.js';
 
-/** A delivery row waits as `pending` (first attempt or a retry), then ends `succeeded` or `giving_up`. */
-export type DeliveryStatus = 'pending' | 'succeeded' | 'giving_up';
+/**
+ * The spec's delivery states. A row is written `pending` (no attempt made yet: a new event, or a replay); a failed
+ * attempt with a next one scheduled leaves it `retrying` (next_attempt_at set); it ends `succeeded` (a 2xx) or
+ * `giving_up` (the 7th failure, or its hook was deleted). `pending` and `retrying` rows are due at next_attempt_at.
+ */
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'giving_up'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+/** The states the dispatcher claims from. */
+export const DUE_STATUSES: readonly DeliveryStatus[] = ['pending', 'retrying'];
 
 export type ClaimedDelivery = {
   id: string;
@@ -23,14 +30,17 @@ export type ClaimedDelivery = {
   claimExpiresAt: number;
 };
 
-/** How deliveries hold leases: due while pending and past next_attempt_at; an outcome is guarded by the attempt count. */
+/**
+ * How deliveries hold leases: due while pending or retrying and past next_attempt_at; an outcome is guarded by the
+ * attempt count.
+ */
 export const DELIVERY_LEASE: Lease<'deliveries'> = {
   table: 'deliveries',
   holder: 'claimed_by',
   until: 'claim_expires_at',
   attempts: 'attempts',
   order: 'next_attempt_at',
-  due: (eb, now) => eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
+  due: (eb, now) => eb.and([eb('status', 'in', [...DUE_STATUSES]), eb('next_attempt_at', '<=', now)]),
 };
 
 /** Claims up to `limit` due rows for `workerId`, with what sending them needs (event body, hook URL and secret). */
@@ -120,7 +130,7 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
       const guard = { release: true, attempts: o.attemptsAtClaim };
       let written: boolean;
       if (o.kind === 'attempt') {
-        const status: DeliveryStatus = o.ok ? 'succeeded' : o.nextAttemptAt === null ? 'giving_up' : 'pending';
+        const status: DeliveryStatus = o.ok ? 'succeeded' : o.nextAttemptAt === null ? 'giving_up' : 'retrying';
         const set = {
           status,
           attempts: o.attemptsAtClaim + 1,
@@ -146,7 +156,7 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
         written = await writeUnderLease(trx, DELIVERY_LEASE, o.deliveryId, workerId, {}, guard);
       } else {
         const set = {
-          status: 'giving_up',
+          status: 'giving_up' satisfies DeliveryStatus,
           next_attempt_at: null,
           last_error: o.error ?? null,
           updated_at: o.recordedAt,
@@ -211,33 +221,72 @@ async function withAttempts(db: Db, rows: DeliveryRow[]): Promise<DeliveryRecord
   return rows.map((row) => ({ row, attempts: byDelivery.get(row.id) ?? [] }));
 }
 
+/** Where a page of history starts: after this delivery, in the newest-first order (created_at, then id). */
+export type HistoryCursor = Pick<DeliveryRow, 'created_at' | 'id'>;
+
+export type DeliveryQuery = {
+  workspaceId?: string;
+  hookId?: string;
+  /** Only rows in one of these states (none given: every state). */
+  statuses?: readonly DeliveryStatus[];
+  /** Only rows older than this one (newest first: created_at, then id). */
+  after?: HistoryCursor;
+  limit?: number;
+};
+
 /** Newest first; limit defaults to 50, at most 500. */
-export async function findDeliveries(
-  db: Db,
-  opts: { workspaceId?: string; hookId?: string; limit?: number } = {},
-): Promise<DeliveryRecord[]> {
+export async function findDeliveries(db: Db, opts: DeliveryQuery = {}): Promise<DeliveryRecord[]> {
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);
   let q = historyQuery(db);
   if (opts.workspaceId !== undefined) q = q.where('d.workspace_id', '=', opts.workspaceId);
   if (opts.hookId !== undefined) q = q.where('d.hook_id', '=', opts.hookId);
+  if (opts.statuses !== undefined) q = q.where('d.status', 'in', [...opts.statuses]);
+  const after = opts.after;
+  if (after !== undefined) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('d.created_at', '<', after.created_at),
+        eb.and([eb('d.created_at', '=', after.created_at), eb('d.id', '<', after.id)]),
+      ]),
+    );
+  }
   return withAttempts(db, await q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute());
 }
 
+/** One row without its attempts, by id alone (callers scope it: the row carries workspace_id and hook_id). */
+export const findDeliveryRow = (db: Db, id: string): Promise<DeliveryRow | undefined> =>
+  historyQuery(db).where('d.id', '=', id).executeTakeFirst();
+
 /** By id alone: callers scope it (the row carries workspace_id) before showing it. */
 export async function findDelivery(db: Db, id: string): Promise<DeliveryRecord | undefined> {
-  const row = await historyQuery(db).where('d.id', '=', id).executeTakeFirst();
+  const row = await findDeliveryRow(db, id);
   return row ? (await withAttempts(db, [row]))[0] : undefined;
 }
 
-/** A new pending delivery of the same event to the same hook, due now; returns its id (undefined: no such delivery). */
-export async function insertReplay(db: Db, id: string, now: number): Promise<string | undefined> {
-  const src = await db.kysely
-    .selectFrom('deliveries')
-    .select(['event_id', 'hook_id', 'workspace_id'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+export type Replayed = { id: string; eventId: string; hookId: string };
+
+/**
+ * Replay: a new `pending` delivery of the same event (same event id and body) to the same hook, due now, with its
+ * own attempts; the source row is left as it is, in whatever state. Nothing is written, and undefined returned,
+ * when there is no such delivery, its hook is deleted, or (given `scope`) it is not that workspace's hook's.
+ */
+export async function insertReplay(
+  db: Db,
+  id: string,
+  now: number,
+  scope?: { workspaceId: string; hookId: string },
+): Promise<Replayed | undefined> {
+  let q = db.kysely
+    .selectFrom('deliveries as d')
+    .innerJoin('hooks as h', 'h.id', 'd.hook_id')
+    .select(['d.event_id', 'd.hook_id', 'd.workspace_id'])
+    .where('d.id', '=', id)
+    .where('h.deleted_at', 'is', null);
+  if (scope) q = q.where('d.workspace_id', '=', scope.workspaceId).where('d.hook_id', '=', scope.hookId);
+  const src = await q.executeTakeFirst();
   if (!src) return undefined;
+  // A hook deleted between this read and the insert leaves a row the dispatcher gives up unsent ("hook deleted").
   const row = pendingDelivery(src.event_id, src.hook_id, src.workspace_id, now);
   await db.kysely.insertInto('deliveries').values(row).execute();
-  return row.id;
+  return { id: row.id, eventId: row.event_id, hookId: row.hook_id };
 }

@@ -182,7 +182,10 @@ describe('webhook dispatcher (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : fal
         .select(['status', 'attempts'])
         .where('hook_id', '=', s.hookId)
         .execute();
-      assert.ok(rows.every((r) => r.status === 'succeeded' && r.attempts === 2));
+      assert.ok(
+        rows.every((r) => r.status === 'succeeded' && r.attempts === 2),
+        "rows.every((r) => r.status === 'succeeded' && r.attempts === 2)",
+      );
       const atts = await fresh.db.kysely
         .selectFrom('delivery_attempts as a')
         .innerJoin('deliveries as d', 'd.id', 'a.delivery_id')
@@ -206,7 +209,7 @@ describe('webhook dispatcher (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : fal
       const clock = new ManualClock();
       const s = await seed(fresh.db, clock, rx.url, 1);
       const [mine] = await claimDue(fresh.db, { now: clock.now(), workerId: 'slow', leaseMs: 60_000, limit: 10 });
-      assert.ok(mine);
+      assert.ok(mine, 'mine');
       assert.equal(
         (await claimDue(db2, { now: clock.now() + 59_999, workerId: 'other', leaseMs: 60_000, limit: 10 })).length,
         0,
@@ -248,18 +251,24 @@ describe('webhook dispatcher (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : fal
       const s = await seed(fresh.db, clock, rx.url, 1);
       const d = createDispatcher({ db: fresh.db, clock, workerId: 'pg-one', agent, allowPrivateNetwork: true });
       let row = (await listDeliveries(fresh.db, { hookId: s.hookId }))[0]!;
-      while (row.status === 'pending') {
+      assert.equal(row.status, 'pending');
+      while (row.status === 'pending' || row.status === 'retrying') {
         clock.set(Date.parse(row.next_attempt_at!));
         assert.equal(await d.runOnce(), 1);
         row = (await getDelivery(fresh.db, row.id))!;
+        if (row.attempts < 7) assert.equal(row.status, 'retrying', `after failed attempt ${row.attempts}`);
       }
       assert.equal(row.status, 'giving_up');
       assert.equal(row.attempts_log.length, 7);
       assert.equal(row.attempts_log[0]?.response_body, 'badbyte');
 
       answer = 200;
-      const replay = await replayDelivery(fresh.db, row.id, clock);
-      assert.equal(replay?.event_id, s.eventIds[0]);
+      const replayed = await replayDelivery({ db: fresh.db, clock, wakeDeliveries: () => undefined }, row.id, {
+        workspaceId: s.workspaceId,
+        hookId: s.hookId,
+      });
+      assert.equal(replayed?.event_id, s.eventIds[0]);
+      const replay = { id: replayed!.delivery_id };
       assert.equal(await d.runOnce(), 1);
       const last = rx.hits.at(-1)!;
       assert.equal(last.headers['x-service-event-id'], s.eventIds[0]);

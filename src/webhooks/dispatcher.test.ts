@@ -15,6 +15,7 @@ import { newId } from '../lib/ids.js';
 import { getDelivery, listDeliveries, replayDelivery } from './hooks.service.js';
 import { createDispatcher, type DispatcherOptions } from './dispatcher.js';
 import { createEmitter } from './outbox.repo.js';
+import type { DeliveryStatus } from './deliveries.repo.js';
 import { WEBHOOK_TIMEOUT_MS } from '../limits.js';
 import { newWebhookSecret } from './signature.js';
 
@@ -242,6 +243,8 @@ describe('webhook dispatcher (SQLite)', () => {
       const s = await seed(db, clock, rx.url);
       const eventId = s.eventIds[0]!;
       const d = dispatcher(clock);
+      const fresh = await deliveryOf(db, eventId);
+      assert.deepEqual([fresh.status, fresh.attempts], ['pending', 0], 'pending: not attempted yet');
       const delays = [0, 1 * MIN, 5 * MIN, 30 * MIN, 2 * HOUR, 6 * HOUR, 24 * HOUR];
       const expectedTimes: number[] = [];
       let at = start;
@@ -272,7 +275,7 @@ describe('webhook dispatcher (SQLite)', () => {
         assert.equal(row.attempts, i + 1);
         assert.equal(row.last_status_code, 500);
         if (i < 6) {
-          assert.equal(row.status, 'pending');
+          assert.equal(row.status, 'retrying');
           assert.equal(row.next_attempt_at, at + delays[i + 1]!);
         }
       }
@@ -296,8 +299,14 @@ describe('webhook dispatcher (SQLite)', () => {
         atts.map((a) => a.started_at),
         expectedTimes,
       );
-      assert.ok(atts.every((a) => a.status_code === 500 && a.response_body === 'boom' && a.error !== null));
-      assert.ok(atts.every((a) => !a.error!.includes(s.secret)));
+      assert.ok(
+        atts.every((a) => a.status_code === 500 && a.response_body === 'boom' && a.error !== null),
+        "atts.every((a) => a.status_code === 500 && a.response_body === 'boom' && a.error !== null)",
+      );
+      assert.ok(
+        atts.every((a) => !a.error!.includes(s.secret)),
+        'atts.every((a) => !a.error!.includes(s.secret))',
+      );
       const view = await getDelivery(db, row.id);
       assert.equal(view?.status, 'giving_up');
       assert.equal(view?.attempts, 7);
@@ -322,7 +331,7 @@ describe('webhook dispatcher (SQLite)', () => {
       assert.equal(redirector.hits.length, 1);
       assert.equal(healthy.hits.length, 0);
       const row = await deliveryOf(db, s.eventIds[0]!);
-      assert.equal(row.status, 'pending');
+      assert.equal(row.status, 'retrying');
       assert.equal(row.attempts, 1);
       assert.equal(row.last_status_code, 302);
       assert.equal(row.next_attempt_at, clock.now() + MIN);
@@ -364,7 +373,7 @@ describe('webhook dispatcher (SQLite)', () => {
       const elapsed = performance.now() - started;
       assert.ok(elapsed >= 290 && elapsed < 5_000, `failed after ${elapsed} ms`);
       const row = await deliveryOf(db, s.eventIds[0]!);
-      assert.equal(row.status, 'pending');
+      assert.equal(row.status, 'retrying');
       assert.equal(row.next_attempt_at, clock.now() + MIN);
       const [att] = await attemptsOf(db, row.id);
       assert.equal(att?.status_code, null);
@@ -414,7 +423,7 @@ describe('webhook dispatcher (SQLite)', () => {
       }
       assert.equal(rx.hits.length, 0);
       const row = await deliveryOf(db, s.eventIds[0]!);
-      assert.equal(row.status, 'pending');
+      assert.equal(row.status, 'retrying');
       assert.equal(row.attempts, 1);
       const [att] = await attemptsOf(db, row.id);
       assert.equal(att?.status_code, null);
@@ -435,7 +444,7 @@ describe('webhook dispatcher (SQLite)', () => {
       const s = await seed(db, clock, rx.url);
       const d = dispatcher(clock);
       let first = await deliveryOf(db, s.eventIds[0]!);
-      while (first.status === 'pending') {
+      while (first.status === 'pending' || first.status === 'retrying') {
         clock.set(first.next_attempt_at!);
         assert.equal(await d.runOnce(), 1);
         first = await deliveryOf(db, s.eventIds[0]!);
@@ -445,15 +454,27 @@ describe('webhook dispatcher (SQLite)', () => {
 
       fail = false;
       clock.advance(3 * 24 * HOUR);
-      const replay = await replayDelivery(db, first.id, clock);
-      assert.ok(replay);
-      assert.notEqual(replay.id, first.id);
+      let woken = 0;
+      const deps = { db, clock, wakeDeliveries: () => void woken++ };
+      const replayed = await replayDelivery(deps, first.id);
+      assert.ok(replayed, 'replayed');
+      assert.equal(woken, 1, 'the worker is woken');
+      assert.notEqual(replayed.delivery_id, first.id);
+      assert.equal(replayed.event_id, s.eventIds[0]);
+      assert.equal(replayed.hook_id, s.hookId);
+      const replay = (await getDelivery(db, replayed.delivery_id))!;
       assert.equal(replay.event_id, s.eventIds[0]);
       assert.equal(replay.hook_id, s.hookId);
       assert.equal(replay.status, 'pending');
       assert.equal(replay.attempts, 0);
       assert.equal(replay.next_attempt_at, new Date(clock.now()).toISOString());
-      assert.equal(await replayDelivery(db, 'del_missing', clock), undefined);
+      assert.equal(await replayDelivery(deps, 'del_missing'), undefined);
+      for (const scope of [
+        { workspaceId: 'ws_other', hookId: s.hookId },
+        { workspaceId: s.workspaceId, hookId: 'hook_other' },
+      ])
+        assert.equal(await replayDelivery(deps, first.id, scope), undefined, 'out of scope: nothing written');
+      assert.equal(woken, 1);
 
       assert.equal(await d.runOnce(), 1);
       assert.equal(rx.hits.length, 8);
@@ -480,6 +501,11 @@ describe('webhook dispatcher (SQLite)', () => {
       assert.equal(listed[1]!.attempts_log.length, 7);
       assert.equal((await listDeliveries(db, { workspaceId: s.workspaceId, limit: 1 })).length, 1);
       assert.equal((await listDeliveries(db, { workspaceId: 'ws_other' })).length, 0);
+      const ids = async (statuses: DeliveryStatus[]) =>
+        (await listDeliveries(db, { hookId: s.hookId, statuses })).map((v) => v.id);
+      assert.deepEqual(await ids(['giving_up']), [first.id]);
+      assert.deepEqual(await ids(['succeeded']), [replay.id]);
+      assert.deepEqual(await ids(['pending', 'retrying']), []);
     } finally {
       await rx.close();
     }
@@ -496,6 +522,14 @@ describe('webhook dispatcher (SQLite)', () => {
       const row = await deliveryOf(db, s.eventIds[0]!);
       assert.equal(row.status, 'giving_up');
       assert.equal(row.last_error, 'hook deleted');
+      assert.equal(row.attempts, 0);
+      const deps = { db, clock, wakeDeliveries: () => assert.fail('nothing to wake') };
+      assert.equal(await replayDelivery(deps, row.id), undefined, "a deleted hook's delivery is not replayed");
+      const rows = await db.kysely.selectFrom('deliveries').select('id').where('hook_id', '=', s.hookId).execute();
+      assert.deepEqual(
+        rows.map((r) => r.id),
+        [row.id],
+      );
     } finally {
       await rx.close();
     }

@@ -1,6 +1,10 @@
 // Webhook delivery, as a lease-claim job (jobs/runner.ts). Guarantees:
-// - At least once: a delivery leaves `pending` only through a recorded 2xx or its 7th recorded failure. A worker
-//   that dies mid-delivery leaves a claim that expires; another worker then claims and sends it again.
+// - At least once: a delivery stays due (`pending` before its first attempt, `retrying` after a failed one, each
+//   from next_attempt_at) and ends only through a recorded 2xx (`succeeded`), its 7th recorded failure
+//   (`giving_up`) or its hook's deletion (below). A worker that dies mid-delivery leaves a claim that expires;
+//   another worker then claims and sends it again.
+// - A deleted hook's retries stop: a row claimed after the deletion is not sent but ends `giving_up` with last_error
+//   "hook deleted" (an attempt already on the wire when the hook was deleted still completes).
 // - No double record: an outcome is written only while this worker still holds the claim it sent under.
 // - A live worker never sends on a claim that could expire before the request's timeout (the runner's lease rule).
 // - No transaction is open across an HTTP call. Redirects are never followed. A response counts only when it is

@@ -114,12 +114,12 @@ describe('/v1/hooks', () => {
     assert.deepEqual(r.json.events, ['signing_request.signed', 'document.completed']);
     assert.equal(r.json.target_url, 'https://hooks.example.com/signet');
     assert.equal(r.json.created_at, new Date(h.clock.now()).toISOString());
-    assert.ok(r.headers['ratelimit-remaining']);
+    assert.ok(r.headers['ratelimit-remaining'], "r.headers['ratelimit-remaining']");
     const list = await h.request('GET', '/v1/hooks', { token: t.token });
     assert.equal(list.status, 200);
     assert.equal(list.json.length, 1);
     assert.deepEqual(Object.keys(list.json[0]).sort(), ['created_at', 'document_id', 'events', 'id', 'target_url']);
-    assert.ok(!list.text.includes(r.json.secret));
+    assert.ok(!list.text.includes(r.json.secret), '!list.text.includes(r.json.secret)');
   });
 
   test('event filter: empty means all, known names only, at most 10', async () => {

@@ -1,10 +1,19 @@
-// /v1/hooks: subscriptions for connectors (REST hooks), their test event and delivery history. Wiring only.
+// /v1/hooks: subscriptions for connectors (REST hooks), their test event, delivery history and replay. Wiring only.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { apiError } from '../lib/errors.js';
 import { authOf } from '../http/request-context.js';
 import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
-import { CreateHookBody, DeliveryList, HookCreated, HookView, TestEventSent } from './hooks.schemas.js';
+import {
+  CreateHookBody,
+  DeliveryHistoryQuery,
+  DeliveryList,
+  DeliveryReplayed,
+  HookCreated,
+  HookDeliveryParams,
+  HookView,
+  TestEventSent,
+} from './hooks.schemas.js';
 import type { HookList, HooksService } from './hooks.service.js';
 
 const sendList = (reply: FastifyReply, list: HookList) =>
@@ -85,14 +94,38 @@ export async function hooksRoutes(fastify: FastifyInstance, { hooks }: { hooks: 
       schema: {
         tags,
         summary: 'Delivery history of a hook: every attempt with time, status, duration and error.',
+        description:
+          'Newest first, with each delivery’s state and next attempt time. `?status=` filters (`failed` = `retrying` ' +
+          'and `giving_up`); `?before=<id of the last delivery seen>` gives the next page, up to `?limit=` (100).',
         params: IdParam,
-        response: { 200: DeliveryList, ...errorResponses(404, ...AUTH_ERRORS) },
+        querystring: DeliveryHistoryQuery,
+        response: { 200: DeliveryList, ...errorResponses(400, 404, ...AUTH_ERRORS) },
       },
     },
     async (req) => {
-      const list = await hooks.deliveries(authOf(req).workspace.id, req.params.id);
-      if (!list) throw apiError('not_found');
-      return list;
+      const page = await hooks.deliveries(authOf(req).workspace.id, req.params.id, req.query);
+      if (!page) throw apiError('not_found');
+      return page.deliveries;
+    },
+  );
+
+  app.post(
+    '/hooks/:id/deliveries/:delivery_id/replay',
+    {
+      schema: {
+        tags,
+        summary: 'Replay a delivery: its event goes again to the hook as a new delivery, due now.',
+        description:
+          'Allowed from any state. The event id and body are the same (receivers deduplicate on the id); the new ' +
+          'delivery has its own attempts and schedule. A deleted hook is 404, like a missing one.',
+        params: HookDeliveryParams,
+        response: { 202: DeliveryReplayed, ...errorResponses(404, ...AUTH_ERRORS) },
+      },
+    },
+    async (req, reply) => {
+      const replayed = await hooks.replay(authOf(req).workspace.id, req.params.id, req.params.delivery_id);
+      if (!replayed) throw apiError('not_found');
+      return reply.code(202).send(replayed);
     },
   );
 }

@@ -1,6 +1,7 @@
 // Wire schemas of /v1/hooks (TypeBox): they validate requests, serialise responses and generate the OpenAPI document.
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static, type TSchema } from '@fastify/type-provider-typebox';
 import { MAX_HOOK_EVENTS, MAX_URL_LENGTH } from '../limits.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from './deliveries.repo.js';
 import { EVENT_NAMES } from './events.js';
 
 export const HookView = Type.Object({
@@ -32,4 +33,76 @@ export type CreateHookBody = Static<typeof CreateHookBody>;
 
 export const TestEventSent = Type.Object({ event_id: Type.String(), hook_id: Type.String() });
 
-export const DeliveryList = Type.Array(Type.Object({}, { additionalProperties: true }));
+export const HookDeliveryParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  delivery_id: Type.String({ minLength: 1, maxLength: 64 }),
+});
+
+/** The answer to a replay: the new delivery, of the same event to the same hook. */
+export const DeliveryReplayed = Type.Object({
+  delivery_id: Type.String({ description: 'The new delivery, due now, with its own attempts.' }),
+  event_id: Type.String({ description: "The source delivery's event id, unchanged (receivers deduplicate on it)." }),
+  hook_id: Type.String(),
+});
+export type DeliveryReplayed = Static<typeof DeliveryReplayed>;
+
+/** A history filter: one state, or `failed` (retrying and giving_up). */
+export const DELIVERY_FILTERS = [...DELIVERY_STATUSES, 'failed'] as const;
+export type DeliveryFilter = (typeof DELIVERY_FILTERS)[number];
+
+export const DeliveryHistoryQuery = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Unsafe<DeliveryFilter>({
+        type: 'string',
+        enum: [...DELIVERY_FILTERS],
+        description: 'Only deliveries in this state; `failed` = `retrying` and `giving_up`.',
+      }),
+    ),
+    before: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "Paging: only deliveries older than this delivery of the hook (the last page's last id).",
+      }),
+    ),
+    // Query values arrive as text (the app's validator does not coerce); the service checks the range.
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'Page size, 1 to 100 (default 100).' })),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryHistoryQuery = Static<typeof DeliveryHistoryQuery>;
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+export const AttemptView = Type.Object({
+  attempt: Type.Integer({ description: '1 to 7' }),
+  started_at: Type.String(),
+  duration_ms: Type.Integer({ description: 'Latency: request sent to response read (or failure).' }),
+  status_code: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  response_body: Nullable(Type.String({ description: 'The first 2048 characters of the response.' })),
+});
+export type AttemptView = Static<typeof AttemptView>;
+
+export const DeliveryView = Type.Object({
+  id: Type.String(),
+  workspace_id: Type.String(),
+  event_id: Type.String(),
+  event: Type.String(),
+  hook_id: Type.String(),
+  status: Type.Unsafe<DeliveryStatus>({
+    type: 'string',
+    enum: [...DELIVERY_STATUSES],
+    description: '`pending` (not attempted yet), `retrying` (failed, next_attempt_at set), `succeeded`, `giving_up`.',
+  }),
+  attempts: Type.Integer(),
+  next_attempt_at: Nullable(Type.String()),
+  created_at: Type.String(),
+  last_status_code: Nullable(Type.Integer()),
+  last_error: Nullable(Type.String()),
+  attempts_log: Type.Array(AttemptView),
+});
+export type DeliveryView = Static<typeof DeliveryView>;
+
+export const DeliveryList = Type.Array(DeliveryView);

@@ -56,7 +56,10 @@ describe('hook list cache (SQLite)', () => {
     const b = await hooks.list(ws);
     assert.equal(a, b, 'served from the cache');
     assert.equal(hooks.cachedList(ws, db.probe!.version()), a);
-    assert.ok(Object.isFrozen(a) && Object.isFrozen(a.views) && Object.isFrozen(a.views[0]));
+    assert.ok(
+      Object.isFrozen(a) && Object.isFrozen(a.views) && Object.isFrozen(a.views[0]),
+      'Object.isFrozen(a) && Object.isFrozen(a.views) && Object.isFrozen(a.views[0])',
+    );
     assert.throws(() => (a.views as unknown[]).pop());
     assert.equal((await hooks.list(ws)).views.length, 1);
     assert.equal(a.json, JSON.stringify(a.views));
@@ -90,7 +93,7 @@ describe('hook list cache (SQLite)', () => {
   test("a request's own reading (req.dataVersion) is validated instead of a fresh one; null reads the database", async () => {
     const urlsAt = async (version: number | null) => (await hooks.list(ws, version)).views.map((h) => h.target_url);
     const before = await urls();
-    assert.ok(before.length > 0);
+    assert.ok(before.length > 0, 'before.length > 0');
     const reading = db.probe!.version()!;
     const other = new Database(file);
     try {
@@ -141,7 +144,10 @@ describe('hook list cache (SQLite)', () => {
     const rows = await listHooks(db.kysely, ws);
     const cached = await hooks.list(ws);
     assert.deepEqual(cached.views, rows.map(presentHook));
-    assert.ok(cached.views.every((h) => !('secret' in h)));
+    assert.ok(
+      cached.views.every((h) => !('secret' in h)),
+      "cached.views.every((h) => !('secret' in h))",
+    );
     assert.equal(presentCreatedHook(rows[0]!).secret, rows[0]!.secret);
   });
 });

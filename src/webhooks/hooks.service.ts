@@ -1,19 +1,35 @@
-// Webhook subscriptions as the API, the CLI and signing use them, and the delivery history. Guarantees: a hook is
-// created only with a target that passes the outbound rule and a filter of known event names (at most
+// Webhook subscriptions as the API, the CLI and signing use them, the delivery history and replay. Guarantees: a
+// hook is created only with a target that passes the outbound rule and a filter of known event names (at most
 // MAX_HOOK_EVENTS); a list answer is never stale (on SQLite it is cached only while the change probe shows the
-// database unchanged, since GET /v1/hooks is the API's hottest read).
+// database unchanged, since GET /v1/hooks is the API's hottest read); history and replay reach only a live hook of
+// the caller's workspace and its own deliveries, and a replay re-sends the same event (same id and body).
 import type { Db } from '../db/db.js';
 import { createExactCache } from '../db/exact-cache.js';
 import type { Clock } from '../lib/clock.js';
 import { apiError } from '../lib/errors.js';
 import { checkOutboundUrl } from '../lib/outbound.js';
 import { MAX_HOOK_EVENTS } from '../limits.js';
-import { findDeliveries, findDelivery, insertReplay } from './deliveries.repo.js';
+import {
+  findDeliveries,
+  findDelivery,
+  findDeliveryRow,
+  insertReplay,
+  type DeliveryQuery,
+  type DeliveryStatus,
+} from './deliveries.repo.js';
 import { isEventName, testEventFields } from './events.js';
 import { createHook, deleteHook, findHook, listHooks, type Hook } from './hooks.repo.js';
-import type { CreateHookBody, HookCreated, HookView } from './hooks.schemas.js';
+import {
+  DELIVERY_FILTERS,
+  type CreateHookBody,
+  type DeliveryFilter,
+  type DeliveryReplayed,
+  type DeliveryView,
+  type HookCreated,
+  type HookView,
+} from './hooks.schemas.js';
 import type { Emit } from './outbox.repo.js';
-import { presentCreatedHook, presentDelivery, presentHook, type DeliveryView } from './presenters.js';
+import { presentCreatedHook, presentDelivery, presentHook } from './presenters.js';
 
 export const HOOK_LIST_CACHE_SIZE = 1000;
 
@@ -107,12 +123,16 @@ export function createHooksService(deps: HooksDeps) {
       return { event_id: eventId, hook_id: hook.id };
     },
 
-    /** A hook's last 100 deliveries, newest first; undefined when there is no such hook. */
-    async deliveries(workspaceId: string, hookId: string): Promise<DeliveryView[] | undefined> {
-      const hook = await findHook(db.kysely, workspaceId, hookId);
-      if (!hook) return undefined;
-      return listDeliveries(db, { workspaceId, hookId: hook.id, limit: 100 });
-    },
+    /** One page of a hook's delivery history (see listHookDeliveries); undefined when there is no such hook. */
+    deliveries: (workspaceId: string, hookId: string, query: HistoryQuery = {}) =>
+      listHookDeliveries(deps, workspaceId, hookId, query),
+
+    /**
+     * Replays one of the hook's deliveries (see replayDelivery); undefined when there is no such live hook or
+     * delivery of it in the workspace.
+     */
+    replay: (workspaceId: string, hookId: string, deliveryId: string) =>
+      replayDelivery(deps, deliveryId, { workspaceId, hookId }),
   };
 }
 
@@ -131,11 +151,76 @@ export async function sendTestEvent(
   return r;
 }
 
-/** Newest first; limit defaults to 50, at most 500. */
-export const listDeliveries = async (
-  db: Db,
-  opts: Parameters<typeof findDeliveries>[1] = {},
-): Promise<DeliveryView[]> => (await findDeliveries(db, opts)).map(presentDelivery);
+/**
+ * The states a history filter stands for (`failed`: retrying and giving_up); none for no filter. An unknown
+ * value is 400 invalid_request with meta.field `status`.
+ */
+export function deliveryStatuses(filter: string | undefined): readonly DeliveryStatus[] | undefined {
+  if (filter === undefined) return undefined;
+  if (!(DELIVERY_FILTERS as readonly string[]).includes(filter)) {
+    throw apiError('invalid_request', {
+      message: `Unknown delivery status "${filter.slice(0, 40)}"; one of ${DELIVERY_FILTERS.join(', ')}.`,
+      meta: { field: 'status', allowed: [...DELIVERY_FILTERS] },
+    });
+  }
+  return filter === 'failed' ? ['retrying', 'giving_up'] : [filter as Exclude<DeliveryFilter, 'failed'>];
+}
+
+/**
+ * What a history page may ask for, as a query string gives it: a state filter, the id of the previous page's last
+ * delivery, a page size (1 to HISTORY_PAGE_SIZE).
+ */
+export type HistoryQuery = { status?: string; before?: string; limit?: string | number };
+export const HISTORY_PAGE_SIZE = 100;
+
+function pageSize(raw: string | number | undefined): number {
+  if (raw === undefined) return HISTORY_PAGE_SIZE;
+  const n = typeof raw === 'number' ? raw : /^[0-9]{1,3}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > HISTORY_PAGE_SIZE) {
+    throw apiError('invalid_request', {
+      message: `limit must be an integer from 1 to ${HISTORY_PAGE_SIZE}.`,
+      meta: { field: 'limit', max: HISTORY_PAGE_SIZE },
+    });
+  }
+  return n;
+}
+
+/**
+ * One page of a hook's delivery history, newest first: every delivery with each attempt (time, response status,
+ * latency, error) and its next attempt time. `next` is the `before` of the following page (null on the last page).
+ * Undefined when the hook is not a live hook of the workspace; 400 invalid_request (meta.field) for an unknown
+ * status, a limit outside 1 to 100, or a `before` that is not one of this hook's deliveries. The API route calls
+ * this, and the dashboard can call it with the query values as they come.
+ */
+export async function listHookDeliveries(
+  deps: Pick<HooksDeps, 'db'>,
+  workspaceId: string,
+  hookId: string,
+  query: HistoryQuery = {},
+): Promise<{ deliveries: DeliveryView[]; next: string | null } | undefined> {
+  const statuses = deliveryStatuses(query.status);
+  const limit = pageSize(query.limit);
+  const hook = await findHook(deps.db.kysely, workspaceId, hookId);
+  if (!hook) return undefined;
+  let after: DeliveryQuery['after'];
+  if (query.before !== undefined) {
+    const row = await findDeliveryRow(deps.db, query.before);
+    if (!row || row.workspace_id !== workspaceId || row.hook_id !== hook.id) {
+      throw apiError('invalid_request', {
+        message: "`before` must be the id of one of this hook's deliveries.",
+        meta: { field: 'before' },
+      });
+    }
+    after = row;
+  }
+  const rows = await findDeliveries(deps.db, { workspaceId, hookId: hook.id, statuses, after, limit: limit + 1 });
+  const page = rows.slice(0, limit).map(presentDelivery);
+  return { deliveries: page, next: rows.length > limit ? page.at(-1)!.id : null };
+}
+
+/** Newest first, across hooks (the CLI); limit defaults to 50, at most 500. */
+export const listDeliveries = async (db: Db, opts: DeliveryQuery = {}): Promise<DeliveryView[]> =>
+  (await findDeliveries(db, opts)).map(presentDelivery);
 
 /** By id alone: callers scope it (workspace_id is in the view) before showing it. */
 export async function getDelivery(db: Db, id: string): Promise<DeliveryView | undefined> {
@@ -143,8 +228,20 @@ export async function getDelivery(db: Db, id: string): Promise<DeliveryView | un
   return d && presentDelivery(d);
 }
 
-/** Sends the event again to the same hook as a new delivery due now; the event id stays, so receivers dedupe. */
-export async function replayDelivery(db: Db, id: string, clock: Clock): Promise<DeliveryView | undefined> {
-  const fresh = await insertReplay(db, id, clock.now());
-  return fresh === undefined ? undefined : getDelivery(db, fresh);
+/**
+ * Replay, the one mechanism behind the API, the dashboard and `signet deliveries replay`: the delivery's event is
+ * sent again to the same hook as a new `pending` delivery due now (same event id and body, so receivers deduplicate;
+ * its own attempts and schedule), from any state of the source delivery, which is left untouched. The worker is
+ * woken. Undefined (nothing written) when there is no such delivery, its hook is deleted (a deleted hook gets no
+ * more deliveries), or, given `scope`, it is not a delivery of that workspace's hook.
+ */
+export async function replayDelivery(
+  deps: Pick<HooksDeps, 'db' | 'clock' | 'wakeDeliveries'>,
+  deliveryId: string,
+  scope?: { workspaceId: string; hookId: string },
+): Promise<DeliveryReplayed | undefined> {
+  const r = await insertReplay(deps.db, deliveryId, deps.clock.now(), scope);
+  if (!r) return undefined;
+  deps.wakeDeliveries();
+  return { delivery_id: r.id, event_id: r.eventId, hook_id: r.hookId };
 }

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+import type { DeliveryStatus } from './deliveries.repo.js';
 import { buildEnvelope, type EventName } from './events.js';
 
 export type EmitOptions = {
@@ -21,13 +22,13 @@ export type Emit = (
   opts?: EmitOptions,
 ) => Promise<{ eventId: string; deliveries: number }>;
 
-/** A delivery row due now, attempt 1; the one shape both emitting and replaying write. */
+/** A delivery row due now, attempt 1 (`pending`); the one shape both emitting and replaying write. */
 export const pendingDelivery = (eventId: string, hookId: string, workspaceId: string, now: number) => ({
   id: newId('del'),
   event_id: eventId,
   hook_id: hookId,
   workspace_id: workspaceId,
-  status: 'pending',
+  status: 'pending' satisfies DeliveryStatus,
   attempts: 0,
   next_attempt_at: now,
   claimed_by: null,

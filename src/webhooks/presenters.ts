@@ -1,8 +1,8 @@
 // The wire format of hooks and deliveries, written once (API, CLI). A hook's secret appears only at creation.
 import { iso } from '../lib/clock.js';
-import type { DeliveryRecord } from './deliveries.repo.js';
+import type { DeliveryRecord, DeliveryStatus } from './deliveries.repo.js';
 import type { Hook } from './hooks.repo.js';
-import type { HookCreated, HookView } from './hooks.schemas.js';
+import type { DeliveryView, HookCreated, HookView } from './hooks.schemas.js';
 
 export const presentHook = (h: Hook): HookView => ({
   id: h.id,
@@ -15,37 +15,14 @@ export const presentHook = (h: Hook): HookView => ({
 /** The creation answer: the only time the secret leaves the service. */
 export const presentCreatedHook = (h: Hook): HookCreated => ({ ...presentHook(h), secret: h.secret });
 
-export type AttemptView = {
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response_body: string | null;
-};
-
-export type DeliveryView = {
-  id: string;
-  workspace_id: string;
-  event_id: string;
-  event: string;
-  hook_id: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: string | null;
-  created_at: string;
-  last_status_code: number | null;
-  last_error: string | null;
-  attempts_log: AttemptView[];
-};
-
+/** A delivery with every attempt (time, status, latency, error) and when the next one is due. */
 export const presentDelivery = ({ row: r, attempts }: DeliveryRecord): DeliveryView => ({
   id: r.id,
   workspace_id: r.workspace_id,
   event_id: r.event_id,
   event: r.name,
   hook_id: r.hook_id,
-  status: r.status,
+  status: r.status as DeliveryStatus,
   attempts: r.attempts,
   next_attempt_at: r.next_attempt_at === null ? null : iso(r.next_attempt_at),
   created_at: iso(r.created_at),

@@ -262,7 +262,7 @@ test('anchorProblems: unknown_role (once per role), duplicate_anchor, signer_has
       ['signer_has_no_anchor', { role: 'Witness' }],
     ],
   );
-  for (const p of problems) assert.ok(p.message.length > 0);
+  for (const p of problems) assert.ok(p.message.length > 0, 'p.message.length > 0');
 });
 
 test('anchorProblems: a duplicate is reported once however many copies; without roles only duplicates are checked', () => {

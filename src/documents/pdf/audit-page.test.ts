@@ -79,7 +79,7 @@ test('an appended audit page lists every signer value and the original SHA-256, 
       assert.ok(audit.includes(v), `${v} missing`);
   }
   assert.ok(squash(audit).includes(squash(signers[0].userAgent!)), 'the long user agent is printed in full (wrapped)');
-  assert.ok(audit.includes(signers[0].viewedAt!));
+  assert.ok(audit.includes(signers[0].viewedAt!), 'audit.includes(signers[0].viewedAt!)');
   assert.match(audit, /page 1 of 1/);
   qpdfCheck(out);
 });
@@ -166,7 +166,7 @@ test('renderAuditCertificate: a standalone PDF with the audit and every event, p
   const all = pages.join('\n');
   assert.match(pages[0], /^Audit trail/);
   assert.match(all, /Events \(80\)/);
-  assert.ok(squash(all).includes(sha));
+  assert.ok(squash(all).includes(sha), 'squash(all).includes(sha)');
   for (const e of events) {
     assert.ok(all.includes(e.at), `event at ${e.at}`);
     if (e.actor) assert.ok(all.includes(e.actor), e.actor);

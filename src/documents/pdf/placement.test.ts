@@ -195,7 +195,7 @@ test('auto_append: many signers continue on more pages; a tiny last page gets Le
   const r = await preparePdf(await makePdf(), { mode: 'auto_append', signers: signers(12) });
   assert.ok(r.pageCount >= 3, `pages ${r.pageCount}`);
   const pages = new Set(r.fields.map((f) => f.page));
-  assert.ok(!pages.has(1));
+  assert.ok(!pages.has(1), '!pages.has(1)');
   assert.equal(Math.max(...pages), r.pageCount);
   assert.equal(r.fields.length, 24);
   assert.match(pdftotext(r.pdf, 3), /Signatures \(continued\)/);

@@ -141,7 +141,7 @@ test('changing one signed byte breaks the seal', async () => {
   const { pdf } = await sealPdf(onePage, { seal: pki.seal, tsa: pki.localTsa, clock });
   const tampered = Buffer.from(pdf);
   const at = 10; // in the binary comment after the header: still a parseable PDF
-  assert.ok(at < extractSignature(pdf).byteRange[1]);
+  assert.ok(at < extractSignature(pdf).byteRange[1], 'at < extractSignature(pdf).byteRange[1]');
   tampered[at] ^= 0x01;
   const sig = await run('pdfsig', ['-nssdir', nssDb, tmp.save(tampered, 'tampered.pdf')]);
   assert.match(sig.stdout, /Signature Validation: /);

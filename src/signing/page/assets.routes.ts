@@ -1,7 +1,7 @@
-// Static files of the signer and review pages: their scripts and stylesheets, and pdf.js's browser build from the
-// installed package (no CDN, so the page makes no third-party request). Each file is read once when this module
-// loads; pages link them with a content-hash query, so they can be cached for a year without a stale script
-// surviving a deploy.
+// Static files of the signer, review, embed and dashboard pages: their scripts and stylesheets, Pico CSS and
+// pdf.js's browser build from the installed packages (no CDN, so a page makes no third-party request). Each file is
+// read once when this module loads; pages link them with a content-hash query, so they can be cached for a year
+// without a stale script surviving a deploy.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -56,6 +56,10 @@ const files = new Map<string, Asset>([
   ['embed-bridge.js', load(path.join(here, '../../embedded/assets/bridge.js'))],
   ['signet.js', load(path.join(here, '../../embedded/assets/signet.js'))],
   ['signet.d.ts', load(path.join(here, '../../embedded/assets/signet.d.ts'))],
+  // The workspace dashboard (dashboard/): Pico CSS from its package, and the dashboard's own style and script.
+  ['pico.min.css', load(createRequire(import.meta.url).resolve('@picocss/pico/css/pico.min.css'))],
+  ['dashboard.css', load(path.join(here, '../../dashboard/assets/dashboard.css'))],
+  ['dashboard.js', load(path.join(here, '../../dashboard/assets/dashboard.js'))],
   ['pdf.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.min.mjs'))],
   ['pdf.worker.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.worker.min.mjs'))],
 ]);
@@ -71,6 +75,9 @@ export type AssetName =
   | 'embed-bridge.js'
   | 'signet.js'
   | 'signet.d.ts'
+  | 'pico.min.css'
+  | 'dashboard.css'
+  | 'dashboard.js'
   | 'pdf.min.mjs'
   | 'pdf.worker.min.mjs';
 

@@ -1,0 +1,267 @@
+// The dashboard's guards over HTTP, on SQLite and PostgreSQL, against the real app on a real port: sign-in is
+// required everywhere; members look but cannot manage keys; another workspace's key is not found however its id is
+// typed; a form without its CSRF token is refused; a created key's plaintext is in exactly one response; sign-in
+// throttling holds under 100 bad passwords with one generic answer; links work once; sessions end.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, type Harness } from '../testing/harness.js';
+import { postgresForTests } from '../testing/services.js';
+import { createUserLink } from './people.service.js';
+import { dashboardClient, PASSWORD, signedIn } from './testing/client.js';
+
+const pg = await postgresForTests();
+const databases = [
+  { name: 'SQLite', database: 'sqlite' as const, skip: false as const },
+  {
+    name: 'PostgreSQL',
+    database: 'url' in pg ? { postgresAdminUrl: pg.url } : ('sqlite' as const),
+    skip: 'skip' in pg ? pg.skip : (false as const),
+  },
+];
+
+const PAGES = [
+  '/dashboard/overview',
+  '/dashboard/developers/keys',
+  '/dashboard/developers/keys/key_x',
+  '/dashboard/developers/keys/key_x/revoke',
+];
+
+for (const d of databases) {
+  describe(`dashboard guards (${d.name})`, { skip: d.skip }, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({ database: d.database });
+    });
+    after(() => h?.close());
+
+    test('every page without a session redirects to sign-in; posts too', async () => {
+      const c = dashboardClient(h);
+      for (const p of PAGES) {
+        const r = await c.get(p);
+        assert.equal(r.status, 303, p);
+        assert.equal(r.headers.location, `/dashboard/sign-in?next=${encodeURIComponent(p)}`, p);
+      }
+      await c.get('/dashboard/sign-in');
+      const post = await c.post('/dashboard/developers/keys');
+      assert.equal(post.status, 303);
+      assert.equal(post.headers.location, '/dashboard/sign-in');
+      const signin = await c.get('/dashboard/sign-in');
+      assert.equal(signin.status, 200);
+      assert.match(signin.headers['content-security-policy']!, /script-src 'self'(;|$)/);
+      assert.doesNotMatch(signin.headers['content-security-policy']!, /unsafe-inline/);
+      assert.equal(signin.headers['x-frame-options'], 'SAMEORIGIN');
+      assert.match(signin.headers['content-security-policy']!, /frame-ancestors 'none'/);
+      assert.equal(signin.headers['cache-control'], 'no-store');
+    });
+
+    test('the first owner: link → password → sign-in; the link works once; a short password is refused', async () => {
+      const ws = await h.workspace('business', 'Owners Inc');
+      const link = await createUserLink(h, {
+        email: 'First.Owner@Example.com',
+        workspaceId: ws.id,
+        role: 'owner',
+        by: 'test',
+      });
+      const path = new URL(link.url).pathname;
+      const c = dashboardClient(h);
+      const page = await c.get(path);
+      assert.equal(page.status, 200);
+      assert.match(page.text, /first\.owner@example\.com/);
+      const short = await c.post(path, { password: 'too short', confirm: 'too short' });
+      assert.equal(short.status, 400);
+      assert.match(short.text, /at least 12 characters/);
+      const set = await c.post(path, { password: PASSWORD, confirm: PASSWORD });
+      assert.equal(set.status, 303);
+      const again = await c.get(path);
+      assert.equal(again.status, 410, 'a used link is gone');
+      const row = await h.db.kysely
+        .selectFrom('users')
+        .selectAll()
+        .where('email', '=', 'first.owner@example.com')
+        .executeTakeFirstOrThrow();
+      assert.match(row.password_hash!, /^scrypt\$32768\$8\$1\$/);
+      assert.ok(!row.password_hash!.includes(PASSWORD), 'the password is not stored');
+
+      await c.get('/dashboard/sign-in');
+      const wrong = await c.post('/dashboard/sign-in', {
+        email: 'first.owner@example.com',
+        password: 'not the password',
+      });
+      assert.equal(wrong.status, 401);
+      const ok = await c.post('/dashboard/sign-in', { email: 'FIRST.owner@example.com', password: PASSWORD });
+      assert.equal(ok.status, 303);
+      assert.equal(ok.headers.location, '/dashboard/overview');
+      assert.match(
+        String(ok.headers['set-cookie']),
+        /signet_session=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Lax/,
+      );
+      const overview = await c.get('/dashboard/overview');
+      assert.equal(overview.status, 200);
+      assert.match(overview.text, /Owners Inc/);
+
+      // Links expire after 72 hours.
+      const late = await createUserLink(h, {
+        email: 'late@example.com',
+        workspaceId: ws.id,
+        role: 'member',
+        by: 'test',
+      });
+      h.clock.advance(72 * 3600_000);
+      assert.equal((await dashboardClient(h).get(new URL(late.url).pathname)).status, 410);
+    });
+
+    test('sessions end after 12 idle hours and on sign-out', async () => {
+      const ws = await h.workspace('business');
+      const { client } = await signedIn(h, ws.id);
+      assert.equal((await client.get('/dashboard/overview')).status, 200);
+      h.clock.advance(11 * 3600_000);
+      assert.equal((await client.get('/dashboard/overview')).status, 200, 'used within 12 h');
+      h.clock.advance(12 * 3600_000 + 1000);
+      assert.equal((await client.get('/dashboard/overview')).status, 303, 'idle for 12 h');
+
+      const again = await signedIn(h, ws.id, 'admin');
+      await again.client.get('/dashboard/overview');
+      const out = await again.client.post('/dashboard/sign-out');
+      assert.equal(out.status, 303);
+      assert.equal((await again.client.get('/dashboard/overview')).status, 303);
+    });
+
+    test('a form post without its CSRF token is refused, and nothing changes', async () => {
+      const ws = await h.workspace('business');
+      const { client } = await signedIn(h, ws.id);
+      await client.get('/dashboard/developers/keys');
+      const forged = await client.post('/dashboard/developers/keys', {}, { csrf: null });
+      assert.equal(forged.status, 403);
+      const wrong = await client.post('/dashboard/developers/keys', {}, { csrf: 'x'.repeat(52) });
+      assert.equal(wrong.status, 403);
+      const keys = await h.db.kysely.selectFrom('api_keys').select('id').where('workspace_id', '=', ws.id).execute();
+      assert.equal(keys.length, 0);
+    });
+
+    test('the plaintext key is in exactly one response; members cannot manage; other workspaces are not found', async () => {
+      const ws = await h.workspace('business');
+      const { client: owner } = await signedIn(h, ws.id, 'owner');
+      await owner.get('/dashboard/developers/keys');
+      const created = await owner.post('/dashboard/developers/keys');
+      assert.equal(created.status, 201);
+      const plaintext = /value="(svk_live_[0-9a-f]{32})"/.exec(created.text)?.[1];
+      assert.ok(plaintext, 'the key is shown');
+      const me = await h.request('GET', '/v1/me', { token: plaintext });
+      assert.equal(me.status, 200, 'and it works');
+      const keyId = /\/dashboard\/developers\/keys\/(key_[0-9a-f]+)/.exec(created.text)![1]!;
+      for (const p of ['/dashboard/developers/keys', `/dashboard/developers/keys/${keyId}`, '/dashboard/overview'])
+        assert.ok(!(await owner.get(p)).text.includes(plaintext), `${p} does not show the plaintext`);
+
+      const { client: member } = await signedIn(h, ws.id, 'member');
+      const list = await member.get('/dashboard/developers/keys');
+      assert.equal(list.status, 200, 'members see the list');
+      assert.doesNotMatch(list.text, /Create API key/);
+      assert.equal((await member.post('/dashboard/developers/keys')).status, 403);
+      await member.get(`/dashboard/developers/keys/${keyId}`);
+      assert.equal((await member.post(`/dashboard/developers/keys/${keyId}/revoke`)).status, 403);
+      assert.equal((await member.post(`/dashboard/developers/keys/${keyId}/ips`, { ips: '10.0.0.1' })).status, 403);
+
+      const other = await h.workspace('business', 'Elsewhere');
+      const { client: stranger } = await signedIn(h, other.id, 'owner');
+      for (const p of [`/dashboard/developers/keys/${keyId}`, `/dashboard/developers/keys/${keyId}/revoke`])
+        assert.equal((await stranger.get(p)).status, 404, p);
+      await stranger.get('/dashboard/developers/keys');
+      assert.equal((await stranger.post(`/dashboard/developers/keys/${keyId}/revoke`)).status, 404);
+      assert.equal((await stranger.post(`/dashboard/developers/keys/${keyId}/ips`, { ips: '10.0.0.1' })).status, 404);
+      assert.equal((await h.request('GET', '/v1/me', { token: plaintext })).status, 200, 'nobody else revoked it');
+    });
+
+    test(
+      'allowlist and origins editors: the CLI’s canonical form and refusals; revoke → 401',
+      { timeout: 20_000 },
+      async () => {
+        const ws = await h.workspace('business');
+        const { client } = await signedIn(h, ws.id);
+        await client.get('/dashboard/developers/keys');
+        const created = await client.post('/dashboard/developers/keys');
+        const plaintext = /value="(svk_live_[0-9a-f]{32})"/.exec(created.text)![1]!;
+        const keyId = /\/dashboard\/developers\/keys\/(key_[0-9a-f]+)/.exec(created.text)![1]!;
+        const page = `/dashboard/developers/keys/${keyId}`;
+        await client.get(page);
+        const bad = await client.post(`${page}/ips`, { ips: '10.0.0.0/8\nnot-an-ip' });
+        assert.equal(bad.status, 400);
+        assert.match(
+          bad.text,
+          /refused entry &#34;not-an-ip&#34;|refused entry &quot;not-an-ip&quot;|refused entry "not-an-ip"/,
+        );
+        assert.match(bad.text, /nothing saved/);
+        const saved = await client.post(`${page}/ips`, { ips: ' 10.1.2.3 \n\n192.168.0.0/16\n10.1.2.3' });
+        assert.equal(saved.status, 303);
+        const row = await h.db.kysely
+          .selectFrom('api_keys')
+          .selectAll()
+          .where('id', '=', keyId)
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(JSON.parse(row.allowed_ips), ['10.1.2.3', '192.168.0.0/16']);
+        const refused = await h.request('GET', '/v1/me', { token: plaintext });
+        assert.equal(refused.status, 403);
+        assert.equal(refused.json.code, 'ip_not_allowed');
+        await client.get(page);
+        assert.equal((await client.post(`${page}/ips`, { ips: '' })).status, 303);
+        assert.equal((await h.request('GET', '/v1/me', { token: plaintext })).status, 200);
+
+        await client.get(page);
+        const badOrigin = await client.post(`${page}/origins`, { origins: 'http://app.example' });
+        assert.equal(badOrigin.status, 400);
+        assert.match(badOrigin.text, /must be https; nothing saved/);
+        assert.equal((await client.post(`${page}/origins`, { origins: 'https://App.Example:443/' })).status, 303);
+        const withOrigins = await h.db.kysely
+          .selectFrom('api_keys')
+          .selectAll()
+          .where('id', '=', keyId)
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(JSON.parse(withOrigins.allowed_origins), ['https://app.example']);
+
+        await client.get(`${page}/revoke`);
+        assert.equal((await client.post(`${page}/revoke`)).status, 303);
+        assert.equal((await h.request('GET', '/v1/me', { token: plaintext })).status, 401);
+        const after = await client.get(page);
+        assert.match(after.text, /Revoked by [^ ]+@example\.com/);
+        const audit = await h.db.kysely
+          .selectFrom('audit_log')
+          .select(['action', 'actor'])
+          .where('target_id', '=', keyId)
+          .execute();
+        assert.deepEqual(audit.map((a) => a.action).sort(), [
+          'key.created',
+          'key.ips_set',
+          'key.ips_set',
+          'key.origins_set',
+          'key.revoked',
+        ]);
+        assert.ok(
+          audit.every((a) => a.actor.startsWith('user:')),
+          JSON.stringify(audit),
+        );
+      },
+    );
+
+    test('sign-in throttling holds under 100 bad passwords, with one generic answer', async () => {
+      const ws = await h.workspace('business');
+      const { email } = await signedIn(h, ws.id);
+      const c = dashboardClient(h, { localAddress: '127.0.0.9' });
+      await c.get('/dashboard/sign-in');
+      const bodies = new Set<string>();
+      for (let i = 0; i < 100; i++) {
+        const r = await c.post('/dashboard/sign-in', { email, password: `wrong password ${i}` });
+        assert.equal(r.status, 401);
+        bodies.add(/<p class="notice error" role="alert">([^<]*)<\/p>/.exec(r.text)![1]!);
+      }
+      // Locked now: the right password gets the very same answer, until the window has passed.
+      const locked = await c.post('/dashboard/sign-in', { email, password: PASSWORD });
+      assert.equal(locked.status, 401);
+      bodies.add(/<p class="notice error" role="alert">([^<]*)<\/p>/.exec(locked.text)![1]!);
+      assert.equal(bodies.size, 1, 'one message for wrong password and locked account');
+      const other = dashboardClient(h, { localAddress: '127.0.0.10' });
+      await other.get('/dashboard/sign-in');
+      assert.equal((await other.post('/dashboard/sign-in', { email, password: PASSWORD })).status, 401, 'per account');
+      h.clock.advance(61_000);
+      assert.equal((await other.post('/dashboard/sign-in', { email, password: PASSWORD })).status, 303, 'window over');
+    });
+  });
+}

@@ -1,0 +1,191 @@
+// What the dashboard's pages show and do, scoped to the signed-in person's workspace: anything of another workspace
+// is "not found" (an id typed into the URL reveals nothing), and members may look but not manage.
+import type { Config } from '../config.js';
+import type { Db } from '../db/db.js';
+import type { Clock } from '../lib/clock.js';
+import { ApiError, apiError } from '../lib/errors.js';
+import { findKey, listKeys, type ApiKey } from '../keys/keys.repo.js';
+import { presentKey } from '../keys/presenters.js';
+import {
+  createKeyAs,
+  parseIpList,
+  parseOriginList,
+  revokeKeyAs,
+  setKeyIpsAs,
+  setKeyOriginsAs,
+} from '../keys/keys.service.js';
+import { monthStart } from '../signing/create.js';
+import { countDocumentsSince } from '../signing/signing.repo.js';
+import { findHook } from '../webhooks/hooks.repo.js';
+import type { HooksService } from '../webhooks/hooks.service.js';
+import { presentHook } from '../webhooks/presenters.js';
+import { recordAudit } from '../workspaces/workspaces.repo.js';
+import { actorOf, type Viewer } from './people.service.js';
+
+export type DashboardDeps = {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'baseUrl' | 'tierCaps'>;
+  hooks: HooksService;
+};
+
+/** Owners and admins manage keys, hooks and people; members only look. */
+export const canManage = (v: Viewer): boolean => v.role === 'owner' || v.role === 'admin';
+
+export function requireManager(v: Viewer): void {
+  if (!canManage(v)) throw apiError('forbidden', { message: 'Only owners and admins of this workspace can do this.' });
+}
+
+export async function overview(deps: DashboardDeps, v: Viewer) {
+  const now = deps.clock.now();
+  const [used, keys] = await Promise.all([
+    countDocumentsSince(deps.db.kysely, v.workspace.id, monthStart(now)),
+    listKeys(deps.db.kysely, v.workspace.id),
+  ]);
+  return {
+    tier: v.workspace.tier,
+    used,
+    cap: deps.config.tierCaps[v.workspace.tier] ?? null,
+    activeKeys: keys.filter((k) => k.revoked_at === null).length,
+  };
+}
+
+export const workspaceKeys = async (deps: DashboardDeps, v: Viewer) =>
+  (await listKeys(deps.db.kysely, v.workspace.id)).map(presentKey).reverse();
+
+/** The key with this id in the viewer's workspace; 404 for anything else. */
+export async function workspaceKey(deps: DashboardDeps, v: Viewer, id: string): Promise<ApiKey> {
+  const k = await findKey(deps.db.kysely, id);
+  if (!k || k.workspace_id !== v.workspace.id) throw apiError('not_found');
+  return k;
+}
+
+export async function createKey(deps: DashboardDeps, v: Viewer) {
+  requireManager(v);
+  return createKeyAs(
+    deps.db.kysely,
+    { workspaceId: v.workspace.id, legacy: false, actor: actorOf(v) },
+    deps.clock.now(),
+  );
+}
+
+export async function revokeKey(deps: DashboardDeps, v: Viewer, id: string): Promise<void> {
+  requireManager(v);
+  const k = await workspaceKey(deps, v, id);
+  await revokeKeyAs(deps.db.kysely, k, actorOf(v), deps.clock.now());
+}
+
+/** Lines of a textarea: trimmed, blank lines dropped. */
+const lines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+/** Saves the list, or says why it was refused (the CLI's own message) and saves nothing. */
+export async function setKeyList(
+  deps: DashboardDeps,
+  v: Viewer,
+  id: string,
+  which: 'ips' | 'origins',
+  text: string,
+): Promise<{ ok: true } | { ok: false; message: string }> {
+  requireManager(v);
+  const k = await workspaceKey(deps, v, id);
+  if (k.revoked_at !== null) throw apiError('not_found');
+  const parsed = which === 'ips' ? parseIpList(lines(text)) : parseOriginList(lines(text));
+  if (!parsed.ok) return parsed;
+  const now = deps.clock.now();
+  if (which === 'ips') await setKeyIpsAs(deps.db.kysely, k, parsed.list, actorOf(v), now);
+  else await setKeyOriginsAs(deps.db.kysely, k, parsed.list, actorOf(v), now);
+  return { ok: true };
+}
+
+// ── Webhooks ────────────────────────────────────────────────────────────────────────────────────────────────────
+
+export const workspaceHooks = async (deps: DashboardDeps, v: Viewer) => (await deps.hooks.list(v.workspace.id)).views;
+
+/** The live hook with this id in the viewer's workspace; 404 for anything else. */
+export async function workspaceHook(deps: DashboardDeps, v: Viewer, id: string) {
+  const h = await findHook(deps.db.kysely, v.workspace.id, id);
+  if (!h) throw apiError('not_found');
+  return presentHook(h);
+}
+
+/** Creates a workspace hook (the secret is in the result only), or says why not with the API's own message. */
+export async function createHook(deps: DashboardDeps, v: Viewer, targetUrl: string, events: string[]) {
+  requireManager(v);
+  try {
+    const hook = await deps.hooks.create(v.workspace.id, { target_url: targetUrl, events });
+    await recordAudit(
+      deps.db.kysely,
+      {
+        workspaceId: v.workspace.id,
+        actor: actorOf(v),
+        action: 'hook.created',
+        targetId: hook.id,
+        detail: { target_url: hook.target_url, events: hook.events },
+      },
+      deps.clock.now(),
+    );
+    return { ok: true as const, hook };
+  } catch (err) {
+    if (err instanceof ApiError && err.status < 500) return { ok: false as const, message: err.message };
+    throw err;
+  }
+}
+
+export async function deleteHook(deps: DashboardDeps, v: Viewer, id: string): Promise<void> {
+  requireManager(v);
+  const h = await workspaceHook(deps, v, id);
+  await deps.hooks.remove(v.workspace.id, h.id);
+  await recordAudit(
+    deps.db.kysely,
+    { workspaceId: v.workspace.id, actor: actorOf(v), action: 'hook.deleted', targetId: h.id },
+    deps.clock.now(),
+  );
+}
+
+export async function sendTest(deps: DashboardDeps, v: Viewer, id: string): Promise<void> {
+  requireManager(v);
+  const sent = await deps.hooks.sendTest(v.workspace.id, id);
+  if (!sent) throw apiError('not_found');
+  await recordAudit(
+    deps.db.kysely,
+    {
+      workspaceId: v.workspace.id,
+      actor: actorOf(v),
+      action: 'hook.test_sent',
+      targetId: id,
+      detail: { event_id: sent.event_id },
+    },
+    deps.clock.now(),
+  );
+}
+
+export async function replay(deps: DashboardDeps, v: Viewer, hookId: string, deliveryId: string): Promise<void> {
+  requireManager(v);
+  const r = await deps.hooks.replay(v.workspace.id, hookId, deliveryId);
+  if (!r) throw apiError('not_found');
+  await recordAudit(
+    deps.db.kysely,
+    { workspaceId: v.workspace.id, actor: actorOf(v), action: 'delivery.replayed', targetId: deliveryId, detail: r },
+    deps.clock.now(),
+  );
+}
+
+/** One page of a hook's deliveries; a bad filter or cursor is treated as none rather than failing the page. */
+export async function hookDeliveries(
+  deps: DashboardDeps,
+  v: Viewer,
+  id: string,
+  q: { status?: string; before?: string },
+) {
+  const query = { status: q.status || undefined, before: q.before || undefined, limit: 25 };
+  const page = await deps.hooks.deliveries(v.workspace.id, id, query).catch((err) => {
+    if (err instanceof ApiError && err.status === 400) return deps.hooks.deliveries(v.workspace.id, id, { limit: 25 });
+    throw err;
+  });
+  if (!page) throw apiError('not_found');
+  return page;
+}

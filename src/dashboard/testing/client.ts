@@ -1,0 +1,76 @@
+// A cookie-keeping HTTP client for dashboard tests over the real server: it follows no redirect by itself (tests
+// assert them), posts forms as a browser does, and reads the CSRF token from the last page it got.
+import type { Harness, Res } from '../../testing/harness.js';
+import { createUserLink } from '../people.service.js';
+import type { Role } from '../people.repo.js';
+
+export type DashboardClient = {
+  get(path: string): Promise<Res>;
+  /** Posts a form with the CSRF token of the last page (or `csrf: null` for none). */
+  post(path: string, fields?: Record<string, string>, o?: { csrf?: string | null }): Promise<Res>;
+  /** The CSRF token of the last HTML page. */
+  csrf(): string | undefined;
+  cookies: Map<string, string>;
+};
+
+export function dashboardClient(h: Harness, o: { localAddress?: string } = {}): DashboardClient {
+  const cookies = new Map<string, string>();
+  let lastCsrf: string | undefined;
+  const remember = (res: Res) => {
+    for (const line of String(res.headers['set-cookie'] ?? '').split(/,(?=\s*[A-Za-z0-9_-]+=)/)) {
+      const m = /^\s*([^=;\s]+)=([^;]*)/.exec(line);
+      if (!m) continue;
+      if (m[2] === '' || /expires=Thu, 01 Jan 1970/i.test(line)) cookies.delete(m[1]!);
+      else cookies.set(m[1]!, m[2]!);
+    }
+    const t = /name="_csrf" value="([^"]+)"/.exec(res.text);
+    if (t) lastCsrf = t[1];
+    return res;
+  };
+  const headers = () => ({
+    accept: 'text/html',
+    ...(cookies.size ? { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}),
+  });
+  return {
+    cookies,
+    csrf: () => lastCsrf,
+    get: async (path) => remember(await h.request('GET', path, { headers: headers(), localAddress: o.localAddress })),
+    async post(path, fields = {}, opt = {}) {
+      const token = opt.csrf === undefined ? lastCsrf : opt.csrf;
+      const form = new URLSearchParams({ ...fields, ...(token ? { _csrf: token } : {}) }).toString();
+      return remember(
+        await h.request('POST', path, {
+          rawBody: form,
+          headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' },
+          localAddress: o.localAddress,
+        }),
+      );
+    },
+  };
+}
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** A person with a password in `workspaceId`, signed in on a fresh client. */
+export async function signedIn(
+  h: Harness,
+  workspaceId: string,
+  role: Role = 'owner',
+  email = `${role}.${Math.random().toString(36).slice(2, 8)}@example.com`,
+) {
+  const link = await createUserLink(h, {
+    email,
+    workspaceId,
+    role,
+    by: 'test',
+  });
+  const c = dashboardClient(h);
+  const path = new URL(link.url).pathname;
+  await c.get(path);
+  const set = await c.post(path, { password: PASSWORD, confirm: PASSWORD });
+  if (set.status !== 303) throw new Error(`set-password: ${set.status}`);
+  await c.get('/dashboard/sign-in');
+  const r = await c.post('/dashboard/sign-in', { email, password: PASSWORD });
+  if (r.status !== 303) throw new Error(`sign-in: ${r.status}`);
+  return { client: c, email };
+}
