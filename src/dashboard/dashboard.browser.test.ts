@@ -174,6 +174,24 @@ describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     assert.equal(delivered.length, 1);
     await look(t, 'webhook-replayed');
 
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    for (const action of [
+      'key.created',
+      'key.ips_set',
+      'key.revoked',
+      'hook.created',
+      'hook.test_sent',
+      'delivery.replayed',
+    ])
+      await page.getByRole('cell', { name: action, exact: true }).first().waitFor();
+    await look(t, 'audit-log');
+    await page.getByRole('link', { name: 'People' }).click();
+    await page.getByRole('cell', { name: 'ops@acme.example' }).waitFor();
+    await look(t, 'people');
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'Needs attention' }).waitFor();
+    await look(t, 'overview-later');
+
     assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);
   });

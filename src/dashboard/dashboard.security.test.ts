@@ -238,6 +238,13 @@ for (const d of databases) {
           audit.every((a) => a.actor.startsWith('user:')),
           JSON.stringify(audit),
         );
+        const log = await client.get('/dashboard/audit-log');
+        assert.equal(log.status, 200);
+        assert.match(log.text, /key\.revoked/);
+        const other = await h.workspace('business', 'Other log');
+        const { client: stranger } = await signedIn(h, other.id);
+        const theirs = await stranger.get('/dashboard/audit-log');
+        assert.ok(!theirs.text.includes(keyId), 'another workspace’s audit log does not show this key');
       },
     );
 

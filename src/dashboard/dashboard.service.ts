@@ -15,11 +15,14 @@ import {
   setKeyOriginsAs,
 } from '../keys/keys.service.js';
 import { monthStart } from '../signing/create.js';
-import { countDocumentsSince } from '../signing/signing.repo.js';
+import { countDocumentsSince, failingSeals } from '../signing/signing.repo.js';
+import { iso } from '../lib/clock.js';
+import { listDeliveries } from '../webhooks/hooks.service.js';
+import { listMembers } from './people.repo.js';
 import { findHook } from '../webhooks/hooks.repo.js';
 import type { HooksService } from '../webhooks/hooks.service.js';
 import { presentHook } from '../webhooks/presenters.js';
-import { recordAudit } from '../workspaces/workspaces.repo.js';
+import { listAudit, recordAudit } from '../workspaces/workspaces.repo.js';
 import { actorOf, type Viewer } from './people.service.js';
 
 export type DashboardDeps = {
@@ -36,19 +39,49 @@ export function requireManager(v: Viewer): void {
   if (!canManage(v)) throw apiError('forbidden', { message: 'Only owners and admins of this workspace can do this.' });
 }
 
+/** The plan and its use this month, and what needs attention: deliveries given up, seals failing. */
 export async function overview(deps: DashboardDeps, v: Viewer) {
   const now = deps.clock.now();
-  const [used, keys] = await Promise.all([
+  const [used, keys, givenUp, seals] = await Promise.all([
     countDocumentsSince(deps.db.kysely, v.workspace.id, monthStart(now)),
     listKeys(deps.db.kysely, v.workspace.id),
+    listDeliveries(deps.db, { workspaceId: v.workspace.id, statuses: ['giving_up'], limit: 5 }),
+    failingSeals(deps.db.kysely, v.workspace.id, 5),
   ]);
   return {
     tier: v.workspace.tier,
     used,
     cap: deps.config.tierCaps[v.workspace.tier] ?? null,
     activeKeys: keys.filter((k) => k.revoked_at === null).length,
+    givenUp,
+    seals: seals.map((d) => ({ ...d, updated_at: iso(d.updated_at) })),
   };
 }
+
+export const AUDIT_PAGE_SIZE = 50;
+
+/** The workspace's audit log, newest first; `before` is the last row id of the previous page. */
+export async function auditLog(deps: DashboardDeps, v: Viewer, before: string | undefined) {
+  const beforeId = before && /^[0-9]{1,15}$/.test(before) ? Number(before) : undefined;
+  const rows = await listAudit(deps.db.kysely, v.workspace.id, { beforeId, limit: AUDIT_PAGE_SIZE + 1 });
+  const entries = rows.slice(0, AUDIT_PAGE_SIZE).map((r) => ({
+    id: Number(r.id),
+    at: iso(Number(r.created_at)),
+    actor: r.actor,
+    action: r.action,
+    target: r.target_id,
+    detail: r.detail,
+  }));
+  return { entries, next: rows.length > AUDIT_PAGE_SIZE ? entries.at(-1)!.id : null };
+}
+
+export const people = async (deps: DashboardDeps, v: Viewer) =>
+  (await listMembers(deps.db.kysely, v.workspace.id)).map((m) => ({
+    email: m.email,
+    role: m.role,
+    since: iso(Number(m.created_at)),
+    active: m.password_hash !== null,
+  }));
 
 export const workspaceKeys = async (deps: DashboardDeps, v: Viewer) =>
   (await listKeys(deps.db.kysely, v.workspace.id)).map(presentKey).reverse();

@@ -205,3 +205,16 @@ export const recordSealFailure = (
 /** Hands an unstarted seal back (the worker is stopping), so another worker need not wait for the lease to lapse. */
 export const releaseSealClaim = (db: Db, id: string, workerId: string): Promise<boolean> =>
   writeUnderLease(db.kysely, SEAL_LEASE, id, workerId, {}, { release: true });
+
+/** Documents of a workspace whose seal has failed at least once and is not done: what an overview should flag. */
+export const failingSeals = (db: Trx, workspaceId: string, limit: number) =>
+  db
+    .selectFrom('documents')
+    .select(['id', 'title', 'seal_attempts', 'seal_last_error', 'updated_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where('seal_state', '=', 'pending')
+    .where('seal_attempts', '>', 0)
+    .where('seal_last_error', 'is not', null)
+    .orderBy('updated_at', 'desc')
+    .limit(limit)
+    .execute();

@@ -61,3 +61,10 @@ export async function recordAudit(
     })
     .execute();
 }
+
+/** A workspace's audit log, newest first, a page at a time (keyset on the row id). */
+export const listAudit = (db: Kysely<Database>, workspaceId: string, o: { beforeId?: number; limit: number }) => {
+  let q = db.selectFrom('audit_log').selectAll().where('workspace_id', '=', workspaceId);
+  if (o.beforeId !== undefined) q = q.where('id', '<', o.beforeId);
+  return q.orderBy('id', 'desc').limit(o.limit).execute();
+};
