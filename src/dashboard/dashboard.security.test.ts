@@ -204,6 +204,20 @@ for (const d of databases) {
         await client.get(page);
         assert.equal((await client.post(`${page}/ips`, { ips: '' })).status, 303);
         assert.equal((await h.request('GET', '/v1/me', { token: plaintext })).status, 200);
+        // The key-use audit: one row per /v1 request with the key, newest first, masked address, route pattern.
+        await h.request('GET', '/v1/hooks/hook_missing/deliveries', { token: plaintext });
+        await h.app.flushKeyUses();
+        const uses = await client.get(page);
+        const rows = [
+          ...uses.text.matchAll(
+            /<td><code>([^<]*)<\/code><\/td><td><code>([A-Z]+ [^<]*)<\/code><\/td><td>(\d+)<\/td>/g,
+          ),
+        ].map((m) => `${m[2]} ${m[3]} ${m[1]}`);
+        assert.deepEqual(rows, [
+          'GET /v1/hooks/:id/deliveries 404 127.0.0.x',
+          'GET /v1/me 200 127.0.0.x',
+          'GET /v1/me 403 127.0.0.x',
+        ]);
 
         await client.get(page);
         const badOrigin = await client.post(`${page}/origins`, { origins: 'http://app.example' });

@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import { ApiError, apiError } from '../lib/errors.js';
 import { findKey, listKeys, type ApiKey } from '../keys/keys.repo.js';
 import { presentKey } from '../keys/presenters.js';
+import { listKeyUses } from '../keys/key-uses.repo.js';
 import {
   createKeyAs,
   parseIpList,
@@ -106,6 +107,28 @@ export async function revokeKey(deps: DashboardDeps, v: Viewer, id: string): Pro
   requireManager(v);
   const k = await workspaceKey(deps, v, id);
   await revokeKeyAs(deps.db.kysely, k, actorOf(v), deps.clock.now());
+}
+
+export const KEY_USE_PAGE_SIZE = 50;
+
+/**
+ * One page of a key's use (one row per /v1 request), newest first. `before` is the previous page's last row as
+ * "<at>.<id>"; anything else starts at the newest.
+ */
+export async function keyUses(deps: DashboardDeps, v: Viewer, keyId: string, before: string | undefined) {
+  const m = before ? /^([0-9]{1,15})\.([0-9]{1,15})$/.exec(before) : null;
+  const rows = await listKeyUses(deps.db.kysely, {
+    workspaceId: v.workspace.id,
+    keyId,
+    before: m ? { at: Number(m[1]), id: Number(m[2]) } : undefined,
+    limit: KEY_USE_PAGE_SIZE + 1,
+  });
+  const page = rows.slice(0, KEY_USE_PAGE_SIZE);
+  const last = page.at(-1);
+  return {
+    uses: page.map((r) => ({ at: iso(r.at), ip: r.ip_masked, method: r.method, route: r.route, status: r.status })),
+    next: rows.length > KEY_USE_PAGE_SIZE && last ? `${last.at}.${last.id}` : null,
+  };
 }
 
 /** Lines of a textarea: trimmed, blank lines dropped. */

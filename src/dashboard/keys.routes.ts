@@ -4,6 +4,7 @@ import { presentKey } from '../keys/presenters.js';
 import {
   canManage,
   createKey,
+  keyUses,
   overview,
   revokeKey,
   setKeyList,
@@ -30,7 +31,9 @@ export async function keysRoutes(app: FastifyInstance, deps: DashboardDeps & Peo
 
   const keyPage = async (req: FastifyRequest, reply: FastifyReply, id: string, extra: Record<string, unknown> = {}) => {
     const key = presentKey(await workspaceKey(deps, req.viewer!, id));
+    const uses = await keyUses(deps, req.viewer!, key.id, (req.query as Form).before);
     return page(reply, req, 'key.eta', {
+      ...uses,
       key,
       canManage: canManage(req.viewer!),
       ipsText: key.allowed_ips.join('\n'),
