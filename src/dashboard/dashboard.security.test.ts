@@ -262,6 +262,57 @@ for (const d of databases) {
       },
     );
 
+    test('owners invite by e-mail through the mail outbox; the link works once; admins and members cannot invite', async () => {
+      const ws = await h.workspace('business', 'Invites');
+      const { client: owner, email: ownerEmail } = await signedIn(h, ws.id, 'owner');
+      await owner.get('/dashboard/people');
+      const sent = await owner.post('/dashboard/people', { email: 'New.Person@Example.com', role: 'admin' });
+      assert.equal(sent.status, 303);
+      const mail = await h.db.kysely
+        .selectFrom('mail_outbox')
+        .selectAll()
+        .where('to_email', '=', 'new.person@example.com')
+        .executeTakeFirstOrThrow();
+      assert.equal(mail.template, 'member_invitation');
+      assert.match(mail.text, new RegExp(ownerEmail.replace('.', '\\.')));
+      const link = /\/dashboard\/set-password\/[A-Za-z0-9_-]{43}/.exec(mail.text)![0];
+      await owner.get('/dashboard/people');
+      const again = await owner.post('/dashboard/people', { email: 'new.person@example.com', role: 'member' });
+      assert.equal(again.status, 400);
+      assert.match(again.text, /already in this workspace/);
+      const bad = await owner.post('/dashboard/people', { email: 'nobody', role: 'member' });
+      assert.equal(bad.status, 400);
+
+      const invited = dashboardClient(h);
+      await invited.get(link);
+      assert.equal((await invited.post(link, { password: PASSWORD, confirm: PASSWORD })).status, 303);
+      assert.equal((await invited.get(link)).status, 410, 'the invitation link works once');
+      await invited.get('/dashboard/sign-in');
+      assert.equal(
+        (await invited.post('/dashboard/sign-in', { email: 'new.person@example.com', password: PASSWORD })).status,
+        303,
+      );
+      const people = await invited.get('/dashboard/people');
+      assert.match(people.text, /new\.person@example\.com<\/td><td>admin/);
+      assert.doesNotMatch(people.text, /Send invitation/, 'an admin sees no invite form');
+      assert.equal((await invited.post('/dashboard/people', { email: 'x@example.com', role: 'member' })).status, 403);
+      const { client: member } = await signedIn(h, ws.id, 'member');
+      await member.get('/dashboard/people');
+      assert.equal((await member.post('/dashboard/people', { email: 'y@example.com', role: 'owner' })).status, 403);
+      const invites = await h.db.kysely
+        .selectFrom('mail_outbox')
+        .select('to_email')
+        .where('template', '=', 'member_invitation')
+        .execute();
+      assert.deepEqual(
+        invites
+          .map((r) => r.to_email)
+          .filter((e) => e !== 'new.person@example.com')
+          .filter((e) => /^[xy]@/.test(e)),
+        [],
+      );
+    });
+
     test('sign-in throttling holds under 100 bad passwords, with one generic answer', async () => {
       const ws = await h.workspace('business');
       const { email } = await signedIn(h, ws.id);

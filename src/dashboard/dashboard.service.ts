@@ -18,6 +18,7 @@ import {
 import { monthStart } from '../signing/create.js';
 import { countDocumentsSince, failingSeals } from '../signing/signing.repo.js';
 import { iso } from '../lib/clock.js';
+import type { MailQueue } from '../mail/outbox.js';
 import { listDeliveries } from '../webhooks/hooks.service.js';
 import { listMembers } from './people.repo.js';
 import { findHook } from '../webhooks/hooks.repo.js';
@@ -29,6 +30,7 @@ import { actorOf, type Viewer } from './people.service.js';
 export type DashboardDeps = {
   db: Db;
   clock: Clock;
+  mail: MailQueue;
   config: Pick<Config, 'baseUrl' | 'tierCaps'>;
   hooks: HooksService;
 };

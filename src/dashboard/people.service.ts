@@ -9,6 +9,8 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+import { apiError } from '../lib/errors.js';
+import type { MailQueue } from '../mail/outbox.js';
 import type { RateLimiter } from '../ratelimit/ratelimit.js';
 import { newSignerToken, signerTokenHash } from '../signing/tokens.js';
 import { recordAudit } from '../workspaces/workspaces.repo.js';
@@ -29,6 +31,7 @@ import {
   setPasswordHash,
   touchSession,
   useToken,
+  ROLES,
   type Role,
 } from './people.repo.js';
 
@@ -85,6 +88,65 @@ export async function createUserLink(
     return user.id;
   });
   return { userId, email, url: `${deps.config.baseUrl}/dashboard/set-password/${token}`, expiresAt: now + LINK_TTL_MS };
+}
+
+export type InviteResult = { ok: true; email: string } | { ok: false; problem: string };
+
+/**
+ * An owner invites someone by e-mail: the person is added with `role` and gets a one-time link (72 h) through the
+ * mail outbox, in the same transaction. Someone already in the workspace is not invited again.
+ */
+export async function inviteMember(
+  deps: Pick<PeopleDeps, 'db' | 'clock' | 'config'> & { mail: MailQueue },
+  v: Viewer,
+  o: { email: string; role: string },
+): Promise<InviteResult> {
+  if (v.role !== 'owner') throw apiError('forbidden', { message: 'Only owners of this workspace can invite people.' });
+  const email = normaliseEmail(o.email);
+  if (!EMAIL.test(email)) return { ok: false, problem: 'Enter an e-mail address.' };
+  if (!(ROLES as readonly string[]).includes(o.role)) return { ok: false, problem: 'Choose a role.' };
+  const now = deps.clock.now();
+  const { token, hash } = newSignerToken();
+  return deps.db.kysely.transaction().execute(async (trx): Promise<InviteResult> => {
+    let user = await findUserByEmail(trx, email);
+    if (user && (await findMembership(trx, v.workspace.id, user.id)))
+      return { ok: false, problem: `${email} is already in this workspace.` };
+    if (!user) {
+      user = { id: newId('usr'), email, password_hash: null, password_changed_at: null, created_at: now };
+      await insertUser(trx, user);
+    }
+    const by = actorOf(v);
+    await addMember(trx, { workspaceId: v.workspace.id, userId: user.id, role: o.role as Role, by }, now);
+    await insertToken(
+      trx,
+      { hash, kind: 'invite', userId: user.id, workspaceId: v.workspace.id, by },
+      now,
+      now + LINK_TTL_MS,
+    );
+    await deps.mail.enqueue(trx, {
+      workspaceId: v.workspace.id,
+      to: { email, name: '' },
+      locale: 'en',
+      template: 'member_invitation',
+      vars: {
+        inviterEmail: v.user.email,
+        url: `${deps.config.baseUrl}/dashboard/set-password/${token}`,
+        expiresAt: now + LINK_TTL_MS,
+      },
+    });
+    await recordAudit(
+      trx,
+      {
+        workspaceId: v.workspace.id,
+        actor: by,
+        action: 'user.invited',
+        targetId: user.id,
+        detail: { email, role: o.role },
+      },
+      now,
+    );
+    return { ok: true, email };
+  });
 }
 
 /** The account a set-password link opens, if it is still usable. */

@@ -1,11 +1,27 @@
-// People and Audit log pages (wiring; the data comes from dashboard.service.ts).
-import type { FastifyInstance } from 'fastify';
+// People (list, invite by e-mail) and Audit log pages (wiring; the rules are in people.service.ts and
+// dashboard.service.ts).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { auditLog, people, type DashboardDeps } from './dashboard.service.js';
-import type { PeopleDeps } from './people.service.js';
-import { page, query } from './render.js';
+import { inviteMember, type PeopleDeps } from './people.service.js';
+import { field, page, query } from './render.js';
 
 export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
-  app.get('/people', async (req, reply) => page(reply, req, 'people.eta', { people: await people(deps, req.viewer!) }));
+  const peoplePage = async (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) =>
+    page(reply, req, 'people.eta', {
+      people: await people(deps, req.viewer!),
+      canInvite: req.viewer!.role === 'owner',
+      notice: query(req).invited ? `Invitation sent to ${query(req).invited}.` : null,
+      ...extra,
+    });
+
+  app.get('/people', async (req, reply) => peoplePage(req, reply));
+
+  app.post('/people', async (req, reply) => {
+    const r = await inviteMember(deps, req.viewer!, { email: field(req, 'email'), role: field(req, 'role') });
+    if (r.ok) return reply.redirect(`/dashboard/people?invited=${encodeURIComponent(r.email)}`, 303);
+    reply.code(400);
+    return peoplePage(req, reply, { error: r.problem, email: field(req, 'email') });
+  });
   app.get('/audit-log', async (req, reply) =>
     page(reply, req, 'audit-log.eta', await auditLog(deps, req.viewer!, query(req).before)),
   );

@@ -18,6 +18,13 @@ const en = {
   'mail.footer.why': 'You received this e-mail because {workspace} uses Signet to collect signatures.',
   'mail.footer.doNotForward':
     'Please do not forward this e-mail: the link is personal and lets anyone who has it sign in your name.',
+  'mail.memberInvitation.subject': 'You are invited to {workspace} on Signet',
+  'mail.memberInvitation.intro':
+    '{inviter} invited you to the {workspace} workspace on Signet. Set a password to sign in to its dashboard.',
+  'mail.memberInvitation.button': 'Set your password',
+  'mail.memberInvitation.expires': 'This link works once and expires on {date}.',
+  'mail.memberInvitation.footer':
+    'You received this because {inviter} invited you to {workspace}. If you did not expect it, ignore it.',
   'mail.invitation.subject': '{workspace} asks you to sign “{title}”',
   'mail.invitation.intro': '{workspace} has sent you “{title}” to review and sign.',
   'mail.invitation.button': 'Review and sign',
@@ -136,6 +143,13 @@ const de: Catalogue = {
   'mail.footer.why': 'Sie erhalten diese E-Mail, weil {workspace} Unterschriften über Signet einholt.',
   'mail.footer.doNotForward':
     'Bitte leiten Sie diese E-Mail nicht weiter: Der Link ist persönlich, und wer ihn besitzt, kann in Ihrem Namen unterschreiben.',
+  'mail.memberInvitation.subject': 'Einladung zu {workspace} auf Signet',
+  'mail.memberInvitation.intro':
+    '{inviter} hat Sie in den Arbeitsbereich {workspace} auf Signet eingeladen. Legen Sie ein Passwort fest, um sich im Dashboard anzumelden.',
+  'mail.memberInvitation.button': 'Passwort festlegen',
+  'mail.memberInvitation.expires': 'Dieser Link funktioniert einmal und läuft am {date} ab.',
+  'mail.memberInvitation.footer':
+    'Sie erhalten diese E-Mail, weil {inviter} Sie zu {workspace} eingeladen hat. Falls Sie das nicht erwartet haben, ignorieren Sie sie.',
   'mail.invitation.subject': '{workspace} bittet Sie, „{title}“ zu unterschreiben',
   'mail.invitation.intro': '{workspace} hat Ihnen „{title}“ zur Prüfung und Unterschrift gesendet.',
   'mail.invitation.button': 'Prüfen und unterschreiben',
@@ -258,6 +272,13 @@ const fr: Catalogue = {
   'mail.footer.why': 'Vous recevez cet e-mail parce que {workspace} utilise Signet pour recueillir des signatures.',
   'mail.footer.doNotForward':
     'Merci de ne pas transférer cet e-mail\u00a0: ce lien est personnel et permet à quiconque le détient de signer en votre nom.',
+  'mail.memberInvitation.subject': 'Invitation à rejoindre {workspace} sur Signet',
+  'mail.memberInvitation.intro':
+    '{inviter} vous a invité dans l’espace {workspace} sur Signet. Choisissez un mot de passe pour vous connecter au tableau de bord.',
+  'mail.memberInvitation.button': 'Choisir un mot de passe',
+  'mail.memberInvitation.expires': 'Ce lien ne fonctionne qu’une fois et expire le {date}.',
+  'mail.memberInvitation.footer':
+    'Vous recevez ce message car {inviter} vous a invité dans {workspace}. Si vous ne vous y attendiez pas, ignorez-le.',
   'mail.invitation.subject': '{workspace} vous invite à signer «\u00a0{title}\u00a0»',
   'mail.invitation.intro': '{workspace} vous a envoyé «\u00a0{title}\u00a0» pour relecture et signature.',
   'mail.invitation.button': 'Consulter et signer',
@@ -376,6 +397,13 @@ const es: Catalogue = {
   'mail.footer.why': 'Ha recibido este correo electrónico porque {workspace} utiliza Signet para recabar firmas.',
   'mail.footer.doNotForward':
     'No reenvíe este correo electrónico: el enlace es personal y permite a cualquier persona que lo tenga firmar en su nombre.',
+  'mail.memberInvitation.subject': 'Invitación a {workspace} en Signet',
+  'mail.memberInvitation.intro':
+    '{inviter} le ha invitado al espacio de trabajo {workspace} en Signet. Elija una contraseña para entrar en su panel.',
+  'mail.memberInvitation.button': 'Elegir contraseña',
+  'mail.memberInvitation.expires': 'Este enlace funciona una vez y vence el {date}.',
+  'mail.memberInvitation.footer':
+    'Recibe este mensaje porque {inviter} le ha invitado a {workspace}. Si no lo esperaba, ignórelo.',
   'mail.invitation.subject': '{workspace} le solicita que firme «{title}»',
   'mail.invitation.intro': '{workspace} le ha enviado «{title}» para que lo revise y lo firme.',
   'mail.invitation.button': 'Revisar y firmar',

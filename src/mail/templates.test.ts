@@ -16,6 +16,12 @@ const varsFor: { [N in keyof TemplateVars]: TemplateVars[N] } = {
   declined: { ...base, declinedByName: 'Bob Builder' },
   expired: { ...base, expiredAt: AT },
   withdrawn: base,
+  member_invitation: {
+    workspaceName: 'Acme GmbH',
+    inviterEmail: 'owner@acme.example',
+    url: `${BASE}/dashboard/set-password/${TOKEN}`,
+    expiresAt: AT,
+  },
 };
 
 describe('mail templates', () => {
@@ -25,7 +31,9 @@ describe('mail templates', () => {
         const m = renderMail(name, locale, varsFor[name] as never);
         for (const part of [m.subject, m.text, m.html]) {
           assert.ok(!/\{\w+\}/.test(part), `${name}/${locale}: ${part}`);
-          assert.ok(part.includes('NDA 2026'), `${name}/${locale} names the document`);
+          if (name === 'member_invitation')
+            assert.ok(part.includes('Acme GmbH'), `${name}/${locale} names the workspace`);
+          else assert.ok(part.includes('NDA 2026'), `${name}/${locale} names the document`);
         }
         assert.ok(!/[\r\n]/.test(m.subject), '!/[\\r\\n]/.test(m.subject)');
         assert.ok(m.html.includes(`<html lang="${locale}">`), 'm.html.includes(`<html lang="${locale}">`)');
@@ -45,6 +53,22 @@ describe('mail templates', () => {
         assert.ok(!m.text.includes('/sign/') && !m.html.includes('/sign/'), `${name}/${locale} has no link`);
       }
     }
+  });
+
+  test('a dashboard invitation carries its one-time link, the inviter and the expiry; only http(s) links', () => {
+    for (const locale of KNOWN_LOCALES) {
+      const m = renderMail('member_invitation', locale, varsFor.member_invitation);
+      assert.ok(m.text.includes(varsFor.member_invitation.url), `${locale} text has the link`);
+      assert.ok(m.html.includes(`href="${varsFor.member_invitation.url}"`), `${locale} html has the link`);
+      assert.ok(m.text.includes('owner@acme.example'), `${locale} names the inviter`);
+    }
+    assert.equal(
+      renderMail('member_invitation', 'en', varsFor.member_invitation).subject,
+      'You are invited to Acme GmbH on Signet',
+    );
+    assert.throws(() =>
+      renderMail('member_invitation', 'en', { ...varsFor.member_invitation, url: 'javascript:alert(1)' }),
+    );
   });
 
   test('subjects and wording are in the chosen language', () => {

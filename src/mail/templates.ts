@@ -20,6 +20,9 @@ export type DeclinedVars = { workspaceName: string; signerName: string; document
 export type ExpiredVars = { workspaceName: string; signerName: string; documentTitle: string; expiredAt: number };
 export type WithdrawnVars = { workspaceName: string; signerName: string; documentTitle: string };
 
+/** A person invited to a workspace's dashboard; `url` is their one-time set-password link. */
+export type MemberInvitationVars = { workspaceName: string; inviterEmail: string; url: string; expiresAt: number };
+
 export type TemplateVars = {
   invitation: InvitationVars;
   reminder: InvitationVars;
@@ -27,9 +30,18 @@ export type TemplateVars = {
   declined: DeclinedVars;
   expired: ExpiredVars;
   withdrawn: WithdrawnVars;
+  member_invitation: MemberInvitationVars;
 };
 export type TemplateName = keyof TemplateVars;
-export const TEMPLATE_NAMES = ['invitation', 'reminder', 'completed', 'declined', 'expired', 'withdrawn'] as const;
+export const TEMPLATE_NAMES = [
+  'invitation',
+  'reminder',
+  'completed',
+  'declined',
+  'expired',
+  'withdrawn',
+  'member_invitation',
+] as const;
 
 export type RenderedMail = { subject: string; text: string; html: string };
 
@@ -146,6 +158,23 @@ function notice(
   });
 }
 
+function memberInvitation(locale: Locale, v: MemberInvitationVars): RenderedMail {
+  if (!/^https?:\/\/[^\s]+$/i.test(v.url)) throw new Error(`url must be an http(s) URL, got "${v.url}"`);
+  const vars = { workspace: oneLine(v.workspaceName), inviter: oneLine(v.inviterEmail) };
+  return render({
+    locale,
+    subject: t(locale, 'mail.memberInvitation.subject', vars),
+    signerName: '',
+    paragraphs: [t(locale, 'mail.memberInvitation.intro', vars)],
+    action: {
+      label: t(locale, 'mail.memberInvitation.button'),
+      url: v.url,
+      after: [t(locale, 'mail.memberInvitation.expires', { date: formatDateTime(locale, v.expiresAt) })],
+    },
+    footer: [t(locale, 'mail.memberInvitation.footer', vars), t(locale, 'mail.footer.doNotForward')],
+  });
+}
+
 const builders: { [N in TemplateName]: (locale: Locale, vars: TemplateVars[N]) => RenderedMail } = {
   invitation: (locale, v) => request('invitation', locale, v),
   reminder: (locale, v) => request('reminder', locale, v),
@@ -153,6 +182,7 @@ const builders: { [N in TemplateName]: (locale: Locale, vars: TemplateVars[N]) =
   declined: (locale, v) => notice('declined', locale, v, { decliner: oneLine(v.declinedByName) }),
   expired: (locale, v) => notice('expired', locale, v, { date: formatDateTime(locale, v.expiredAt) }),
   withdrawn: (locale, v) => notice('withdrawn', locale, v, {}),
+  member_invitation: memberInvitation,
 };
 
 export const isTemplateName = (name: unknown): name is TemplateName =>
