@@ -191,6 +191,9 @@ describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Needs attention' }).waitFor();
     await look(t, 'overview-later');
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('heading', { name: 'Change password' }).waitFor();
+    await look(t, 'account');
 
     assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);

@@ -119,6 +119,39 @@ for (const d of databases) {
       h.clock.advance(12 * 3600_000 + 1000);
       assert.equal((await client.get('/dashboard/overview')).status, 303, 'idle for 12 h');
 
+      // A password change signs the person out everywhere: a second browser too.
+      const { client: first, email } = await signedIn(h, ws.id, 'admin');
+      const second = dashboardClient(h);
+      await second.get('/dashboard/sign-in');
+      assert.equal((await second.post('/dashboard/sign-in', { email, password: PASSWORD })).status, 303);
+      assert.equal((await second.get('/dashboard/overview')).status, 200);
+      await first.get('/dashboard/account');
+      const wrong = await first.post('/dashboard/account/password', {
+        current: 'nope',
+        password: 'a brand new passphrase',
+        confirm: 'a brand new passphrase',
+      });
+      assert.equal(wrong.status, 400);
+      assert.match(wrong.text, /current password is not right/);
+      const changed = await first.post('/dashboard/account/password', {
+        current: PASSWORD,
+        password: 'a brand new passphrase',
+        confirm: 'a brand new passphrase',
+      });
+      assert.equal(changed.status, 303);
+      assert.equal((await first.get('/dashboard/overview')).status, 303, 'this browser is signed out');
+      assert.equal((await second.get('/dashboard/overview')).status, 303, 'and the other one');
+      await second.get('/dashboard/sign-in');
+      assert.equal(
+        (await second.post('/dashboard/sign-in', { email, password: PASSWORD })).status,
+        401,
+        'the old password is gone',
+      );
+      assert.equal(
+        (await second.post('/dashboard/sign-in', { email, password: 'a brand new passphrase' })).status,
+        303,
+      );
+
       const again = await signedIn(h, ws.id, 'admin');
       await again.client.get('/dashboard/overview');
       const out = await again.client.post('/dashboard/sign-out');

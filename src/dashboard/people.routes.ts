@@ -3,7 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { clientAddress } from '../http/request-context.js';
 import type { DashboardDeps } from './dashboard.service.js';
 import { SESSION_COOKIE } from './session-cookie.js';
-import { linkAccount, setPasswordWithLink, signIn, signOut, type PeopleDeps } from './people.service.js';
+import {
+  changePassword,
+  linkAccount,
+  setPasswordWithLink,
+  signIn,
+  signOut,
+  type PeopleDeps,
+} from './people.service.js';
 import { field, page, type Form } from './render.js';
 
 export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
@@ -67,5 +74,21 @@ export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & P
       error: r.problem,
       action: `/dashboard/set-password/${encodeURIComponent(req.params.token)}`,
     });
+  });
+
+  app.get('/account', async (req, reply) => page(reply, req, 'account.eta'));
+
+  app.post('/account/password', async (req, reply) => {
+    const r = await changePassword(deps, req.viewer!, {
+      current: field(req, 'current'),
+      password: field(req, 'password'),
+      confirm: field(req, 'confirm'),
+    });
+    if (!r.ok) {
+      reply.code(400);
+      return page(reply, req, 'account.eta', { error: r.problem });
+    }
+    reply.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
+    return reply.redirect('/dashboard/sign-in?done=password', 303);
   });
 }

@@ -192,6 +192,31 @@ export async function setPasswordWithLink(
   return used ? { ok: true } : { ok: false, problem: 'This link has expired or was already used.' };
 }
 
+/** A signed-in person changes their password: the current one is checked, and every session ends (this one too). */
+export async function changePassword(
+  deps: PeopleDeps,
+  v: Viewer,
+  o: { current: string; password: string; confirm: string },
+): Promise<SetPasswordResult> {
+  const user = await findUser(deps.db.kysely, v.user.id);
+  if (!user?.password_hash || !(await verifyPassword(o.current, user.password_hash)))
+    return { ok: false, problem: 'The current password is not right.' };
+  const problem = passwordProblem(o.password) ?? (o.password === o.confirm ? null : 'The two passwords differ.');
+  if (problem) return { ok: false, problem };
+  const hash = await hashPassword(o.password);
+  const now = deps.clock.now();
+  await deps.db.kysely.transaction().execute(async (trx) => {
+    await setPasswordHash(trx, user.id, hash, now);
+    await revokeUserSessions(trx, user.id, now);
+    await recordAudit(
+      trx,
+      { workspaceId: v.workspace.id, actor: actorOf(v), action: 'user.password_changed', targetId: user.id },
+      now,
+    );
+  });
+  return { ok: true };
+}
+
 export type SignInResult = { ok: true; token: string } | { ok: false };
 
 /** One answer for every failure: unknown account, wrong password, no password yet, throttled. */
