@@ -14,10 +14,10 @@ export function createLogger(config: Config) {
       censor: '[redacted]',
     },
     serializers: {
-      // Signer links carry their credential in the path.
+      // Signer, embed, review and set-password links carry their credential in the path.
       req: (req: { method: string; url: string }) => ({
         method: req.method,
-        url: req.url.replace(/^\/sign\/[^/?]+/, '/sign/[token]'),
+        url: req.url.replace(/^\/(sign|embed\/sign|review|dashboard\/set-password)\/[^/?]+/, '/$1/[token]'),
       }),
     },
   });
