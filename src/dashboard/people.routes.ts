@@ -1,6 +1,7 @@
 // Sign-in, sign-out and set-password pages (wiring; the rules are in people.service.ts).
 import type { FastifyInstance } from 'fastify';
 import { clientAddress } from '../http/request-context.js';
+import { addressBucket } from '../lib/ip.js';
 import type { DashboardDeps } from './dashboard.service.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 import {
@@ -29,7 +30,8 @@ export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & P
     const r = await signIn(deps, {
       email: field(req, 'email'),
       password: field(req, 'password'),
-      address: clientAddress(req) ?? 'unknown',
+      // IPv6 callers by their /64, as the per-address page limit counts them.
+      address: addressBucket(clientAddress(req)) ?? 'unknown',
       userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null,
     });
     if (!r.ok) {
