@@ -5,19 +5,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../testing/harness.js';
-import { postgresForTests } from '../testing/services.js';
+import { bothDatabases } from '../testing/services.js';
 import { createUserLink } from './people.service.js';
 import { dashboardClient, PASSWORD, signedIn } from './testing/client.js';
 
-const pg = await postgresForTests();
-const databases = [
-  { name: 'SQLite', database: 'sqlite' as const, skip: false as const },
-  {
-    name: 'PostgreSQL',
-    database: 'url' in pg ? { postgresAdminUrl: pg.url } : ('sqlite' as const),
-    skip: 'skip' in pg ? pg.skip : (false as const),
-  },
-];
+const databases = await bothDatabases();
 
 const PAGES = [
   '/dashboard/overview',

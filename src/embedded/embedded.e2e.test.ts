@@ -8,17 +8,9 @@ import { sha256Hex } from '../lib/crypto.js';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { setAllowedIps, setAllowedOrigins } from '../keys/keys.repo.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
-import { postgresForTests } from '../testing/services.js';
+import { bothDatabases } from '../testing/services.js';
 
-const pg = await postgresForTests();
-const databases = [
-  { name: 'SQLite', database: 'sqlite' as const, skip: false as const },
-  {
-    name: 'PostgreSQL',
-    database: 'url' in pg ? { postgresAdminUrl: pg.url } : ('sqlite' as const),
-    skip: 'skip' in pg ? pg.skip : (false as const),
-  },
-];
+const databases = await bothDatabases();
 
 const HOST = 'https://a.example';
 const email = (who: string) => `${who}.${Math.random().toString(36).slice(2, 8)}@example.com`;

@@ -4,20 +4,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { pdfScratch } from '../documents/pdf/testing/tools.js';
-import { postgresForTests } from '../testing/services.js';
+import { bothDatabases } from '../testing/services.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { FIELDS, SLOTS, templateBody, VALUES } from './testing/fixtures.js';
 
 const DAY = 24 * 3600_000;
-const pg = await postgresForTests();
-const databases = [
-  { name: 'SQLite', database: 'sqlite' as const, skip: false as const },
-  {
-    name: 'PostgreSQL',
-    database: 'url' in pg ? { postgresAdminUrl: pg.url } : ('sqlite' as const),
-    skip: 'skip' in pg ? pg.skip : (false as const),
-  },
-];
+const databases = await bothDatabases();
 
 const has = (cmd: string) => !spawnSync(cmd, ['-v']).error;
 const email = (who: string) => `${who}.${Math.random().toString(36).slice(2, 8)}@example.com`;

@@ -44,6 +44,22 @@ async function check(name: string, envVar: string, fallback: string): Promise<Se
 
 /** Admin URL of a PostgreSQL server for tests, or a skip reason. */
 export const postgresForTests = () => check('PostgreSQL', 'DATABASE_URL_TEST', PG_DEFAULT);
+/**
+ * The two databases a suite runs on, for `for (const d of await bothDatabases()) describe(…, { skip: d.skip }, …)`:
+ * SQLite always, PostgreSQL when reachable (skipped with the reason otherwise; required under CI).
+ */
+export async function bothDatabases() {
+  const pg = await postgresForTests();
+  return [
+    { name: 'SQLite', database: 'sqlite' as const, skip: false as const },
+    {
+      name: 'PostgreSQL',
+      database: 'url' in pg ? { postgresAdminUrl: pg.url } : ('sqlite' as const),
+      skip: 'skip' in pg ? pg.skip : (false as const),
+    },
+  ];
+}
+
 /** URL of a Redis server for tests, or a skip reason. */
 export const redisForTests = () => check('Redis', 'REDIS_URL_TEST', REDIS_DEFAULT);
 

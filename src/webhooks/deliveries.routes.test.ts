@@ -6,18 +6,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { startReceiver, type Receiver } from '../testing/e2e.js';
-import { postgresForTests } from '../testing/services.js';
+import { bothDatabases } from '../testing/services.js';
 
 const MIN = 60_000;
-const pg = await postgresForTests();
-const databases = [
-  { name: 'SQLite', database: 'sqlite' as const, skip: false as const },
-  {
-    name: 'PostgreSQL',
-    database: 'url' in pg ? { postgresAdminUrl: pg.url } : ('sqlite' as const),
-    skip: 'skip' in pg ? pg.skip : (false as const),
-  },
-];
+const databases = await bothDatabases();
 
 for (const d of databases) {
   describe(`webhook delivery history and replay (${d.name})`, { skip: d.skip }, () => {
