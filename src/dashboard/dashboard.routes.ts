@@ -21,6 +21,7 @@ import { page, type Form } from './render.js';
 import { peopleRoutes } from './people.routes.js';
 import { keysRoutes } from './keys.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
+import { documentsRoutes } from './documents.routes.js';
 import { workspaceRoutes } from './workspace.routes.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 
@@ -125,5 +126,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps 
   await app.register(peopleRoutes, pages);
   await app.register(keysRoutes, pages);
   await app.register(webhooksRoutes, pages);
+  await app.register(documentsRoutes, pages);
   await app.register(workspaceRoutes, pages);
 }

@@ -1,8 +1,5 @@
 // What the dashboard's pages show and do, scoped to the signed-in person's workspace: anything of another workspace
 // is "not found" (an id typed into the URL reveals nothing), and members may look but not manage.
-import type { Config } from '../config.js';
-import type { Db } from '../db/db.js';
-import type { Clock } from '../lib/clock.js';
 import { ApiError, apiError } from '../lib/errors.js';
 import { findKey, listKeys, type ApiKey } from '../keys/keys.repo.js';
 import { presentKey } from '../keys/presenters.js';
@@ -18,22 +15,17 @@ import {
 import { monthStart } from '../signing/create.js';
 import { countDocumentsSince, failingSeals } from '../signing/signing.repo.js';
 import { iso } from '../lib/clock.js';
-import type { MailQueue } from '../mail/outbox.js';
 import { listDeliveries } from '../webhooks/hooks.service.js';
 import { listMembers } from './people.repo.js';
 import { findHook } from '../webhooks/hooks.repo.js';
 import type { HooksService } from '../webhooks/hooks.service.js';
+import type { SigningDeps } from '../signing/signing.service.js';
 import { presentHook } from '../webhooks/presenters.js';
 import { listAudit, recordAudit } from '../workspaces/workspaces.repo.js';
 import { actorOf, type Viewer } from './people.service.js';
 
-export type DashboardDeps = {
-  db: Db;
-  clock: Clock;
-  mail: MailQueue;
-  config: Pick<Config, 'baseUrl' | 'tierCaps'>;
-  hooks: HooksService;
-};
+/** The signing deps (app.ts registers the dashboard with them) and the webhooks service. */
+export type DashboardDeps = SigningDeps & { hooks: HooksService };
 
 /** Owners and admins manage keys, hooks and people; members only look. */
 export const canManage = (v: Viewer): boolean => v.role === 'owner' || v.role === 'admin';

@@ -1,7 +1,7 @@
 // All SQL for documents and their signing requests. A status changes only through moveRequest/moveDocument: a
 // guarded update ("… WHERE status IN (the move's from-states)") so a move happens once however many requests or
 // workers race for it; callers check the returned boolean or count.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { forUpdate, type Db } from '../db/db.js';
 import type { Database, DocumentsTable, SigningRequestsTable } from '../db/schema.js';
 import { claimLeases, writeUnderLease, type Lease } from '../jobs/lease.repo.js';
@@ -218,3 +218,129 @@ export const failingSeals = (db: Trx, workspaceId: string, limit: number) =>
     .orderBy('updated_at', 'desc')
     .limit(limit)
     .execute();
+
+/** One row of a workspace's document list: the document, its template if any, and each signer's state. */
+export type DocumentListRow = {
+  id: string;
+  title: string;
+  status: DocumentStatus;
+  created_at: number;
+  completed_at: number | null;
+  template_id: string | null;
+  template_version: number | null;
+  template_name: string | null;
+  instance_id: string | null;
+  instance_status: string | null;
+  signers: { email: string; phone: string | null; name: string; status: RequestStatus }[];
+};
+
+/** `%`, `_` and the escape character itself match literally (`… LIKE ? ESCAPE '!'`, on SQLite and PostgreSQL). */
+const likeContains = (text: string) => `%${text.replace(/[!%_]/g, '!$&')}%`;
+
+/**
+ * One page of a workspace's documents, newest first (keyset: `before` is the previous page's last row), optionally
+ * of one status and matching `search`: a case-insensitive substring of the title or of a signer's e-mail, or the
+ * exact document id. Staged template documents have no signers yet, so only their title and id match.
+ */
+export async function listWorkspaceDocuments(
+  db: Trx,
+  o: {
+    workspaceId: string;
+    status?: DocumentStatus;
+    search?: string;
+    before?: { createdAt: number; id: string };
+    limit: number;
+  },
+): Promise<DocumentListRow[]> {
+  let q = db
+    .selectFrom('documents')
+    .leftJoin('templates', 'templates.id', 'documents.template_id')
+    .leftJoin('template_instances', 'template_instances.document_id', 'documents.id')
+    .select([
+      'documents.id',
+      'documents.title',
+      'documents.status',
+      'documents.created_at',
+      'documents.completed_at',
+      'documents.template_id',
+      'documents.template_version',
+      'templates.name as template_name',
+      'template_instances.id as instance_id',
+      'template_instances.status as instance_status',
+    ])
+    .where('documents.workspace_id', '=', o.workspaceId);
+  if (o.status) q = q.where('documents.status', '=', o.status);
+  if (o.search) {
+    const pattern = likeContains(o.search);
+    const contains = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
+    q = q.where((eb) =>
+      eb.or([
+        contains('documents.title'),
+        eb('documents.id', '=', o.search!),
+        eb.exists(
+          eb
+            .selectFrom('signing_requests')
+            .select(sql.lit(1).as('one'))
+            .whereRef('signing_requests.document_id', '=', 'documents.id')
+            .where(contains('signing_requests.email')),
+        ),
+      ]),
+    );
+  }
+  if (o.before) {
+    const b = o.before;
+    q = q.where((eb) =>
+      eb.or([
+        eb('documents.created_at', '<', b.createdAt),
+        eb.and([eb('documents.created_at', '=', b.createdAt), eb('documents.id', '<', b.id)]),
+      ]),
+    );
+  }
+  const docs = await q.orderBy('documents.created_at', 'desc').orderBy('documents.id', 'desc').limit(o.limit).execute();
+  const requests = docs.length
+    ? await db
+        .selectFrom('signing_requests')
+        .select(['document_id', 'email', 'phone', 'name', 'status'])
+        .where(
+          'document_id',
+          'in',
+          docs.map((d) => d.id),
+        )
+        .orderBy('document_id')
+        .orderBy('slot')
+        .execute()
+    : [];
+  return docs.map((d) => ({
+    ...d,
+    status: d.status as DocumentStatus,
+    template_id: d.template_id ?? null,
+    template_version: d.template_version ?? null,
+    signers: requests
+      .filter((r) => r.document_id === d.id)
+      .map((r) => ({ email: r.email, phone: r.phone ?? null, name: r.name, status: r.status as RequestStatus })),
+  }));
+}
+
+/** The template a document was made from and its instance (staged, confirmed or discarded); null for others. */
+export async function documentTemplateOf(db: Trx, workspaceId: string, documentId: string) {
+  const r = await db
+    .selectFrom('template_instances')
+    .leftJoin('templates', 'templates.id', 'template_instances.template_id')
+    .select([
+      'template_instances.id as instance_id',
+      'template_instances.status',
+      'template_instances.kind',
+      'template_instances.template_id',
+      'template_instances.template_version',
+      'template_instances.staged_at',
+      'template_instances.review_expires_at',
+      'template_instances.confirmed_at',
+      'template_instances.discarded_at',
+      'template_instances.discard_reason',
+      'templates.name as template_name',
+    ])
+    .where('template_instances.document_id', '=', documentId)
+    .where('template_instances.workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+  return r ?? null;
+}

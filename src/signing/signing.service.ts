@@ -346,6 +346,13 @@ async function withdraw(tx: Tx, doc: DocumentRow, actor: string, requestId: stri
 const withdrawable = (doc: DocumentRow | undefined): doc is DocumentRow =>
   !!doc && doc.status === 'in_progress' && doc.seal_state === 'none';
 
+/**
+ * Who withdraws a document or sends a reminder: an API key (the audit actor `api_key:<id>`), or a person in the
+ * dashboard, who names their workspace and their audit actor (`user:<email>`).
+ */
+export type Sender = AuthContext | { workspace: { id: string }; actor: string };
+const senderActor = (s: Sender) => ('actor' in s ? s.actor : keyActor(s));
+
 /** The sender withdraws one signing request; its document is withdrawn, since it could never complete. */
 export async function withdrawRequest(deps: SigningDeps, auth: AuthContext, id: string) {
   const found = await findRequest(deps.db.kysely, auth.workspace.id, id);
@@ -362,18 +369,18 @@ export async function withdrawRequest(deps: SigningDeps, auth: AuthContext, id: 
   return (await findRequest(deps.db.kysely, auth.workspace.id, id))!;
 }
 
-export async function withdrawDocument(deps: SigningDeps, auth: AuthContext, id: string) {
+export async function withdrawDocument(deps: SigningDeps, auth: Sender, id: string) {
   const found = await findDocument(deps.db.kysely, auth.workspace.id, id);
   if (!found) throw apiError('not_found');
   await transition(deps, id, async (tx, doc) => {
     if (!withdrawable(doc))
       throw apiError('request_not_signable', { message: 'Only an in-progress document can be withdrawn.' });
-    await withdraw(tx, doc, keyActor(auth), null);
+    await withdraw(tx, doc, senderActor(auth), null);
   });
 }
 
 /** The invitation again, with a fresh link (the original cannot be re-sent: only its hash is kept). */
-export async function remindRequest(deps: SigningDeps, auth: AuthContext, id: string) {
+export async function remindRequest(deps: SigningDeps, auth: Sender, id: string) {
   const found = await findRequest(deps.db.kysely, auth.workspace.id, id);
   if (!found) throw apiError('not_found');
   await transition(deps, found.document_id, async (tx, doc) => {
@@ -381,7 +388,7 @@ export async function remindRequest(deps: SigningDeps, auth: AuthContext, id: st
     assertSignable(doc, r, tx.now);
     const tk = newSignerToken();
     await setSignerToken(tx.trx, r.id, tk.hash, { reminded_at: tx.now, updated_at: tx.now });
-    await tx.audit(doc, { action: 'signing_request.reminded', actor: keyActor(auth), signingRequestId: r.id });
+    await tx.audit(doc, { action: 'signing_request.reminded', actor: senderActor(auth), signingRequestId: r.id });
     await inviteSigner(deps, tx, doc, r, tk.token, 'reminder');
   });
   return (await findRequest(deps.db.kysely, auth.workspace.id, id))!;

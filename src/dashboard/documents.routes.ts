@@ -1,0 +1,79 @@
+// Documents: the list, a document's page, its two downloads, withdraw and remind (wiring; the rules are in
+// documents.service.ts and the signing services it calls).
+import type { FastifyInstance } from 'fastify';
+import type { DashboardDeps } from './dashboard.service.js';
+import {
+  certificatePdf,
+  documentList,
+  documentPage,
+  remind,
+  sealedPdf,
+  withdraw,
+  withdrawPage,
+} from './documents.service.js';
+import type { PeopleDeps } from './people.service.js';
+import { page, query, type Form } from './render.js';
+
+const NOTICES: Form = { withdrawn: 'Document withdrawn. Its signers can no longer sign.', reminded: 'Reminder sent.' };
+const REFUSALS: Form = {
+  withdraw: 'Not withdrawn: the document is no longer in progress (completed, being sealed, or already closed).',
+  remind: 'No reminder sent: this signer can no longer sign (signed, closed, expired, or the document is sealing).',
+};
+
+export async function documentsRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
+  type Id = { Params: { id: string } };
+  const back = (id: string, outcome: string) => `/dashboard/documents/${encodeURIComponent(id)}?${outcome}`;
+
+  app.get('/documents', async (req, reply) =>
+    page(reply, req, 'documents.eta', await documentList(deps, req.viewer!, query(req))),
+  );
+
+  app.get<Id>('/documents/:id', async (req, reply) => {
+    const q = query(req);
+    return page(reply, req, 'document.eta', {
+      ...(await documentPage(deps, req.viewer!, req.params.id)),
+      notice: NOTICES[q.done ?? ''],
+      refusal: REFUSALS[q.refused ?? ''],
+    });
+  });
+
+  app.get<Id>('/documents/:id/signed.pdf', async (req, reply) => {
+    const d = await sealedPdf(deps, req.viewer!, req.params.id);
+    if (!d) {
+      reply.code(404);
+      return page(reply, req, 'error.eta', {
+        heading: 'No sealed PDF yet',
+        message: 'The sealed PDF exists once every signer has signed and the document has been sealed.',
+      });
+    }
+    return reply
+      .type('application/pdf')
+      .header('content-disposition', `attachment; filename="${d.id}-signed.pdf"`)
+      .send(Buffer.from(d.pdf));
+  });
+
+  app.get<Id>('/documents/:id/audit-certificate.pdf', async (req, reply) => {
+    const c = await certificatePdf(deps, req.viewer!, req.params.id);
+    return reply
+      .type('application/pdf')
+      .header('content-disposition', `attachment; filename="${c.id}-audit-certificate.pdf"`)
+      .send(Buffer.from(c.pdf));
+  });
+
+  app.get<Id>('/documents/:id/withdraw', async (req, reply) =>
+    page(reply, req, 'document-withdraw.eta', { doc: await withdrawPage(deps, req.viewer!, req.params.id) }),
+  );
+
+  app.post<Id>('/documents/:id/withdraw', async (req, reply) => {
+    const ok = await withdraw(deps, req.viewer!, req.params.id);
+    return reply.redirect(back(req.params.id, ok ? 'done=withdrawn' : 'refused=withdraw'), 303);
+  });
+
+  app.post<{ Params: { id: string; request: string } }>(
+    '/documents/:id/requests/:request/remind',
+    async (req, reply) => {
+      const ok = await remind(deps, req.viewer!, req.params.id, req.params.request);
+      return reply.redirect(back(req.params.id, ok ? 'done=reminded' : 'refused=remind'), 303);
+    },
+  );
+}
