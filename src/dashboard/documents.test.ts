@@ -11,19 +11,11 @@ import { setRateLimit } from '../keys/keys.repo.js';
 import { templateBody, VALUES } from '../templates/testing/fixtures.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import type { Res } from '../testing/harness.js';
-import { postgresForTests } from '../testing/services.js';
+import { bothDatabases } from '../testing/services.js';
 import { DOCUMENTS_PAGE_SIZE } from './documents.service.js';
 import { signedIn, type DashboardClient } from './testing/client.js';
 
-const pg = await postgresForTests();
-const databases = [
-  { name: 'SQLite', database: 'sqlite' as const, skip: false as const },
-  {
-    name: 'PostgreSQL',
-    database: 'url' in pg ? { postgresAdminUrl: pg.url } : ('sqlite' as const),
-    skip: 'skip' in pg ? pg.skip : (false as const),
-  },
-];
+const databases = await bothDatabases();
 
 const email = (who: string) => `${who}.${Math.random().toString(36).slice(2, 8)}@example.com`;
 const PDF = b64(await makePdf({ pages: 1, text: [['Mutual NDA']] }));
