@@ -338,6 +338,51 @@ for (const d of databases) {
       );
     });
 
+    test('webhooks: members cannot manage; another workspace’s hook and delivery are not found', async () => {
+      const ws = await h.workspace('business', 'Hooks here');
+      const { client: owner } = await signedIn(h, ws.id, 'owner');
+      await owner.get('/dashboard/developers/webhooks');
+      const made = await owner.post('/dashboard/developers/webhooks', { target_url: 'http://127.0.0.1:9/hook' });
+      assert.equal(made.status, 201);
+      const hookId = /\/dashboard\/developers\/webhooks\/(hook_[0-9a-f]+)/.exec(made.text)![1]!;
+      await owner.get(`/dashboard/developers/webhooks/${hookId}`);
+      assert.equal((await owner.post(`/dashboard/developers/webhooks/${hookId}/test`)).status, 303);
+      const delivery = await h.db.kysely
+        .selectFrom('deliveries')
+        .select('id')
+        .where('hook_id', '=', hookId)
+        .executeTakeFirstOrThrow();
+      const hookPage = `/dashboard/developers/webhooks/${hookId}`;
+      const replay = `${hookPage}/deliveries/${delivery.id}/replay`;
+
+      const { client: member } = await signedIn(h, ws.id, 'member');
+      const seen = await member.get(hookPage);
+      assert.equal(seen.status, 200, 'members see the history');
+      assert.doesNotMatch(seen.text, /Send test event|Replay/);
+      assert.equal(
+        (await member.post('/dashboard/developers/webhooks', { target_url: 'http://127.0.0.1:9/x' })).status,
+        403,
+      );
+      assert.equal((await member.post(`${hookPage}/test`)).status, 403);
+      assert.equal((await member.post(replay)).status, 403);
+      assert.equal((await member.post(`${hookPage}/delete`)).status, 403);
+
+      const other = await h.workspace('business', 'Hooks elsewhere');
+      const { client: stranger } = await signedIn(h, other.id, 'owner');
+      for (const p of [hookPage, `${hookPage}/delete`]) assert.equal((await stranger.get(p)).status, 404, p);
+      await stranger.get('/dashboard/developers/webhooks');
+      for (const p of [`${hookPage}/test`, replay, `${hookPage}/delete`])
+        assert.equal((await stranger.post(p)).status, 404, p);
+      const rows = await h.db.kysely.selectFrom('deliveries').select('id').where('hook_id', '=', hookId).execute();
+      assert.equal(rows.length, 1, 'no test or replay was queued by anyone but the owner');
+      const hook = await h.db.kysely
+        .selectFrom('hooks')
+        .select('deleted_at')
+        .where('id', '=', hookId)
+        .executeTakeFirstOrThrow();
+      assert.equal(hook.deleted_at, null, 'and nobody else deleted it');
+    });
+
     test('sign-in throttling holds under 100 bad passwords, with one generic answer', async () => {
       const ws = await h.workspace('business');
       const { email } = await signedIn(h, ws.id);
