@@ -37,8 +37,8 @@ describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     page = await context.newPage();
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     page.on('console', (m) => {
-      // A refused form answers 400 with the form again (and a wrong password 401): Chromium logs the status.
-      if (m.type() === 'error' && !/the server responded with a status of 40[01]/.test(m.text()))
+      // A refused form answers 400 with the form again, a wrong password 401, a missing page 404: Chromium logs them.
+      if (m.type() === 'error' && !/the server responded with a status of 40[014]/.test(m.text()))
         problems.push(`console: ${m.text()}`);
     });
     page.on('request', (r) => {
@@ -174,6 +174,14 @@ describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     assert.equal(delivered.length, 1);
     await look(t, 'webhook-replayed');
 
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    await page.getByRole('heading', { name: 'Delete this webhook?' }).waitFor();
+    await look(t, 'webhook-delete');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.goto(h.url('/dashboard/developers/keys/key_not_here'));
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    await look(t, 'not-found');
+    await page.goto(h.url('/dashboard/overview'));
     await page.getByRole('link', { name: 'Audit log' }).click();
     for (const action of [
       'key.created',

@@ -407,3 +407,33 @@ for (const d of databases) {
     });
   });
 }
+
+describe('dashboard cookies behind https', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ env: { BASE_URL: 'https://signet.example' } });
+  });
+  after(() => h?.close());
+
+  test('the session and CSRF cookies are Secure when BASE_URL is https', async () => {
+    const ws = await h.workspace('business');
+    const link = await createUserLink(h, { email: 'tls@example.com', workspaceId: ws.id, role: 'owner', by: 'test' });
+    assert.match(link.url, /^https:\/\/signet\.example\/dashboard\/set-password\//);
+    const c = dashboardClient(h);
+    const path = new URL(link.url).pathname;
+    const form = await c.get(path);
+    assert.match(
+      String(form.headers['set-cookie']),
+      /signet_csrf=[^;]+; Path=\/dashboard; HttpOnly; Secure; SameSite=Strict/,
+    );
+    assert.match(String(form.headers['strict-transport-security']), /max-age=\d+/);
+    await c.post(path, { password: PASSWORD, confirm: PASSWORD });
+    await c.get('/dashboard/sign-in');
+    const r = await c.post('/dashboard/sign-in', { email: 'tls@example.com', password: PASSWORD });
+    assert.equal(r.status, 303);
+    assert.match(
+      String(r.headers['set-cookie']),
+      /signet_session=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; Secure; SameSite=Lax/,
+    );
+  });
+});
