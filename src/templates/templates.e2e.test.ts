@@ -358,6 +358,17 @@ for (const d of databases) {
       assert.equal((await e.api('GET', `/v1/templates/${tpl.id}`)).json.archived_at !== null, true);
       const list = await e.api('GET', '/v1/templates');
       assert.ok(!list.json.data.some((x: any) => x.id === tpl.id), 'archived templates are not listed');
+      const withArchived = await e.api('GET', '/v1/templates?archived=true');
+      assert.equal(withArchived.status, 200, withArchived.text);
+      assert.ok(
+        withArchived.json.data.some((x: any) => x.id === tpl.id),
+        '?archived=true lists it',
+      );
+      const one = await e.api('GET', '/v1/templates?archived=true&limit=1');
+      assert.equal(one.status, 200, one.text);
+      assert.equal(one.json.data.length, 1);
+      for (const q of ['?archived=yes', '?limit=0', '?limit=101', '?limit=1.5'])
+        assert.equal((await e.api('GET', `/v1/templates${q}`)).status, 400, q);
       const afterArchive = await e.api('POST', `/v1/templates/${tpl.id}/instantiate`, {
         recipients: recips,
         field_values: VALUES,

@@ -69,14 +69,23 @@ export async function templatesRoutes(fastify: FastifyInstance, deps: TemplatesD
       schema: {
         tags,
         summary: 'The workspace’s templates, newest first (archived ones with ?archived=true).',
+        // Query strings arrive as text and the validator never coerces: the forms are spelled out and converted here.
         querystring: Type.Object(
-          { archived: Type.Optional(Type.Boolean()), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) },
+          {
+            archived: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+            limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: '1 to 100' })),
+          },
           { additionalProperties: false },
         ),
         response: { 200: TemplateList, ...unavailable, ...errorResponses(400, ...AUTH_ERRORS) },
       },
     },
-    async (req) => ({ data: await listWorkspaceTemplates(deps, authOf(req).workspace.id, req.query) }),
+    async (req) => ({
+      data: await listWorkspaceTemplates(deps, authOf(req).workspace.id, {
+        archived: req.query.archived === 'true',
+        limit: req.query.limit === undefined ? undefined : Number(req.query.limit),
+      }),
+    }),
   );
 
   app.get(
