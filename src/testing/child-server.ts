@@ -89,11 +89,20 @@ export async function startServer(
     };
     child.stdout!.on('data', onData);
     void exited.then((e) => reject(new Error(`signet serve exited early (${e.code ?? e.signal}): ${log}`)));
-    // It logs that it listens at level info: a LOG_LEVEL above that would leave this waiting for ever.
-    setTimeout(() => {
+    // It logs that it listens at level info: a LOG_LEVEL above that would leave this waiting for ever. The timer
+    // guards the start only: a server that started lives as long as its test needs it.
+    const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`signet serve did not say it listens within 60 s: ${log}`));
-    }, 60_000).unref();
+    }, 60_000);
+    timer.unref();
+    const started = () => {
+      if (log.includes('"msg":"signet listening"')) {
+        clearTimeout(timer);
+        child.stdout!.off('data', started);
+      }
+    };
+    child.stdout!.on('data', started);
   });
   return { port, child, exited, log: () => log };
 }
