@@ -5,7 +5,9 @@
 //   after 12 h without use, on sign-out, and all at once when the password changes.
 // - Sign-in is throttled per account and per address through the shared limiter; a throttled or locked attempt gets
 //   exactly the answer a wrong password gets, and an unknown e-mail costs the same hashing time as a known one.
+import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import type { Database } from '../db/schema.js';
 import type { Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -50,6 +52,30 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 
 /**
+ * The user with this e-mail (created without a password if new) made a member of the workspace with `role`, and a
+ * one-time link token for them: what `signet user create` and an invitation share, inside the caller's transaction.
+ */
+async function grantLink(
+  trx: Kysely<Database>,
+  o: { email: string; workspaceId: string; role: Role; by: string; kind: 'set_password' | 'invite'; hash: string },
+  now: number,
+) {
+  let user = await findUserByEmail(trx, o.email);
+  if (!user) {
+    user = { id: newId('usr'), email: o.email, password_hash: null, password_changed_at: null, created_at: now };
+    await insertUser(trx, user);
+  }
+  await addMember(trx, { workspaceId: o.workspaceId, userId: user.id, role: o.role, by: o.by }, now);
+  await insertToken(
+    trx,
+    { hash: o.hash, kind: o.kind, userId: user.id, workspaceId: o.workspaceId, by: o.by },
+    now,
+    now + LINK_TTL_MS,
+  );
+  return user;
+}
+
+/**
  * A user in a workspace with a one-time set-password link: the first owner's way in (`signet user create`). An
  * existing user is added to the workspace (role kept if already a member) and gets a fresh link.
  */
@@ -62,18 +88,7 @@ export async function createUserLink(
   const now = deps.clock.now();
   const { token, hash } = newSignerToken();
   const userId = await deps.db.kysely.transaction().execute(async (trx) => {
-    let user = await findUserByEmail(trx, email);
-    if (!user) {
-      user = { id: newId('usr'), email, password_hash: null, password_changed_at: null, created_at: now };
-      await insertUser(trx, user);
-    }
-    await addMember(trx, { workspaceId: o.workspaceId, userId: user.id, role: o.role, by: o.by }, now);
-    await insertToken(
-      trx,
-      { hash, kind: 'set_password', userId: user.id, workspaceId: o.workspaceId, by: o.by },
-      now,
-      now + LINK_TTL_MS,
-    );
+    const user = await grantLink(trx, { ...o, email, kind: 'set_password', hash }, now);
     await recordAudit(
       trx,
       {
@@ -108,20 +123,14 @@ export async function inviteMember(
   const now = deps.clock.now();
   const { token, hash } = newSignerToken();
   return deps.db.kysely.transaction().execute(async (trx): Promise<InviteResult> => {
-    let user = await findUserByEmail(trx, email);
-    if (user && (await findMembership(trx, v.workspace.id, user.id)))
+    const known = await findUserByEmail(trx, email);
+    if (known && (await findMembership(trx, v.workspace.id, known.id)))
       return { ok: false, problem: `${email} is already in this workspace.` };
-    if (!user) {
-      user = { id: newId('usr'), email, password_hash: null, password_changed_at: null, created_at: now };
-      await insertUser(trx, user);
-    }
     const by = actorOf(v);
-    await addMember(trx, { workspaceId: v.workspace.id, userId: user.id, role: o.role as Role, by }, now);
-    await insertToken(
+    const user = await grantLink(
       trx,
-      { hash, kind: 'invite', userId: user.id, workspaceId: v.workspace.id, by },
+      { email, workspaceId: v.workspace.id, role: o.role as Role, by, kind: 'invite', hash },
       now,
-      now + LINK_TTL_MS,
     );
     await deps.mail.enqueue(trx, {
       workspaceId: v.workspace.id,
@@ -263,19 +272,18 @@ export async function viewerOf(deps: PeopleDeps, cookie: string | undefined): Pr
   const s = await findSession(deps.db.kysely, hash);
   const now = deps.clock.now();
   if (!s || s.revoked_at !== null || now - s.last_seen_at > SESSION_IDLE_MS) return null;
-  const [user, member, workspaces] = await Promise.all([
+  const [user, workspaces] = await Promise.all([
     findUser(deps.db.kysely, s.user_id),
-    findMembership(deps.db.kysely, s.workspace_id, s.user_id),
     membershipsOf(deps.db.kysely, s.user_id),
   ]);
   const ws = workspaces.find((w) => w.id === s.workspace_id);
-  if (!user || !member || !ws) return null;
+  if (!user || !ws) return null;
   if (now - s.last_seen_at > TOUCH_EVERY_MS) await touchSession(deps.db.kysely, hash, now);
   return {
     sessionHash: hash,
     user: { id: user.id, email: user.email },
     workspace: { id: ws.id, name: ws.name, tier: ws.tier },
-    role: member.role as Role,
+    role: ws.role as Role,
   };
 }
 
