@@ -132,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.addSchema(ErrorBody);
 
-  decorateRequests(app);
+  decorateRequests(app, deps.config.trustProxy);
   registerRequestShape(app);
   registerErrorHandling(app);
   registerBodyDeadline(app, deps.config.limits);

@@ -1,5 +1,6 @@
 // The only reader of process.env. Parsed once at start-up; a bad value throws ConfigError with one clear line.
 import path from 'node:path';
+import { canonicaliseAllowlist } from './lib/ip.js';
 import {
   FILE_BODY_LIMIT,
   HEADERS_TIMEOUT_MS,
@@ -20,6 +21,11 @@ export type Config = {
   databaseUrl: string;
   redisUrl: string | null;
   allowPrivateNetwork: boolean;
+  /**
+   * Addresses and CIDR blocks of the proxies whose X-Forwarded-For is believed (TRUST_PROXY; canonical, empty:
+   * none, the socket's peer is the client). A wrong entry lets callers choose their address.
+   */
+  trustProxy: string[];
   logLevel: string;
   /** Monthly document cap per tier; a tier absent here has no cap. `free` has no API access at all. */
   tierCaps: Record<string, number>;
@@ -125,6 +131,20 @@ function parseBool(name: string, value: string | undefined): boolean {
   throw new ConfigError(`${name} must be 1/0/true/false, got "${value}"`);
 }
 
+function parseTrustProxy(value: string | undefined): string[] {
+  const entries = (value ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  const r = canonicaliseAllowlist(entries);
+  if (!r.ok) {
+    throw new ConfigError(
+      `TRUST_PROXY must list proxy addresses or CIDR blocks separated by commas (${r.reason}), got "${r.entry || value}"`,
+    );
+  }
+  return r.list;
+}
+
 function parseTierCaps(value: string | undefined): Record<string, number> {
   const caps: Record<string, number> = { starter: 50, business: 1000 };
   if (!value) return caps;
@@ -181,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl,
     redisUrl,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     allowPrivateNetwork: parseBool('SIGNET_ALLOW_PRIVATE_NETWORK', env.SIGNET_ALLOW_PRIVATE_NETWORK),
     logLevel,
     tierCaps: parseTierCaps(env.SIGNET_TIER_CAPS),

@@ -1,5 +1,5 @@
 // The /v1 gate, in the spec's order: key shape (before any lookup) → lookup by hash → revoked → IP allowlist on
-// the socket's peer address (never a header) → tier → rate limit. Idempotency and the handler come after.
+// the client's address (the socket's peer; a header only from a trusted proxy) → tier → rate limit. Idempotency and the handler come after.
 // Registered inside the /v1 plugin, so it also runs for unknown /v1 paths (they count, as the spec says). A route
 // opts out on its own: `config: { auth: false }` (no key at all) or `config: { rateLimit: false }` (GET /v1/me).
 // Callback-style, and synchronous end to end when the key is cached and the limiter is in-process: this hook runs
@@ -46,18 +46,23 @@ declare module 'fastify' {
 }
 
 /**
- * Per connection: the last Authorization value that passed the shape check, with its key hash, and the peer's
- * masked address, so a keep-alive client sending one key is not parsed and hashed again on every request. Any other
- * value is checked and hashed afresh. The value lives no longer than the socket and is never logged.
+ * Per connection: the last Authorization value that passed the shape check, with its key hash, and the client's
+ * masked address (recomputed when a trusted proxy forwards another client on the same connection), so a keep-alive
+ * client sending one key is not parsed and hashed again on every request. Any other value is checked and hashed
+ * afresh. The value lives no longer than the socket and is never logged.
  */
-type Connection = { header: string | undefined; keyHash: string; masked: string | null };
+type Connection = { header: string | undefined; keyHash: string; address: string | undefined; masked: string | null };
 const connections = new WeakMap<Socket, Connection>();
 
-function connectionOf(socket: Socket): Connection {
-  let c = connections.get(socket);
+function connectionOf(req: FastifyRequest): Connection {
+  const address = clientAddress(req);
+  let c = connections.get(req.socket);
   if (c === undefined) {
-    c = { header: undefined, keyHash: '', masked: maskIp(socket.remoteAddress) };
-    connections.set(socket, c);
+    c = { header: undefined, keyHash: '', address, masked: maskIp(address) };
+    connections.set(req.socket, c);
+  } else if (c.address !== address) {
+    c.address = address;
+    c.masked = maskIp(address);
   }
   return c;
 }
@@ -113,9 +118,8 @@ export function registerAuth(
     req.keyUseIp = conn.masked;
     if (key.revoked) return done(apiError('invalid_key'));
 
-    const peer = clientAddress(req);
-    if (key.allowIp && !key.allowIp(peer)) {
-      return done(apiError('ip_not_allowed', { ip: normaliseAddress(peer) }));
+    if (key.allowIp && !key.allowIp(conn.address)) {
+      return done(apiError('ip_not_allowed', { ip: normaliseAddress(conn.address) }));
     }
 
     const tier = key.workspace.tier;
@@ -146,7 +150,7 @@ export function registerAuth(
     // The spec exempts GET /v1/me; the HEAD Fastify adds beside a GET still counts, as it always did.
     const counted = config.rateLimit !== false || req.method !== 'GET';
 
-    const conn = connectionOf(req.socket);
+    const conn = connectionOf(req);
     const keyHash = keyHashOf(conn, req.headers.authorization);
     if (keyHash === null) return done(apiError('invalid_key'));
 

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { normaliseAddress } from '../lib/ip.js';
 import type { RateDecision } from '../ratelimit/ratelimit.js';
+import { clientAddressResolver, type ClientAddressOf } from './trusted-proxies.js';
 
 export type AuthContext = {
   keyId: string;
@@ -13,6 +14,10 @@ export type AuthContext = {
 export type IdempotencyClaim = { keyId: string; idemKey: string; sealKey: Buffer };
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The one resolver of client addresses for this app (config.trustProxy). */
+    clientAddressOf: ClientAddressOf;
+  }
   interface FastifyRequest {
     auth: AuthContext | null;
     rate: RateDecision | null;
@@ -34,7 +39,8 @@ export function authOf(req: { auth: AuthContext | null }): AuthContext {
 }
 
 /** Declared once on the root instance, so every request object has the same shape. */
-export function decorateRequests(app: FastifyInstance): void {
+export function decorateRequests(app: FastifyInstance, trustedProxies: readonly string[]): void {
+  app.decorate('clientAddressOf', clientAddressResolver(trustedProxies));
   app.decorateRequest('auth', null);
   app.decorateRequest('rate', null);
   app.decorateRequest('dataVersion', null);
@@ -43,7 +49,7 @@ export function decorateRequests(app: FastifyInstance): void {
 }
 
 /**
- * The client as audit trails record it: the socket's peer address (never a header) and the User-Agent, and, for a
+ * The client as audit trails record it: its address (`clientAddress`) and the User-Agent, and, for a
  * signer acting inside an embedding, the session and the origin that framed it.
  */
 export type ClientMeta = {
@@ -53,10 +59,11 @@ export type ClientMeta = {
 };
 
 /**
- * The client's address as the service sees it: the socket's peer, never a header. The IP allowlist, the masked
- * last-used address, audit trails and per-address limits all take it from here.
+ * The client's address as the service sees it: the socket's peer, or, when that peer is a trusted proxy
+ * (TRUST_PROXY), the address it forwarded (http/trusted-proxies.ts). The IP allowlist, the masked last-used address,
+ * the key-use audit, audit trails and per-address limits all take it from here.
  */
-export const clientAddress = (req: FastifyRequest): string | undefined => req.socket.remoteAddress;
+export const clientAddress = (req: FastifyRequest): string | undefined => req.server.clientAddressOf(req);
 
 export const clientMeta = (req: FastifyRequest): ClientMeta => ({
   ip: normaliseAddress(clientAddress(req)),
