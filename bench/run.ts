@@ -42,8 +42,12 @@ const PAIRED_ROUNDS = 6;
 const PAIRED_S = 3;
 const DISPATCH_TARGET = 500;
 
-/** `BENCH_QUICK=1`: only SQLite /v1/hooks, /v1/me and bare (for iterating on the hot path; not for BENCHMARKS.md). */
-const QUICK = process.env.BENCH_QUICK === '1';
+/**
+ * `BENCH_QUICK=1`: only SQLite /v1/hooks, /v1/me and bare; `BENCH_QUICK=pg`: those and the PostgreSQL rows (for
+ * iterating on a hot path; not for BENCHMARKS.md).
+ */
+const QUICK_PG = process.env.BENCH_QUICK === 'pg';
+const QUICK = process.env.BENCH_QUICK === '1' || QUICK_PG;
 
 const HOST = '127.0.0.1';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -300,7 +304,8 @@ async function httpOnSqlite(): Promise<unknown> {
 
 async function httpOnPostgres(): Promise<void> {
   const names = ['pg      GET /v1/hooks (memory limiter)', 'pg      GET /v1/me'];
-  const check = QUICK ? { skip: 'BENCH_QUICK' } : await postgresForTests().catch((e: Error) => ({ skip: e.message }));
+  const check =
+    QUICK && !QUICK_PG ? { skip: 'BENCH_QUICK' } : await postgresForTests().catch((e: Error) => ({ skip: e.message }));
   if ('skip' in check) {
     for (const n of names) skip(n, check.skip);
     return;

@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import { freshPostgres, postgresForTests } from '../testing/services.js';
 import { STATEMENT_CACHE_SIZE, cachingPrepare, openDb, type Db } from './db.js';
 
 describe('SQLite statement cache', () => {
@@ -214,16 +213,5 @@ describe('SQLite change probe', () => {
       /roll back/,
     );
     assert.notEqual(probe.version(), v, 'a rolled-back write still moves it: at worst a needless re-read');
-  });
-
-  test('PostgreSQL has no probe', async (t) => {
-    const svc = await postgresForTests();
-    if ('skip' in svc) return t.skip(svc.skip);
-    const pg = await freshPostgres(svc.url);
-    try {
-      assert.equal(pg.db.probe, null);
-    } finally {
-      await pg.drop();
-    }
   });
 });

@@ -6,13 +6,14 @@ import { Kysely, PostgresDialect, SqliteDialect, type SelectQueryBuilder, type S
 import pg from 'pg';
 import type { Database as Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
+import { pgChangeProbe } from './pg-change-probe.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export type Db = {
   kysely: Kysely<Schema>;
   dialect: Dialect;
-  /** SQLite only: tells whether anything may have changed, for exact caches (exact-cache.ts). */
+  /** Tells whether anything may have changed, for exact caches (exact-cache.ts); PostgreSQL's: pg-change-probe.ts. */
   probe: ChangeProbe | null;
   close(): Promise<void>;
 };
@@ -35,16 +36,47 @@ export async function openDb(url: string, opts: { migrate?: boolean } = {}): Pro
     const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
     db = { kysely, dialect: 'sqlite', probe: sqliteChangeProbe(sqlite, () => writes), close: () => kysely.destroy() };
   } else {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // A connection is waited for at most 2 s: while the server is away requests fail fast (503) instead of queueing.
+    const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS });
+    // An idle client whose server went away (restart, failover) is dropped by the pool; without a listener the
+    // pool's 'error' event would end the process.
+    pool.on('error', () => {});
+    const probe = pgChangeProbe(url);
+    probe.watch(pool);
     const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-    // PostgreSQL has nothing this cheap and exact: no in-process caches there.
-    db = { kysely, dialect: 'postgres', probe: null, close: () => kysely.destroy() };
+    db = {
+      kysely,
+      dialect: 'postgres',
+      probe,
+      close: async () => {
+        await probe.close();
+        await kysely.destroy();
+      },
+    };
   }
   if (opts.migrate !== false) await migrateToLatest(db);
   return db;
 }
 
 export const STATEMENT_CACHE_SIZE = 500;
+export const POOL_CONNECT_TIMEOUT_MS = 2_000;
+
+// PostgreSQL's connection-exception class (08), shutdown and start-up states (57P01-03), too many connections.
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed)/;
+
+/**
+ * True when an error says the database cannot be reached right now (down, restarting, out of connections), as
+ * opposed to a fault of the statement: the request may succeed if retried later.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (e === null || typeof e !== 'object') return false;
+  if (typeof e.code === 'string' && (UNAVAILABLE_SQLSTATE.test(e.code) || UNAVAILABLE_ERRNO.has(e.code))) return true;
+  return typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message);
+}
 
 type Prepared = Pick<Database.Statement, 'reader' | 'busy' | 'all' | 'run' | 'iterate'>;
 

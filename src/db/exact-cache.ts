@@ -1,7 +1,8 @@
-// An in-process cache that is never stale, for hot reads on the embedded default. Guarantee: a value is served
-// only while the database's change probe (db.ts) still gives the reading taken just before the value was loaded,
-// i.e. nothing was written since by any connection or process, this one included. Without a probe (PostgreSQL) or
-// without a reading (inside a transaction) nothing is cached. Beyond `max` entries the oldest goes first.
+// An in-process cache for hot reads. Guarantee: a value is served only while the database's change probe still
+// gives the reading taken just before the value was loaded, i.e. nothing it watches was written since by any
+// connection or process, this one included (SQLite: db.ts, exact; PostgreSQL: pg-change-probe.ts, exact for this
+// process's writes, within its notice bound for others'). Without a probe or without a reading (inside a SQLite
+// transaction, PostgreSQL notices lost) nothing is cached. Beyond `max` entries the oldest goes first.
 import type { ChangeProbe } from './db.js';
 
 export type ExactCache<K, V> = {

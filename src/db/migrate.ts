@@ -7,6 +7,7 @@ import * as m004 from './migrations/004-signing.js';
 import * as m005 from './migrations/005-templates.js';
 import * as m006 from './migrations/006-embedded-sessions.js';
 import * as m007 from './migrations/007-dashboard.js';
+import * as m008 from './migrations/008-change-notices.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -17,6 +18,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '005-templates': m005,
   '006-embedded-sessions': m006,
   '007-dashboard': m007,
+  '008-change-notices': m008,
 };
 
 export type MigrationName = keyof typeof list;

@@ -2,7 +2,10 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError } from '../lib/errors.js';
+import { isDatabaseUnavailable } from '../db/db.js';
 import { hasBody } from './deadlines.js';
+
+const DATABASE_RETRY_AFTER_S = 2;
 
 function toApiError(err: FastifyError): ApiError {
   if (err instanceof ApiError) return err;
@@ -32,6 +35,12 @@ function toApiError(err: FastifyError): ApiError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return apiError('invalid_request', { message: 'The body is not valid JSON.' });
   }
+  if (isDatabaseUnavailable(err)) {
+    return apiError('service_unavailable', {
+      message: 'The database cannot be reached; retry after the time in Retry-After.',
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_S) },
+    });
+  }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
     return apiError('invalid_request', { message: 'The request is invalid.' });
   }
@@ -42,6 +51,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const e = toApiError(err);
     if (e.status >= 500 && e.code !== 'service_unavailable') req.log.error({ err }, 'request failed');
+    else if (e.code === 'service_unavailable' && !(err instanceof ApiError))
+      req.log.warn({ err }, 'database unavailable');
     if (e.headers) reply.headers(e.headers);
     // Refused before its body arrived (401, 413, 503): close after the answer instead of waiting for bytes the
     // client may never send (it has its answer); the body deadline would close it only much later.

@@ -22,7 +22,7 @@ declare module 'fastify' {
     auth: AuthContext | null;
     rate: RateDecision | null;
     /**
-     * The database change-probe reading the /v1 gate took for this request (SQLite; null: none or unknown). Read
+     * The database change-probe reading the /v1 gate took for this request (null: none or unknown). Read
      * paths with exact caches may validate against it instead of probing again: it was taken after the request
      * arrived, so what it validates is never older than the request.
      */

@@ -1,7 +1,8 @@
 // API-key lookups for the /v1 gate, by the key's SHA-256 (never the plaintext), kept in an exact cache
-// (db/exact-cache.ts) on SQLite: an entry is used only while the database provably has not changed since just before
-// it was read, so a revoke from this process, the CLI or another instance is seen on the very next request.
-// PostgreSQL has no such cheap and exact signal, so there every request reads the database.
+// (db/exact-cache.ts): an entry is used only while the database's change probe has not moved since just before it
+// was read. On SQLite a revoke from this process, the CLI or another instance is seen on the very next request; on
+// PostgreSQL one made through this process is too, and one made elsewhere within the probe's bound (under 1 s,
+// db/pg-change-probe.ts).
 import type { ChangeProbe } from '../db/db.js';
 import { createExactCache, type ExactCache } from '../db/exact-cache.js';
 import { safeEqual } from '../lib/crypto.js';
@@ -36,7 +37,7 @@ export type AuthLookup = ExactCache<string, AuthEntry | undefined>;
 
 export function createAuthLookup(o: {
   load: (keyHash: string) => Promise<AuthRow | undefined>;
-  /** null (PostgreSQL): no caching. */
+  /** null: no caching. */
   probe: ChangeProbe | null;
   max?: number;
 }): AuthLookup {

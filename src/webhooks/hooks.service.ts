@@ -1,7 +1,7 @@
 // Webhook subscriptions as the API, the CLI and signing use them, the delivery history and replay. Guarantees: a
 // hook is created only with a target that passes the outbound rule and a filter of known event names (at most
-// MAX_HOOK_EVENTS); a list answer is never stale (on SQLite it is cached only while the change probe shows the
-// database unchanged, since GET /v1/hooks is the API's hottest read); history and replay reach only a live hook of
+// MAX_HOOK_EVENTS); a list answer is never stale (it is cached only while the change probe shows the hooks
+// unchanged, since GET /v1/hooks is the API's hottest read); history and replay reach only a live hook of
 // the caller's workspace and its own deliveries, and a replay re-sends the same event (same id and body).
 import type { Db } from '../db/db.js';
 import { createExactCache } from '../db/exact-cache.js';
