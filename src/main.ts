@@ -39,6 +39,8 @@ export async function runServer(config: Config, opts: { worker: boolean; api: bo
     );
   }
   rt.start();
+  if (!rt.app)
+    logger.info({ database: redactUrl(config.databaseUrl).replace(/^sqlite:.*/, 'sqlite') }, 'signet worker running');
 
   let stopping = false;
   const stop = async (signal: string) => {
