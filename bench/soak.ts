@@ -60,12 +60,21 @@ const note = (name: string, ms: number, ok: boolean, status: string) => {
 };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+/**
+ * Signers come from their own addresses (127.0.0.2 to 127.0.0.201), as people do: HAProxy forwards each one and the
+ * per-address limit on signer pages counts them apart. The API client stays on 127.0.0.1.
+ */
+const SIGNER_ADDRESSES = 200;
+const signerAgents = Array.from(
+  { length: SIGNER_ADDRESSES },
+  (_, i) => new http.Agent({ keepAlive: true, maxSockets: 2, localAddress: `127.0.0.${i + 2}` }),
+);
 /** One request; the latency is recorded under `name` and anything but `expect` counts as an error. */
 async function call(
   name: string,
   method: string,
   url: string,
-  o: { token?: string; body?: unknown; expect?: number } = {},
+  o: { token?: string; body?: unknown; expect?: number; agent?: http.Agent } = {},
 ): Promise<{ status: number; json: Json }> {
   const body = o.body === undefined ? undefined : JSON.stringify(o.body);
   const t0 = performance.now();
@@ -75,7 +84,7 @@ async function call(
         url,
         {
           method,
-          agent,
+          agent: o.agent ?? agent,
           headers: {
             ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
             ...(body ? { 'content-type': 'application/json' } : {}),
@@ -218,13 +227,20 @@ async function main(): Promise<number> {
           note('signer link mailed', 10_000, false, 'no link within 10 s');
           continue;
         }
-        await call('GET /sign/<token>', 'GET', `${BASE}/sign/${link}`);
-        await call('POST /sign/<token>/view', 'POST', `${BASE}/sign/${link}/view`);
+        const person = signerAgents[(i * SIGNERS + n) % SIGNER_ADDRESSES]!;
+        await call('GET /sign/<token>', 'GET', `${BASE}/sign/${link}`, { agent: person });
+        await call('POST /sign/<token>/view', 'POST', `${BASE}/sign/${link}/view`, { agent: person });
         const signed = await call('POST /sign/<token>/sign', 'POST', `${BASE}/sign/${link}/sign`, {
           body: { signature: { type: 'typed', text: `Soak ${n}-${i}` } },
+          agent: person,
         });
         if (signed.status === 200) flows++;
-        await call('GET /v1/documents/{id}', 'GET', `${BASE}/v1/documents/${(created.json as { document_id: string }).document_id}`, { token });
+        await call(
+          'GET /v1/documents/{id}',
+          'GET',
+          `${BASE}/v1/documents/${(created.json as { document_id: string }).document_id}`,
+          { token },
+        );
       }
     };
     await Promise.all([
@@ -252,8 +268,11 @@ async function main(): Promise<number> {
       waiting = await expected().catch(() => -1);
     }
     const events = Number(
-      (await db.query<{ n: string }>('select count(*) as n from deliveries where hook_id = $1', [(hook.json as { id: string }).id]))
-        .rows[0]!.n,
+      (
+        await db.query<{ n: string }>('select count(*) as n from deliveries where hook_id = $1', [
+          (hook.json as { id: string }).id,
+        ])
+      ).rows[0]!.n,
     );
     const dupes = [...received.values()].filter((n) => n > 1).length;
 
@@ -297,6 +316,7 @@ async function main(): Promise<number> {
     await db.end().catch(() => undefined);
     receiver.close();
     agent.destroy();
+    for (const a of signerAgents) a.destroy();
     if (!process.env.SOAK_KEEP)
       spawnSync('bash', [path.join(ROOT, 'scripts/cluster.sh'), 'down'], { env, stdio: 'inherit' });
   }
