@@ -535,6 +535,37 @@ describe('webhook dispatcher (SQLite)', () => {
     }
   });
 
+  test('a hook deleted while its batch is being sent stops the rest of the batch', async () => {
+    const clock = new ManualClock();
+    let s: Seeded | undefined;
+    // The receiver deletes the hook (as another process would, committed) while answering the 3rd delivery.
+    const rx = await receiver((_q, res, _hit) => {
+      if (rx.hits.length === 3) {
+        void db.kysely
+          .updateTable('hooks')
+          .set({ deleted_at: clock.now() })
+          .where('id', '=', s!.hookId)
+          .execute()
+          .then(() => res.end('ok'));
+      } else res.end('ok');
+    });
+    try {
+      s = await seed(db, clock, rx.url, 20);
+      await dispatcher(clock, { concurrency: 1 }).runOnce();
+      assert.equal(rx.hits.length, 3, 'nothing is sent once the deletion is committed');
+      const rows = await db.kysely.selectFrom('deliveries').selectAll().where('hook_id', '=', s.hookId).execute();
+      assert.equal(rows.filter((r) => r.status === 'succeeded').length, 3);
+      const dropped = rows.filter((r) => r.status === 'giving_up');
+      assert.equal(dropped.length, 17);
+      assert.ok(
+        dropped.every((r) => r.last_error === 'hook deleted' && r.attempts === 0),
+        'the rest end as hook deleted, unattempted',
+      );
+    } finally {
+      await rx.close();
+    }
+  });
+
   test('start() delivers in the background and stop() waits for the in-flight delivery', async () => {
     const held: http.ServerResponse[] = [];
     const rx = await receiver((_q, res) => void held.push(res));

@@ -3,8 +3,10 @@
 //   from next_attempt_at) and ends only through a recorded 2xx (`succeeded`), its 7th recorded failure
 //   (`giving_up`) or its hook's deletion (below). A worker that dies mid-delivery leaves a claim that expires;
 //   another worker then claims and sends it again.
-// - A deleted hook's retries stop: a row claimed after the deletion is not sent but ends `giving_up` with last_error
-//   "hook deleted" (an attempt already on the wire when the hook was deleted still completes).
+// - A deleted hook's deliveries stop: the hook is checked again just before each send (through an exact cache on the
+//   change probe, so it costs a query only after the hooks may have changed), and a row whose hook is gone is not
+//   sent but ends `giving_up` with last_error "hook deleted". Only an attempt already on its way when the deletion
+//   became visible still completes (on PostgreSQL, visible here within the probe's notice latency).
 // - No double record: an outcome is written only while this worker still holds the claim it sent under.
 // - A live worker never sends on a claim that could expire before the request's timeout (the runner's lease rule).
 // - No transaction is open across an HTTP call. Redirects are never followed. A response counts only when it is
@@ -12,6 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher as HttpDispatcher } from 'undici';
 import type { Db } from '../db/db.js';
+import { createExactCache } from '../db/exact-cache.js';
 import { createRunner, type LeaseJob, type Runner } from '../jobs/runner.js';
 import { fixedDelays, nextAttemptAt } from '../jobs/retry.js';
 import type { Clock } from '../lib/clock.js';
@@ -25,6 +28,7 @@ import {
   type ClaimedDelivery,
   type Outcome,
 } from './deliveries.repo.js';
+import { isHookGone } from './hooks.repo.js';
 import { deliveryHeaders } from './signature.js';
 
 export const DEFAULT_LEASE_MS = 60_000;
@@ -35,6 +39,7 @@ export const DELIVERY_SCHEDULE = fixedDelays(WEBHOOK_RETRY_DELAYS_MS);
 // Group commit: wait at most this long, or for this many outcomes, before writing a transaction.
 const LINGER_MS = 5;
 const LINGER_MAX = 100;
+const HOOK_STATE_CACHE_SIZE = 1000;
 
 export type DispatcherOptions = {
   db: Db;
@@ -132,10 +137,21 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return outcome;
   }
 
+  // A batch is sent over a while: a hook deleted after the claim must stop the rest of it.
+  const gone = createExactCache<string, boolean>({
+    probe: db.probe,
+    max: HOOK_STATE_CACHE_SIZE,
+    load: (hookId) => isHookGone(db.kysely, hookId),
+  });
+  const hookGone = (hookId: string): boolean | Promise<boolean> => {
+    const v = gone.version();
+    return gone.get(hookId, v) ?? gone.load(hookId, v);
+  };
+
   const job: LeaseJob<ClaimedDelivery> = {
     claim: (o) => claimDue(db, o),
     async work(d) {
-      if (d.hookDeleted) {
+      if (d.hookDeleted || (await hookGone(d.hookId))) {
         writer.push({
           kind: 'drop',
           deliveryId: d.id,

@@ -56,6 +56,10 @@ export const findHook = (db: Kysely<Database>, workspaceId: string, id: string) 
 export const findHookAnyWorkspace = (db: Kysely<Database>, id: string) =>
   db.selectFrom('hooks').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 
+/** Whether the hook is gone (deleted, or no such row): the dispatcher asks just before it sends. */
+export const isHookGone = async (db: Kysely<Database>, id: string): Promise<boolean> =>
+  (await db.selectFrom('hooks').select('deleted_at').where('id', '=', id).executeTakeFirst())?.deleted_at !== null;
+
 /** Soft delete: past deliveries keep their hook row for the history; pending ones stop (the dispatcher skips them). */
 export async function deleteHook(db: Kysely<Database>, workspaceId: string, id: string, now: number): Promise<boolean> {
   const r = await db
