@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 // Code that only runs under the test runner: test files and the test helpers next to them.
-const TEST_FILES = ['**/*.test.ts', 'src/testing/**', 'src/**/testing/**'];
+const TEST_FILES = ['**/*.test.ts', 'src/testing/**', 'src/**/testing/**', 'cluster/**'];
 
 // The `_` prefix marks an intentionally unused binding (`(_req, reply) => ...`, `Array.from({ length }, (_, i) => i)`),
 // the same convention TypeScript uses for unused parameters.
