@@ -41,6 +41,10 @@ export async function openDb(url: string, opts: { migrate?: boolean } = {}): Pro
     // An idle client whose server went away (restart, failover) is dropped by the pool; without a listener the
     // pool's 'error' event would end the process.
     pool.on('error', () => {});
+    // The pool listens for errors only on idle clients. A checked-out client that is between statements (in a
+    // transaction, or held by a connection() callback) when the server goes away emits 'error' with no listener,
+    // which would end the process; its next statement fails instead (503), and the pool drops it on release.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const probe = pgChangeProbe(url);
     probe.watch(pool);
     const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { postgresForTests } from '../testing/services.js';
 import { isDatabaseUnavailable } from './db.js';
@@ -144,6 +145,40 @@ describe('PostgreSQL goes away and comes back under a running server', { skip },
     while (h.db.probe!.version() === null) {
       assert.ok(performance.now() - live < 3000, 'change notices back within 3 s');
       await sleep(20);
+    }
+  });
+
+  test('a connection held between statements when the server goes away does not end the process', async () => {
+    const t = await h.tenant();
+    const uncaught: Error[] = [];
+    const onUncaught = (err: Error) => uncaught.push(err);
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      // Held like a transaction holds it: checked out, idle between statements, while the connection is cut.
+      const second = await h.db.kysely.connection().execute(async (conn) => {
+        await sql`select 1`.execute(conn);
+        await r.cut();
+        await sleep(200);
+        return sql`select 1`.execute(conn).then(
+          () => null,
+          (err: unknown) => err,
+        );
+      });
+      assert.ok(isDatabaseUnavailable(second), `the next statement fails as unavailable: ${String(second)}`);
+      await sleep(100);
+      assert.deepEqual(
+        uncaught.map((e) => e.message),
+        [],
+        'no uncaught error',
+      );
+    } finally {
+      process.removeListener('uncaughtException', onUncaught);
+      if (!r.listening) await r.open();
+    }
+    const t0 = performance.now();
+    while ((await h.request('GET', '/v1/hooks', { token: t.token })).status !== 200) {
+      assert.ok(performance.now() - t0 < 10_000, 'served again within 10 s');
+      await sleep(50);
     }
   });
 });
