@@ -1,14 +1,16 @@
 // What the fault tests share: a cluster of their own (scripts/cluster.sh in a fresh folder and port range), the CLI
 // against its database, an HTTP client with latency, and a webhook receiver that records every delivery. Traffic
 // goes to 127.0.0.1 only; every loop in the tests is bounded.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import pg from 'pg';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -27,10 +29,12 @@ export type Cluster = {
   start(m: Member): Promise<string>;
   kill9(m: Member): Promise<string>;
   pid(m: Member): number | null;
+  /** One read of the cluster's database (a connection of its own). */
+  query<R>(text: string, values?: unknown[]): Promise<R[]>;
   /** The CLI against the cluster's database, `--json` added; its parsed output. */
-  cli(...args: string[]): Record<string, any>;
+  cli(...args: string[]): Promise<Record<string, any>>;
   /** A workspace (business tier) and a key with the given per-key limit (the default 60 if none). */
-  tenant(limit?: number): { workspaceId: string; keyId: string; token: string };
+  tenant(limit?: number): Promise<{ workspaceId: string; keyId: string; token: string }>;
   down(): Promise<void>;
 };
 
@@ -40,6 +44,9 @@ export async function startCluster(portBase: number): Promise<Cluster> {
   const sh = async (...args: string[]) =>
     (await run('bash', [path.join(ROOT, 'scripts/cluster.sh'), ...args], { env, timeout: 180_000 })).stdout;
   await sh('down'); // leftovers of an interrupted run on these ports
+  // Anything else on these ports (another run's cluster) would answer for ours and spoil every count.
+  const busy = await busyPorts([portBase, portBase + 1, portBase + 2, portBase + 10, portBase + 11]);
+  if (busy.length) throw new Error(`ports ${busy.join(', ')} are in use; set CLUSTER_PORT_BASE to a free range`);
   try {
     await sh('up');
   } catch (err) {
@@ -47,11 +54,14 @@ export async function startCluster(portBase: number): Promise<Cluster> {
     throw err;
   }
   const databaseUrl = `postgres://postgres@127.0.0.1:${portBase + 10}/signet`;
-  const cli = (...args: string[]) =>
+  // Asynchronous, so that the event loop keeps running (and sees connections closing) while the CLI works.
+  const cli = async (...args: string[]) =>
     JSON.parse(
-      execFileSync(process.execPath, [path.join(ROOT, 'bin/signet.js'), ...args, '--json'], {
-        env: { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'warn' },
-      }).toString(),
+      (
+        await run(process.execPath, [path.join(ROOT, 'bin/signet.js'), ...args, '--json'], {
+          env: { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'warn' },
+        })
+      ).stdout,
     );
   const c: Cluster = {
     dir,
@@ -71,10 +81,19 @@ export async function startCluster(portBase: number): Promise<Cluster> {
       }
     },
     cli,
-    tenant(limit) {
-      const ws = cli('workspace', 'create', '--name', 'Faults', '--tier', 'business').workspace;
-      const key = cli('key', 'create', '--workspace', ws.id);
-      if (limit !== undefined) cli('key', 'set-limit', key.key.id, String(limit));
+    async query<R>(text: string, values?: unknown[]) {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        return (await client.query(text, values)).rows as R[];
+      } finally {
+        await client.end();
+      }
+    },
+    async tenant(limit) {
+      const ws = (await cli('workspace', 'create', '--name', 'Faults', '--tier', 'business')).workspace;
+      const key = await cli('key', 'create', '--workspace', ws.id);
+      if (limit !== undefined) await cli('key', 'set-limit', key.key.id, String(limit));
       return { workspaceId: ws.id, keyId: key.key.id, token: key.plaintext };
     },
     async down() {
@@ -85,16 +104,42 @@ export async function startCluster(portBase: number): Promise<Cluster> {
   return c;
 }
 
-export type Res = { status: number; json: any; headers: http.IncomingHttpHeaders; ms: number; error?: string };
+async function busyPorts(ports: number[]): Promise<number[]> {
+  const taken = await Promise.all(
+    ports.map(
+      (port) =>
+        new Promise<boolean>((resolve) => {
+          const srv = net.createServer();
+          srv.once('error', () => resolve(true));
+          srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(false)));
+        }),
+    ),
+  );
+  return ports.filter((_, i) => taken[i]);
+}
 
-const defaultAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+export type Res = {
+  status: number;
+  json: any;
+  headers: http.IncomingHttpHeaders;
+  ms: number;
+  error?: string;
+};
+
+// Idle connections are closed here well before HAProxy's keep-alive timeout (10 s) closes them from its side, so a
+// request never goes out on a connection the proxy is closing at that moment.
+const defaultAgent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4000 });
+
+type RequestOptions = {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  agent?: http.Agent;
+  timeoutMs?: number;
+};
 
 /** One request; never throws: a network failure is status 0 with `error`. */
-export function request(
-  method: string,
-  url: string,
-  o: { token?: string; body?: unknown; headers?: Record<string, string>; agent?: http.Agent; timeoutMs?: number } = {},
-): Promise<Res> {
+export function request(method: string, url: string, o: RequestOptions = {}): Promise<Res> {
   const body = o.body === undefined ? undefined : JSON.stringify(o.body);
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -129,7 +174,13 @@ export function request(
     );
     req.setTimeout(o.timeoutMs ?? 30_000, () => req.destroy(new Error('client timeout')));
     req.on('error', (e) =>
-      resolve({ status: 0, json: null, headers: {}, ms: performance.now() - t0, error: e.message }),
+      resolve({
+        status: 0,
+        json: null,
+        headers: {},
+        ms: performance.now() - t0,
+        error: e.message,
+      }),
     );
     req.end(body);
   });
