@@ -3,6 +3,7 @@
 // cover unknown /v1 paths too and nothing outside /v1.
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { lazyCompilers } from './http/lazy-compilers.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/db.js';
@@ -67,9 +68,12 @@ export type App = FastifyInstance & {
   flushKeyUses(): Promise<void>;
   /** Every route as registered (HEAD twins included), and whether it takes a body: what the every-route tests walk. */
   routeList: readonly { method: string; url: string; body: boolean }[];
+  /** Compiles every route's validators and serializers now (they compile on first use otherwise); for tests. */
+  compileSchemas(): void;
 };
 
 export async function buildApp(deps: AppDeps): Promise<App> {
+  const compilers = lazyCompilers();
   const app = Fastify({
     loggerInstance: deps.logger || undefined,
     logger: deps.logger ? undefined : false,
@@ -82,6 +86,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clientErrorHandler,
     ...serverOptions(deps.config.limits),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true } },
+    schemaController: {
+      compilersFactory: { buildValidator: compilers.buildValidator, buildSerializer: compilers.buildSerializer },
+    },
   } as never) as unknown as FastifyInstance;
 
   const routeList: { method: string; url: string; body: boolean }[] = [];
@@ -176,5 +183,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     flushLastUsed: () => lastUsed.flush(),
     flushKeyUses: () => keyUses.flush(),
     routeList,
+    compileSchemas: compilers.compileAll,
   }) as App;
 }

@@ -70,6 +70,8 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 10_000;
 /** A socket with no traffic at all; longer than any handler may take (PDF work is limited to well under it). */
 export const IDLE_SOCKET_TIMEOUT_MS = 120_000;
+/** A PDF or seal worker thread with nothing to do for this long is stopped, giving its memory back. */
+export const PDF_WORKER_IDLE_MS = 2 * MIN;
 /** Request-body bytes (and file_url downloads) held at once across the routes that take a file: 4 largest bodies. */
 export const MAX_BODIES_IN_FLIGHT_BYTES = 4 * FILE_BODY_LIMIT;
 /** Requests per address per 60 s window on pages and actions that need no API key (signer pages today). */

@@ -14,6 +14,7 @@ import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 import { createEmitter } from './webhooks/outbox.repo.js';
 import { createScheduler, runJob, type JobCatalogue, type ScheduledJob, type Scheduler } from './jobs/scheduler.js';
 import type { Runner } from './jobs/runner.js';
+import type { JobName } from './jobs/names.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createMailQueue } from './mail/outbox.js';
 import { createSmsQueue } from './sms/outbox.js';
@@ -25,11 +26,9 @@ import { createBlobStore, type BlobStore } from './documents/blob-store.js';
 import { createFileFetcher, type FileFetcher } from './documents/fetch-file.js';
 import { pdfEngine } from './documents/pdf/engine.js';
 import { closePdfWorkers } from './documents/pdf/pool.js';
-import { createSealer, type Sealer } from './documents/pdf/seal.js';
+import type { Sealer } from './documents/pdf/seal.js';
 import { pruneIdempotencyJob } from './idempotency/idempotency.js';
 import { pruneKeyUsesJob } from './keys/key-use.js';
-import { loadOrCreatePki } from './pki/pki.js';
-import { createTsaClient } from './pki/tsa-client.js';
 import { expireRequestsJob } from './signing/expiry.js';
 import { createSealingRunner } from './signing/sealing.js';
 import { noWake, type Wakers } from './signing/transition.js';
@@ -39,7 +38,7 @@ export const newWorkerId = (): string => `${os.hostname()}:${process.pid}:${rand
 type JobDeps = { db: Db; clock: Clock; wake: Wakers };
 
 /** Every clock-driven job, by the name `signet jobs run` takes; each feature defines its own. */
-const JOBS: Record<string, (deps: JobDeps) => ScheduledJob> = {
+const JOBS: Record<JobName, (deps: JobDeps) => ScheduledJob> = {
   'prune-idempotency': pruneIdempotencyJob,
   'expire-requests': (deps) => expireRequestsJob(transitionDeps(deps)),
   'expire-reviews': (deps) => expireReviewsJob(transitionDeps(deps)),
@@ -55,8 +54,6 @@ const transitionDeps = ({ db, clock, wake }: JobDeps) => ({
   sms: createSmsQueue(clock),
   wake,
 });
-
-export const jobNames = (): string[] => Object.keys(JOBS);
 
 export const scheduledJobs = (deps: { db: Db; clock: Clock; wake?: Wakers }): JobCatalogue =>
   Object.fromEntries(Object.entries(JOBS).map(([name, job]) => [name, job({ ...deps, wake: deps.wake ?? noWake })]));
@@ -92,7 +89,13 @@ export type Runtime = {
   close(): Promise<void>;
 };
 
+// The PKI and sealing modules (pkijs, @peculiar/x509, pdf-lib) load with the first seal, not at start.
 async function createPkiSealer(config: Config, clock: Clock): Promise<Sealer> {
+  const [{ loadOrCreatePki }, { createTsaClient }, { createSealer }] = await Promise.all([
+    import('./pki/pki.js'),
+    import('./pki/tsa-client.js'),
+    import('./documents/pdf/seal.js'),
+  ]);
   const pki = await loadOrCreatePki({
     dataDir: config.dataDir,
     clock,
@@ -117,7 +120,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
   const logger = opts.logger || undefined;
   const workerId = newWorkerId();
   const db = opts.db ?? (await openDb(config.databaseUrl, { migrate: config.autoMigrate }));
-  const limiter = opts.limiter ?? createRateLimiter({ redisUrl: config.redisUrl, clock, logger });
+  const limiter = opts.limiter ?? (await createRateLimiter({ redisUrl: config.redisUrl, clock, logger }));
   const mailer = createMailer({
     db,
     clock,

@@ -33,11 +33,7 @@ import { listWorkspaceTemplates } from '../templates/templates.service.js';
 import { listOutbox } from '../mail/outbox.js';
 import { getSms, listSms } from '../sms/outbox.js';
 import { SMS_STATUSES, type SmsStatus } from '../sms/outbox.repo.js';
-import { createDispatcher } from '../webhooks/dispatcher.js';
-import { runServer } from '../main.js';
-import { jobNames, newWorkerId as workerId, scheduledJobs } from '../runtime.js';
-import { loadOrCreatePki } from '../pki/pki.js';
-import { runJob } from '../jobs/scheduler.js';
+import { JOB_NAMES } from '../jobs/names.js';
 
 class CliError extends Error {}
 
@@ -63,6 +59,10 @@ async function mustKey(db: Db, id: string) {
 
 /** Sends due deliveries from this process, for operators who run no worker while testing a hook. */
 async function deliverNow(db: Db): Promise<number> {
+  const [{ createDispatcher }, { newWorkerId: workerId }] = await Promise.all([
+    import('../webhooks/dispatcher.js'),
+    import('../runtime.js'),
+  ]);
   const d = createDispatcher({
     db,
     clock: systemClock,
@@ -73,6 +73,11 @@ async function deliverNow(db: Db): Promise<number> {
   await d.stop();
   return n;
 }
+
+// The server, the PKI and the job catalogue are imported by the commands that use them, so that the other commands
+// (and their callers: scripts, tests) do not pay for loading the whole application.
+const runServer: typeof import('../main.js').runServer = async (...args) =>
+  (await import('../main.js')).runServer(...args);
 
 const program = new Command('signet').description('Signet e-signature service').exitOverride();
 
@@ -325,6 +330,7 @@ program
     'print the CA certificate (PEM) that issues the seal and timestamp certificates; add it to your trust store',
   )
   .action(async () => {
+    const { loadOrCreatePki } = await import('../pki/pki.js');
     const pki = await loadOrCreatePki({
       dataDir: config.dataDir,
       clock: systemClock,
@@ -405,9 +411,13 @@ program
   .command('jobs')
   .description('scheduled jobs')
   .command('run <name>')
-  .description(`run one job once now: ${jobNames().join(', ')}`)
+  .description(`run one job once now: ${JOB_NAMES.join(', ')}`)
   .option('--json', 'print JSON')
   .action(async (name: string, o: { json?: boolean }) => {
+    const [{ scheduledJobs }, { runJob }] = await Promise.all([
+      import('../runtime.js'),
+      import('../jobs/scheduler.js'),
+    ]);
     const r = await withDb((db) => runJob(scheduledJobs({ db, clock: systemClock }), name));
     print(!!o.json, { job: name, result: r }, `${name}: ${JSON.stringify(r)}`);
   });

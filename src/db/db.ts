@@ -1,12 +1,10 @@
 // The only module that branches on the database. Everything else talks Kysely to `Db.kysely`.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SelectQueryBuilder, type SqliteDatabase } from 'kysely';
-import pg from 'pg';
 import type { Database as Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
-import { pgChangeProbe } from './pg-change-probe.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -18,15 +16,14 @@ export type Db = {
   close(): Promise<void>;
 };
 
-// int8 (bigint) columns hold millisecond timestamps, well inside Number's safe range.
-pg.types.setTypeParser(20, (v: string) => Number(v));
-
 export async function openDb(url: string, opts: { migrate?: boolean } = {}): Promise<Db> {
   let db: Db;
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length) || ':memory:';
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-    const sqlite = new Database(file);
+    // Each driver loads only when its database is used.
+    const { default: Sqlite } = await import('better-sqlite3');
+    const sqlite = new Sqlite(file);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
@@ -36,6 +33,9 @@ export async function openDb(url: string, opts: { migrate?: boolean } = {}): Pro
     const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
     db = { kysely, dialect: 'sqlite', probe: sqliteChangeProbe(sqlite, () => writes), close: () => kysely.destroy() };
   } else {
+    const [{ default: pg }, { pgChangeProbe }] = await Promise.all([import('pg'), import('./pg-change-probe.js')]);
+    // int8 (bigint) columns hold millisecond timestamps, well inside Number's safe range.
+    pg.types.setTypeParser(20, (v: string) => Number(v));
     // A connection is waited for at most 2 s: while the server is away requests fail fast (503) instead of queueing.
     const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS });
     // An idle client whose server went away (restart, failover) is dropped by the pool; without a listener the

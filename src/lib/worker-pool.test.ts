@@ -201,3 +201,25 @@ console.log(JSON.stringify({ warmups: ok.warmups, late }));`),
   assert.deepEqual(JSON.parse(awaited), { warmups: 1, late: 'WorkerTaskTimeout' });
   assert.equal(idle.trim(), 'created');
 });
+
+test('workers start on demand and stop after the idle timeout; the next task starts (and warms) a new one', async () => {
+  const pool = createWorkerPool<EchoInput, Who>(mod, { size: 2, warmup: { op: 'warmup' }, idleTimeoutMs: 150 });
+  try {
+    assert.equal(pool.workers, 0, 'no worker before the first task');
+    const first = await pool.run({ op: 'spin', ms: 0 });
+    assert.equal(pool.workers, 1, 'one task, one worker');
+    // Busy workers are never stopped: a task running past the idle timeout keeps its worker.
+    const long = await pool.run({ op: 'spin', ms: 300 });
+    assert.equal(long.thread, first.thread, 'the same worker, kept while busy and between tasks');
+    const t0 = performance.now();
+    while (pool.workers > 0) {
+      assert.ok(performance.now() - t0 < 5_000, 'the idle worker stops');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const next = await pool.run({ op: 'spin', ms: 0 }, { timeoutMs: 100 });
+    assert.notEqual(next.thread, first.thread, 'a new worker');
+    assert.equal(next.warmups, 1, 'which warmed up before its task');
+  } finally {
+    await pool.close();
+  }
+});

@@ -1,5 +1,6 @@
 // A fixed-size pool of worker threads running one TypeScript module, so CPU-heavy work (PDF parsing, sealing)
-// never blocks the API's event loop. Workers load their module through tsx, whatever started the main process.
+// never blocks the API's event loop. A TypeScript module (the sources, in tests) is loaded through tsx, whatever
+// started the main process; the build's JavaScript loads without it.
 // Guarantees:
 // - tasks are taken in FIFO order, one at a time per worker, only by a worker that has loaded its module (and run
 //   the warm-up, if any);
@@ -8,9 +9,10 @@
 // - a task over its limit fails with WorkerTaskTimeout, and only its worker is terminated and replaced: tasks on the
 //   other workers and the queued tasks carry on untouched;
 // - a task that crashes its worker fails with an error and the worker is replaced; queued tasks keep going;
-// - with a `warmup` input, every new worker (at creation, and every replacement after a crash or a kill) runs it
-//   once, uncharged to any task, before it is offered a task, and a lost worker is replaced at once so that the
-//   replacement warms up ahead of the next task. Without one, workers start on demand;
+// - workers start on demand, when a task is queued and none is idle, up to `size`; with a `warmup` input, every new
+//   worker runs it once, uncharged to any task, before it is offered a task;
+// - with `idleTimeoutMs`, a worker that had nothing to do for that long is stopped (its memory given back), so an
+//   idle pool holds no thread; the next task starts a worker again;
 // - a warm-up has its own limit (`warmupTimeoutMs`): one that hangs counts as a failed start, so it cannot hold the
 //   queue for ever;
 // - a worker that fails to start (its module or its warm-up throws, or it exits first) is dropped and not replaced
@@ -36,10 +38,14 @@ export type WorkerPoolOptions<In> = {
   warmup?: In;
   /** Limit on one worker's warm-up; past it the worker counts as failed to start. Default 120 s. */
   warmupTimeoutMs?: number;
+  /** Stop a worker idle for this long. Default: never. */
+  idleTimeoutMs?: number;
 };
 
 export type WorkerPool<In, Out> = {
   run(input: In, opts?: RunOptions): Promise<Out>;
+  /** Workers running now, starting ones included. */
+  readonly workers: number;
   close(): Promise<void>;
 };
 
@@ -63,6 +69,8 @@ type Slot<In, Out> = {
   state: 'starting' | 'warming' | 'idle' | 'busy';
   task: Task<In, Out> | null;
   timer?: NodeJS.Timeout;
+  /** Armed while the worker is idle, when the pool has an idle timeout. */
+  idleTimer?: NodeJS.Timeout;
 };
 type Reply<Out> = { ready: true } | { ok: true; value: Out } | { ok: false; error: string };
 
@@ -70,12 +78,20 @@ const SHIM = new URL('./worker-shim.mjs', import.meta.url);
 const DEFAULT_WARMUP_TIMEOUT_MS = 120_000;
 const toError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
+/**
+ * The URL of a worker module beside `base` (a module's import.meta.url): `<stem>.ts` when running the sources,
+ * `<stem>.js` when running the build in dist/.
+ */
+export const siblingModule = (base: string, stem: string): URL =>
+  new URL(`${stem}${base.endsWith('.ts') ? '.ts' : '.js'}`, base);
+
 /** `moduleUrl` must export `handle(input): Promise<output> | output`. */
 export function createWorkerPool<In, Out>(moduleUrl: URL, opts: WorkerPoolOptions<In> = {}): WorkerPool<In, Out> {
   const {
     size = Math.max(1, os.availableParallelism() - 1),
     warmup,
     warmupTimeoutMs = DEFAULT_WARMUP_TIMEOUT_MS,
+    idleTimeoutMs,
   } = opts;
   if (!Number.isInteger(size) || size < 1)
     throw new RangeError(`worker pool size must be a positive integer, got ${size}`);
@@ -150,16 +166,15 @@ export function createWorkerPool<In, Out>(moduleUrl: URL, opts: WorkerPoolOption
     if (i < 0) return false;
     slots.splice(i, 1);
     clearTimeout(slot.timer);
+    clearTimeout(slot.idleTimer);
     slot.timer = undefined;
     void slot.worker.terminate().catch(() => {});
     return true;
   };
 
-  /** Replaces a lost worker: at once with a warm-up, else when the queue needs it. */
+  /** A lost worker is replaced when the queue needs one. */
   const replace = () => {
-    if (closed) return;
-    if (warmup !== undefined && slots.length < size) spawn();
-    pump();
+    if (!closed) pump();
   };
 
   /** The worker crashed, exited, or failed to start. */
@@ -180,6 +195,8 @@ export function createWorkerPool<In, Out>(moduleUrl: URL, opts: WorkerPoolOption
   };
 
   const take = (slot: Slot<In, Out>, task: Task<In, Out>) => {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
     slot.state = 'busy';
     slot.task = task;
     try {
@@ -214,9 +231,15 @@ export function createWorkerPool<In, Out>(moduleUrl: URL, opts: WorkerPoolOption
       spawn();
       starting++;
     }
+    if (idleTimeoutMs === undefined || closed) return;
+    for (const slot of slots) {
+      if (slot.state !== 'idle' || slot.idleTimer) continue;
+      slot.idleTimer = setTimeout(() => {
+        if (slot.state === 'idle') drop(slot); // stopped, not lost: nothing to replace
+      }, idleTimeoutMs);
+      slot.idleTimer.unref();
+    }
   };
-
-  if (warmup !== undefined) for (let i = 0; i < size; i++) spawn();
 
   return {
     run(input, { transfer, timeoutMs } = {}) {
@@ -240,12 +263,16 @@ export function createWorkerPool<In, Out>(moduleUrl: URL, opts: WorkerPoolOption
         pump();
       });
     },
+    get workers() {
+      return slots.length;
+    },
     async close() {
       closed = true;
       for (const t of queue.splice(0)) t.reject(new Error('worker pool closed'));
       const all = slots.splice(0);
       for (const s of all) {
         clearTimeout(s.timer);
+        clearTimeout(s.idleTimer);
         const t = s.task;
         s.task = null;
         t?.reject(new Error('worker pool closed'));

@@ -1,7 +1,6 @@
 // Where outbox rows go: an SMTP server through nodemailer (pooled connections, a time limit per message, a fixed
 // Message-ID per row so receivers can drop a repeat), or, with no SMTP_URL, the log. The mail job decides retries.
-import nodemailer, { type Transporter } from 'nodemailer';
-import { parseConnectionUrl } from 'nodemailer/lib/shared/index.js';
+import type { Transporter } from 'nodemailer';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import type { Clock } from '../lib/clock.js';
 import { describeError, type Logger } from '../lib/logger.js';
@@ -46,14 +45,26 @@ export function createTransport(o: TransportOptions): MailTransport {
   const u = new URL(o.smtpUrl);
   if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new Error('smtpUrl must use smtp: or smtps:');
   const password = u.password ? decodeURIComponent(u.password) : undefined;
-  const transport: Transporter = nodemailer.createTransport({
-    ...parseConnectionUrl(o.smtpUrl),
-    pool: true,
-    maxConnections: o.connections,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  });
+  const smtpUrl = o.smtpUrl;
+  // nodemailer loads with the first message, so a process that sends none (an API instance) never loads it.
+  let transport: Promise<Transporter> | undefined;
+  let open: Transporter | undefined;
+  const connect = () =>
+    (transport ??= (async () => {
+      const [{ default: nodemailer }, { parseConnectionUrl }] = await Promise.all([
+        import('nodemailer'),
+        import('nodemailer/lib/shared/index.js'),
+      ]);
+      open = nodemailer.createTransport({
+        ...parseConnectionUrl(smtpUrl),
+        pool: true,
+        maxConnections: o.connections,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 30_000,
+      });
+      return open;
+    })());
 
   return {
     mode: 'smtp',
@@ -61,8 +72,9 @@ export function createTransport(o: TransportOptions): MailTransport {
       const messageId = `<${row.id}@${fromDomain}>`;
       let timer: NodeJS.Timeout | undefined;
       try {
+        const smtp = await connect();
         await Promise.race([
-          transport.sendMail({
+          smtp.sendMail({
             from: { name: `${row.from_name} via ${brand}`, address: fromAddress },
             to: { name: row.to_name, address: row.to_email },
             ...(row.reply_to ? { replyTo: row.reply_to } : {}),
@@ -86,7 +98,7 @@ export function createTransport(o: TransportOptions): MailTransport {
       return messageId;
     },
     describe: (err) => describeError(err, [password]),
-    close: () => transport.close(),
+    close: () => open?.close(),
   };
 }
 

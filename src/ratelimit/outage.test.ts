@@ -191,7 +191,7 @@ describe('redis outage', { skip }, () => {
   it('falls back at once when Redis is unreachable from the start, without throwing', async () => {
     const deadPort = await freePort();
     const { logger, lines } = recordingLogger();
-    const limiter = createRateLimiter({
+    const limiter = await createRateLimiter({
       redisUrl: `redis://127.0.0.1:${deadPort}`,
       clock: new ManualClock(4_000_000),
       logger,

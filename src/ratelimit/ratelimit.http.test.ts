@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../testing/harness.js';
-import { createRedisLimiter } from './ratelimit.js';
+import { createRedisLimiter } from './redis-store.js';
 import { redisForTests, redisTestPrefix } from '../testing/services.js';
 
 const RL = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];

@@ -4,20 +4,20 @@ import type { Clock } from '../lib/clock.js';
 import { createMemoryLimiter } from './memory-store.js';
 import type { Logger } from '../lib/logger.js';
 import type { RateLimiter } from './policy.js';
-import { createRedisLimiter } from './redis-store.js';
 
 export type { RateDecision, RateLimiter } from './policy.js';
 export { createMemoryLimiter, MemoryStore } from './memory-store.js';
-export { createRedisLimiter } from './redis-store.js';
 
-/** Redis-backed when a URL is configured, in-process otherwise. */
-export function createRateLimiter(opts: {
+/** Redis-backed when a URL is configured (ioredis loads only then), in-process otherwise. */
+export async function createRateLimiter(opts: {
   redisUrl: string | null;
   clock: Clock;
   prefix?: string;
   logger?: Logger;
-}): RateLimiter {
-  if (opts.redisUrl)
+}): Promise<RateLimiter> {
+  if (opts.redisUrl) {
+    const { createRedisLimiter } = await import('./redis-store.js');
     return createRedisLimiter({ url: opts.redisUrl, clock: opts.clock, prefix: opts.prefix, logger: opts.logger });
+  }
   return createMemoryLimiter({ clock: opts.clock });
 }

@@ -100,11 +100,11 @@ describe('redis limiter', { skip }, () => {
 
   it('createRateLimiter picks Redis when a URL is given and memory otherwise', async () => {
     const clock = new ManualClock(0);
-    const r = createRateLimiter({ redisUrl: url, clock, prefix: `${prefix}pick:` });
+    const r = await createRateLimiter({ redisUrl: url, clock, prefix: `${prefix}pick:` });
     open.push(r);
     await r.hit('k');
     assert.equal(r.mode, 'redis');
-    const m = createRateLimiter({ redisUrl: null, clock });
+    const m = await createRateLimiter({ redisUrl: null, clock });
     await m.hit('k');
     assert.equal(m.mode, 'memory');
     await m.close();

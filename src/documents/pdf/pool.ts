@@ -9,19 +9,24 @@
 // - a worker that dies under a task (crash, out of memory), or an error that is not an ApiError, is PdfTaskCrash;
 // - an ApiError thrown inside the worker arrives here as the same ApiError (code and meta), not a bare Error.
 import { apiError, ApiError, type ErrorName } from '../../lib/errors.js';
-import { createWorkerPool, WorkerTaskTimeout, type WorkerPool } from '../../lib/worker-pool.js';
+import { createWorkerPool, siblingModule, WorkerTaskTimeout, type WorkerPool } from '../../lib/worker-pool.js';
 import type { WorkerInput, WorkerOutput } from './pdf.worker.js';
+import { PDF_WORKER_IDLE_MS } from '../../limits.js';
 
 export class PdfTaskTimeout extends Error {}
 /** The worker died (crash, out of memory) or reported an error that is not an ApiError. */
 export class PdfTaskCrash extends Error {}
 
-const WORKER = new URL('./pdf.worker.ts', import.meta.url);
+const WORKER = siblingModule(import.meta.url, './pdf.worker');
 let pool: WorkerPool<WorkerInput, WorkerOutput> | null = null;
 let poolSize: number | undefined;
 
 export async function runPdfTask<T>(input: WorkerInput, timeoutMs: number): Promise<T> {
-  pool ??= createWorkerPool<WorkerInput, WorkerOutput>(WORKER, { size: poolSize, warmup: { op: 'warmup' } });
+  pool ??= createWorkerPool<WorkerInput, WorkerOutput>(WORKER, {
+    size: poolSize,
+    warmup: { op: 'warmup' },
+    idleTimeoutMs: PDF_WORKER_IDLE_MS,
+  });
   let out: WorkerOutput;
   try {
     out = await pool.run(input, { timeoutMs });

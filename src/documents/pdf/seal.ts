@@ -14,7 +14,8 @@ import { PDFDocument } from 'pdf-lib';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { findByteRange, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { createWorkerPool } from '../../lib/worker-pool.js';
+import { createWorkerPool, siblingModule } from '../../lib/worker-pool.js';
+import { PDF_WORKER_IDLE_MS } from '../../limits.js';
 import { ab, attr, OID, parseCert, sha256, signingCertificateV2 } from '../../pki/cms.js';
 import type { SealIdentity, Tsa } from '../../pki/types.js';
 import type { SealJob } from './seal.worker.js';
@@ -80,7 +81,10 @@ export function createSealer(opts: SealerOptions): Sealer {
   const tsa = 'pki' in opts ? (opts.tsa ?? opts.pki.localTsa) : opts.tsa;
   const clock = opts.clock ?? systemClock;
   const size = opts.poolSize ?? Math.min(2, Math.max(1, os.availableParallelism() - 1));
-  const pool = createWorkerPool<SealJob, PreparedSeal>(new URL('./seal.worker.ts', import.meta.url), { size });
+  const pool = createWorkerPool<SealJob, PreparedSeal>(siblingModule(import.meta.url, './seal.worker'), {
+    size,
+    idleTimeoutMs: PDF_WORKER_IDLE_MS,
+  });
   const key: SealKey = { certDer: seal.certDer, chainDer: seal.chainDer, privateKey: seal.privateKey };
   return {
     async seal(pdf, meta = {}) {

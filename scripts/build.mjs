@@ -1,0 +1,146 @@
+// The build: every source module of src/ (tests and test helpers left out) transpiled by esbuild to dist/, one file
+// per module in the same place, and every other file (pages' scripts and styles, views) copied beside it, so paths
+// taken relative to a module hold in both trees. Plain JavaScript, so that it runs before anything is compiled.
+//
+// `node scripts/build.mjs` builds; bin/signet.js calls ensureBuilt() on every start. Guarantees:
+// - dist/ is used only while its stamp matches the fingerprint of the sources (paths, sizes, modification times):
+//   an edited checkout is rebuilt on the next start, never run stale;
+// - one process builds at a time (an exclusive lock file; a lock whose process is gone is taken over), and the stamp
+//   is written last, so a process that finds a matching stamp finds every file of that build.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = path.join(ROOT, 'src');
+const DIST = path.join(ROOT, 'dist');
+const STAMP = path.join(DIST, '.stamp');
+const LOCK = path.join(ROOT, '.dist.lock');
+const LOCK_WAIT_MS = 120_000;
+
+/** Sources that go into dist/: no tests, no test helpers. */
+function sources() {
+  const out = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== 'testing') walk(p);
+      } else if (!/\.test\.ts$/.test(e.name)) out.push(p);
+    }
+  };
+  walk(SRC);
+  return out.sort();
+}
+
+const isModule = (file) => file.endsWith('.ts') && !file.endsWith('.d.ts');
+
+function fingerprint(files) {
+  const h = createHash('sha256');
+  for (const f of files) {
+    const st = fs.statSync(f);
+    h.update(`${path.relative(SRC, f)}\0${st.size}\0${st.mtimeMs}\n`);
+  }
+  // The build itself is an input: a changed transpile setting must rebuild.
+  h.update(fs.readFileSync(fileURLToPath(import.meta.url)));
+  return h.digest('hex');
+}
+
+const stampOf = () => {
+  try {
+    return fs.readFileSync(STAMP, 'utf8');
+  } catch {
+    return null;
+  }
+};
+
+export async function build() {
+  const files = sources();
+  const print = fingerprint(files);
+  const { build: esbuild } = await import('esbuild');
+  fs.rmSync(STAMP, { force: true });
+  const modules = files.filter(isModule);
+  await esbuild({
+    entryPoints: modules,
+    outdir: DIST,
+    outbase: SRC,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    bundle: false,
+    logLevel: 'warning',
+  });
+  const written = new Set(modules.map((f) => path.join(DIST, path.relative(SRC, f)).replace(/\.ts$/, '.js')));
+  for (const f of files.filter((f) => !isModule(f))) {
+    const to = path.join(DIST, path.relative(SRC, f));
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.copyFileSync(f, to);
+    written.add(to);
+  }
+  // Outputs of sources that no longer exist would otherwise still be importable.
+  const prune = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        prune(p);
+        if (fs.readdirSync(p).length === 0) fs.rmdirSync(p);
+      } else if (!written.has(p)) fs.rmSync(p);
+    }
+  };
+  prune(DIST);
+  fs.writeFileSync(STAMP, print);
+  return { modules: modules.length, files: files.length };
+}
+
+function takeLock() {
+  try {
+    fs.writeFileSync(LOCK, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+    const holder = Number(fs.readFileSync(LOCK, 'utf8'));
+    try {
+      if (holder > 0) process.kill(holder, 0);
+      return false;
+    } catch {
+      fs.rmSync(LOCK, { force: true }); // its builder died
+      return takeLock();
+    }
+  }
+}
+
+async function withLock(fn) {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  while (!takeLock()) {
+    if (Date.now() > deadline) throw new Error(`signet: waited ${LOCK_WAIT_MS / 1000} s for ${LOCK}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(LOCK, { force: true });
+  }
+}
+
+/**
+ * The URL of dist/'s module for `src/<rel>` (rel without extension), building first when dist/ is missing or was
+ * built from other sources.
+ */
+export async function ensureBuilt(rel) {
+  const target = pathToFileURL(path.join(DIST, `${rel}.js`));
+  if (stampOf() === fingerprint(sources())) return target;
+  // Another process may have built while this one waited for the lock.
+  await withLock(async () => {
+    if (stampOf() !== fingerprint(sources())) await build();
+  });
+  return target;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const t0 = performance.now();
+  const r = await withLock(build);
+  console.log(
+    `built dist/: ${r.modules} modules and ${r.files - r.modules} other files in ${(performance.now() - t0).toFixed(0)} ms`,
+  );
+}

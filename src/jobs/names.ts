@@ -1,0 +1,11 @@
+// The names of the clock-driven jobs, as `signet jobs run` takes them. runtime.ts maps each to its job (the map is
+// typed over this list, so neither can change without the other); kept apart so the CLI can list them cheaply.
+export const JOB_NAMES = [
+  'prune-idempotency',
+  'expire-requests',
+  'expire-reviews',
+  'prune-embed-sessions',
+  'prune-key-uses',
+] as const;
+
+export type JobName = (typeof JOB_NAMES)[number];
