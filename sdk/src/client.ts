@@ -1,0 +1,431 @@
+// The Signet client: one method per API operation, grouped by resource, typed from the generated OpenAPI types.
+//
+// Retries (each waits through the injectable `sleep`, so tests move a clock instead of waiting):
+// - 429 `rate_limited`: always (the refused request was not counted or run), after `Retry-After`.
+// - 409 `idempotency_in_progress`: always (it only happens to a call carrying an Idempotency-Key), after
+//   `Retry-After`; the retry gets the first request's stored answer.
+// - no answer (connection refused or reset, DNS, timeout): only for idempotent calls: GET and DELETE, and a POST
+//   carrying an Idempotency-Key, which the service replays instead of running twice. Exponential backoff with jitter.
+// Every POST gets an Idempotency-Key (crypto.randomUUID) unless one is given; `idempotencyKey: null` sends none.
+// Nothing else is retried: other 4xx and 5xx answers throw a SignetError at once.
+import { randomUUID } from 'node:crypto';
+import { SignetError, errorFromResponse, retryAfterSeconds } from './errors.js';
+import type {
+  ApiPath,
+  AuditTrail,
+  CreatedHook,
+  CreatedSigningRequest,
+  CreatedTemplate,
+  CreatedTemplateVersion,
+  Delivery,
+  DeliveryListParams,
+  DeliveryReplayResult,
+  Document,
+  DocumentWithdrawResult,
+  Hook,
+  HookTestResult,
+  PlacementPreview,
+  SignSession,
+  SigningRequest,
+  SigningRequestRemindResult,
+  SigningRequestWithdrawResult,
+  Template,
+  TemplateGenerateResult,
+  TemplateInstance,
+  TemplateInstanceConfirmResult,
+  TemplateInstanceDiscardResult,
+  TemplateInstantiateResult,
+  TemplateList,
+  TemplateVersion,
+  FileInput,
+  HookCreateParams,
+  HttpMethod,
+  PlacementPreviewParams,
+  SignSessionCreateParams,
+  SigningRequestCreateParams,
+  SuccessBody,
+  TemplateCreateParams,
+  TemplateGenerateParams,
+  TemplateInstanceConfirmParams,
+  TemplateInstantiateParams,
+  TemplateListParams,
+  TemplateVersionCreateParams,
+  Workspace,
+} from './types.js';
+import { webhooks } from './webhooks.js';
+
+export const SDK_VERSION = '0.1.0';
+
+export type SignetOptions = {
+  /** `svk_live_…` (or a legacy `lgk_live_…`) key; it selects the workspace. */
+  apiKey: string;
+  /** Where your Signet serves, e.g. `https://sign.example.com` (the API is under `/v1`). */
+  baseUrl: string;
+  /** A fetch implementation (default: the global fetch of Node 20). */
+  fetch?: typeof fetch;
+  /** Waits between attempts (default: a timer). Tests pass one that moves their clock. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Retries after the first attempt (default 3). 0 turns retrying off. */
+  maxRetries?: number;
+  /** Extra headers sent with every call. */
+  headers?: Record<string, string>;
+};
+
+export type RequestOptions = {
+  /**
+   * For POSTs: the Idempotency-Key (1–255 visible ASCII characters). Default: a new UUID per call, reused by that
+   * call's retries. `null` sends none, and then a POST is not retried when no answer arrives.
+   */
+  idempotencyKey?: string | null;
+  /** Aborts the call, retries and waits included. */
+  signal?: AbortSignal;
+};
+
+type Call<P extends ApiPath = ApiPath, M extends HttpMethod = HttpMethod> = {
+  method: M;
+  path: P;
+  params?: Record<string, string | number>;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  accept?: string;
+  binary?: boolean;
+  options?: RequestOptions;
+};
+
+const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Exponential backoff for connection errors: 0.5 s, 1 s, 2 s, … up to 8 s, each with up to half of it as jitter. */
+export const backoffMs = (attempt: number): number => {
+  const base = Math.min(8000, 500 * 2 ** attempt);
+  return base / 2 + Math.random() * (base / 2);
+};
+
+export class Signet {
+  readonly hooks;
+  readonly signingRequests;
+  readonly documents;
+  readonly placement;
+  readonly templates;
+  readonly templateInstances;
+  readonly embedded;
+  /** Signature helpers (`verify`, `sign`); the same object as the package's `webhooks` export. */
+  readonly webhooks = webhooks;
+
+  readonly #apiKey: string;
+  readonly #baseUrl: string;
+  readonly #fetch: typeof fetch;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #maxRetries: number;
+  readonly #headers: Record<string, string>;
+
+  constructor(options: SignetOptions) {
+    if (!options || typeof options.apiKey !== 'string' || options.apiKey === '') {
+      throw new TypeError('new Signet({ apiKey, baseUrl }): apiKey is required (svk_live_…).');
+    }
+    if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) {
+      throw new TypeError(
+        'new Signet({ apiKey, baseUrl }): baseUrl must be an http(s) URL, e.g. https://sign.example.com',
+      );
+    }
+    const maxRetries = options.maxRetries ?? 3;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new TypeError('maxRetries must be an integer ≥ 0.');
+    this.#apiKey = options.apiKey;
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#sleep = options.sleep ?? defaultSleep;
+    this.#maxRetries = maxRetries;
+    this.#headers = { ...options.headers };
+
+    // The answer's type comes from the path and method (`SuccessBody`), never from the call site.
+    const r = <P extends ApiPath, M extends HttpMethod>(c: Call<P, M>): Promise<SuccessBody<P, M>> =>
+      this.#request<SuccessBody<P, M>>(c);
+    const bytes = <P extends ApiPath>(c: Call<P, 'get'>): Promise<Uint8Array> =>
+      this.#request<Uint8Array>({ ...c, binary: true });
+
+    this.hooks = {
+      /** `POST /v1/hooks`: the answer carries the hook's `secret`, shown this once. */
+      create: (body: HookCreateParams, options?: RequestOptions): Promise<CreatedHook> =>
+        r({ method: 'post', path: '/v1/hooks', body, options }),
+      /** `GET /v1/hooks`: the workspace's hooks, without secrets. */
+      list: (options?: RequestOptions): Promise<Hook[]> => r({ method: 'get', path: '/v1/hooks', options }),
+      /** `DELETE /v1/hooks/{id}`: its pending retries stop. */
+      delete: (id: string, options?: RequestOptions): Promise<void> =>
+        r({ method: 'delete', path: '/v1/hooks/{id}', params: { id }, options }),
+      /** `POST /v1/hooks/{id}/test`: sends the synthetic test event to this hook. */
+      test: (id: string, options?: RequestOptions): Promise<HookTestResult> =>
+        r({ method: 'post', path: '/v1/hooks/{id}/test', params: { id }, options }),
+      /** `GET /v1/hooks/{id}/deliveries`: delivery history, newest first. */
+      deliveries: (id: string, query?: DeliveryListParams, options?: RequestOptions): Promise<Delivery[]> =>
+        r({ method: 'get', path: '/v1/hooks/{id}/deliveries', params: { id }, query, options }),
+      /** `POST /v1/hooks/{id}/deliveries/{delivery_id}/replay`: the same event again, due now. */
+      replayDelivery: (id: string, deliveryId: string, options?: RequestOptions): Promise<DeliveryReplayResult> =>
+        r({
+          method: 'post',
+          path: '/v1/hooks/{id}/deliveries/{delivery_id}/replay',
+          params: { id, delivery_id: deliveryId },
+          options,
+        }),
+    };
+
+    this.signingRequests = {
+      /**
+       * `POST /v1/signing-requests`: one document, one signing request per signer. `file` takes the wire form
+       * `{name, content_base64}` or bytes (`{name, data}`, a `File`); the client encodes them.
+       */
+      create: async (body: SigningRequestCreateParams, options?: RequestOptions): Promise<CreatedSigningRequest> =>
+        r({
+          method: 'post',
+          path: '/v1/signing-requests',
+          body: await withEncodedFile(body),
+          options,
+        }),
+      get: (id: string, options?: RequestOptions): Promise<SigningRequest> =>
+        r({ method: 'get', path: '/v1/signing-requests/{id}', params: { id }, options }),
+      /** E-mails the signer again with a fresh link (the old one stops working). */
+      remind: (id: string, options?: RequestOptions): Promise<SigningRequestRemindResult> =>
+        r({
+          method: 'post',
+          path: '/v1/signing-requests/{id}/remind',
+          params: { id },
+          options,
+        }),
+      /** Withdraws the request; its document never completes. */
+      withdraw: (id: string, options?: RequestOptions): Promise<SigningRequestWithdrawResult> =>
+        r({
+          method: 'post',
+          path: '/v1/signing-requests/{id}/withdraw',
+          params: { id },
+          options,
+        }),
+    };
+
+    this.documents = {
+      get: (id: string, options?: RequestOptions): Promise<Document> =>
+        r({ method: 'get', path: '/v1/documents/{id}', params: { id }, options }),
+      withdraw: (id: string, options?: RequestOptions): Promise<DocumentWithdrawResult> =>
+        r({ method: 'post', path: '/v1/documents/{id}/withdraw', params: { id }, options }),
+      /** The sealed PDF (after `document.completed`; before, 409 `document_not_completed`). */
+      signedPdf: (id: string, options?: RequestOptions): Promise<Uint8Array> =>
+        bytes({ method: 'get', path: '/v1/documents/{id}/signed', params: { id }, accept: 'application/pdf', options }),
+      /** The audit trail as JSON: every entry of the hash chain and whether it verifies. */
+      auditTrail: (id: string, options?: RequestOptions): Promise<AuditTrail> =>
+        r({ method: 'get', path: '/v1/documents/{id}/audit-trail', params: { id }, options }),
+      /** The audit certificate as a PDF. */
+      auditCertificatePdf: (id: string, options?: RequestOptions): Promise<Uint8Array> =>
+        bytes({
+          method: 'get',
+          path: '/v1/documents/{id}/audit-trail',
+          params: { id },
+          accept: 'application/pdf',
+          options,
+        }),
+    };
+
+    this.placement = {
+      /** Anchors found and every problem, for a file; creates nothing. */
+      preview: async (body: PlacementPreviewParams, options?: RequestOptions): Promise<PlacementPreview> =>
+        r({
+          method: 'post',
+          path: '/v1/placement/preview',
+          body: await withEncodedFile(body),
+          options,
+        }),
+    };
+
+    this.templates = {
+      create: async (body: TemplateCreateParams, options?: RequestOptions): Promise<CreatedTemplate> =>
+        r({ method: 'post', path: '/v1/templates', body: await withEncodedFile(body), options }),
+      list: (query?: TemplateListParams, options?: RequestOptions): Promise<TemplateList> =>
+        r({ method: 'get', path: '/v1/templates', query, options }),
+      get: (id: string, options?: RequestOptions): Promise<Template> =>
+        r({ method: 'get', path: '/v1/templates/{id}', params: { id }, options }),
+      /** Archives the template (no new instances; existing ones keep working). */
+      archive: (id: string, options?: RequestOptions): Promise<void> =>
+        r({ method: 'delete', path: '/v1/templates/{id}', params: { id }, options }),
+      createVersion: async (
+        id: string,
+        body: TemplateVersionCreateParams,
+        options?: RequestOptions,
+      ): Promise<CreatedTemplateVersion> =>
+        r({
+          method: 'post',
+          path: '/v1/templates/{id}/versions',
+          params: { id },
+          body: await withEncodedFile(body),
+          options,
+        }),
+      getVersion: (id: string, version: number, options?: RequestOptions): Promise<TemplateVersion> =>
+        r({
+          method: 'get',
+          path: '/v1/templates/{id}/versions/{n}',
+          params: { id, n: version },
+          options,
+        }),
+      instantiate: (
+        id: string,
+        body: TemplateInstantiateParams,
+        options?: RequestOptions,
+      ): Promise<TemplateInstantiateResult> =>
+        r({
+          method: 'post',
+          path: '/v1/templates/{id}/instantiate',
+          params: { id },
+          body,
+          options,
+        }),
+      generate: (id: string, body: TemplateGenerateParams, options?: RequestOptions): Promise<TemplateGenerateResult> =>
+        r({ method: 'post', path: '/v1/templates/{id}/generate', params: { id }, body, options }),
+    };
+
+    this.templateInstances = {
+      get: (id: string, options?: RequestOptions): Promise<TemplateInstance> =>
+        r({ method: 'get', path: '/v1/template-instances/{id}', params: { id }, options }),
+      confirm: (
+        id: string,
+        body: TemplateInstanceConfirmParams = {},
+        options?: RequestOptions,
+      ): Promise<TemplateInstanceConfirmResult> =>
+        r({
+          method: 'post',
+          path: '/v1/template-instances/{id}/confirm',
+          params: { id },
+          body,
+          options,
+        }),
+      discard: (id: string, options?: RequestOptions): Promise<TemplateInstanceDiscardResult> =>
+        r({ method: 'post', path: '/v1/template-instances/{id}/discard', params: { id }, options }),
+    };
+
+    this.embedded = {
+      /** Enterprise: a session for framing one signer's page on a registered origin. */
+      createSignSession: (body: SignSessionCreateParams, options?: RequestOptions): Promise<SignSession> =>
+        r({ method: 'post', path: '/v1/embedded/sign-sessions', body, options }),
+    };
+  }
+
+  /** `GET /v1/me`: the key's workspace (exempt from the rate limit). */
+  me(options?: RequestOptions): Promise<Workspace> {
+    return this.#request<Workspace>({ method: 'get', path: '/v1/me', options });
+  }
+
+  async #request<T>(c: Call): Promise<T> {
+    const path = c.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const v = c.params?.[name];
+      if (v === undefined || v === '') throw new TypeError(`${c.path}: ${name} is required.`);
+      return encodeURIComponent(String(v));
+    });
+    const url = new URL(this.#baseUrl + path);
+    for (const [k, v] of Object.entries(c.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const method = c.method.toUpperCase();
+    const label = `${method} ${c.path}`;
+
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      authorization: `Bearer ${this.#apiKey}`,
+      accept: c.accept ?? 'application/json',
+      'user-agent': `signet-sdk-node/${SDK_VERSION}`,
+    };
+    let body: string | undefined;
+    if (c.body !== undefined) {
+      body = JSON.stringify(c.body);
+      headers['content-type'] = 'application/json';
+    }
+    const given = c.options?.idempotencyKey;
+    const idempotencyKey = given !== undefined ? given : method === 'POST' ? randomUUID() : null;
+    if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
+    // A POST without a key may have run when no answer came back, so only the others are repeated then.
+    const repeatable = method !== 'POST' || idempotencyKey !== null;
+    const signal = c.options?.signal;
+
+    for (let attempt = 0; ; attempt++) {
+      signal?.throwIfAborted();
+      const canRetry = attempt < this.#maxRetries;
+      let res: Response;
+      try {
+        res = await this.#fetch(url, { method, headers, body, signal, redirect: 'manual' });
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        if (repeatable && canRetry) {
+          await this.#wait(backoffMs(attempt), signal);
+          continue;
+        }
+        throw new SignetError({
+          status: 0,
+          code: 'connection_error',
+          message:
+            `${label}: no answer from ${url.origin} (${describeCause(err)})` +
+            (repeatable
+              ? `; gave up after ${attempt + 1} attempt${attempt ? 's' : ''}.`
+              : '; not retried: a POST without an Idempotency-Key might have been carried out.'),
+          request: label,
+          cause: err,
+        });
+      }
+
+      if (res.ok) return (await readSuccess(res, c.binary)) as T;
+
+      const text = await res.text();
+      const parsed = parseJson(text);
+      const error = errorFromResponse(label, res, parsed, text);
+      const waitable = res.status === 429 || (res.status === 409 && error.code === 'idempotency_in_progress');
+      if (waitable && canRetry) {
+        const seconds = retryAfterSeconds(res.headers);
+        await this.#wait(seconds === undefined ? backoffMs(attempt) : seconds * 1000, signal);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  async #wait(ms: number, signal?: AbortSignal): Promise<void> {
+    await this.#sleep(ms);
+    signal?.throwIfAborted();
+  }
+}
+
+async function readSuccess(res: Response, binary?: boolean): Promise<unknown> {
+  if (binary) return new Uint8Array(await res.arrayBuffer());
+  const text = await res.text();
+  if (res.status === 204 || text === '') return undefined;
+  return (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeCause(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  return cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err);
+}
+
+type WireFile = { name: string; content_base64: string };
+
+/** The body with `file` in the wire form (`{name, content_base64}`), whatever form it was given in. */
+async function withEncodedFile<B extends { file?: FileInput<WireFile> }>(body: B): Promise<B> {
+  const file = body.file;
+  if (file === undefined || (typeof file === 'object' && 'content_base64' in file)) return body;
+  let name: string;
+  let bytes: Uint8Array;
+  if (typeof Blob !== 'undefined' && file instanceof Blob) {
+    name = (file as Blob & { name: string }).name;
+    bytes = new Uint8Array(await file.arrayBuffer());
+  } else {
+    const f = file as { name: string; data: Uint8Array | ArrayBuffer | Blob };
+    name = f.name;
+    bytes =
+      f.data instanceof Blob
+        ? new Uint8Array(await f.data.arrayBuffer())
+        : f.data instanceof ArrayBuffer
+          ? new Uint8Array(f.data)
+          : f.data;
+  }
+  if (typeof name !== 'string' || name === '') throw new TypeError('file.name is required (e.g. "contract.pdf").');
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('file.data must be a Uint8Array, an ArrayBuffer or a Blob.');
+  const content_base64 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  return { ...body, file: { name, content_base64 } };
+}
