@@ -374,6 +374,20 @@ describe('@signet/sdk against the real server', () => {
     assert.deepEqual(sleeps, []);
   });
 
+  test('an aborted signal stops the retries', async () => {
+    const port = await closedPort();
+    const controller = new AbortController();
+    let attempts = 0;
+    const signet = new Signet({
+      apiKey: 'svk_live_' + '0'.repeat(32),
+      baseUrl: `http://127.0.0.1:${port}`,
+      fetch: (input, init) => (attempts++, fetch(input, init)),
+      sleep: async () => controller.abort(),
+    });
+    await assert.rejects(signet.documents.get('doc_1', { signal: controller.signal }), { name: 'AbortError' });
+    assert.equal(attempts, 1);
+  });
+
   test('a reset after the server ran a keyed POST: the retry is replayed, not run twice', async () => {
     const { token } = await client();
     const proxy = await startLossyProxy(h.port, 1);
