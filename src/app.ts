@@ -43,6 +43,8 @@ import { meRoutes } from './workspaces/me.routes.js';
 import { embeddedRoutes } from './embedded/embedded.routes.js';
 import { embedRoutes } from './embedded/embed.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
+import { docsRoutes } from './docs/docs.routes.js';
+import { apiDescription, describeResponses, onlyTheApi, refResolver } from './docs/openapi.js';
 
 export type AppDeps = {
   config: Config;
@@ -128,7 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       info: {
         title: 'Signet API',
         version: '1.0.0',
-        description: 'Electronic signatures: signing requests, sealed PDFs, audit trails and signed webhooks.',
+        description: apiDescription(),
       },
       servers: [{ url: deps.config.baseUrl }, ...(deps.config.aliasBaseUrl ? [{ url: deps.config.aliasBaseUrl }] : [])],
       components: {
@@ -136,6 +138,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       },
       security: [{ bearer: [] }],
     },
+    transform: onlyTheApi,
+    transformObject: describeResponses,
+    refResolver,
   });
   app.addSchema(ErrorBody);
 
@@ -173,6 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await keyless.register(reviewRoutes, signing);
     await keyless.register(embedRoutes, signing);
     await keyless.register(dashboardRoutes, { ...signing, hooks, limiter: deps.limiter, prefix: '/dashboard' });
+    await keyless.register(docsRoutes);
   });
   await app.register(signerAssetRoutes);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));

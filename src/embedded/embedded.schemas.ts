@@ -15,18 +15,42 @@ export const SessionBody = Type.Object(
     ttl_seconds: Type.Integer({ minimum: EMBED_TTL_SECONDS.min, maximum: EMBED_TTL_SECONDS.max }),
     locale: Type.String({ minLength: 1, maxLength: 35, description: 'A known locale: en, de, fr or es.' }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        signing_request_id: 'sr_1a2b3c4d5e6f7a8b9c0d1e2f',
+        origin: 'https://app.example.com',
+        ttl_seconds: 600,
+        locale: 'en',
+      },
+    ],
+  },
 );
 export type SessionBody = Static<typeof SessionBody>;
 
-export const SessionOut = Type.Object({
-  id: Type.String({ description: 'ses_…' }),
-  url: Type.String({ description: '{BASE_URL}/embed/sign/<token>: frame it, or mount it with /embed/signet.js.' }),
-  origin: Type.String(),
-  signing_request_id: Type.String(),
-  locale: Type.String(),
-  expires_at: Type.String(),
-});
+export const SessionOut = Type.Object(
+  {
+    id: Type.String({ description: 'ses_…' }),
+    url: Type.String({ description: '{BASE_URL}/embed/sign/<token>: frame it, or mount it with /embed/signet.js.' }),
+    origin: Type.String(),
+    signing_request_id: Type.String(),
+    locale: Type.String(),
+    expires_at: Type.String(),
+  },
+  {
+    examples: [
+      {
+        id: 'ses_7a8b9c0d1e2f3a4b5c6d7e8f',
+        url: 'https://signet.example.com/embed/sign/QS7psuy7Y5y4B_i_O1IGwbFqCCBgXHN2R7KYKd0sVxE',
+        origin: 'https://app.example.com',
+        signing_request_id: 'sr_1a2b3c4d5e6f7a8b9c0d1e2f',
+        locale: 'en',
+        expires_at: '2026-11-22T10:10:00.000Z',
+      },
+    ],
+  },
+);
 export type SessionOut = Static<typeof SessionOut>;
 
 /** What the framed page posts to its host (window.postMessage, targetOrigin = the session's origin). */

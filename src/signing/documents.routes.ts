@@ -9,6 +9,9 @@ import { auditCertificate, auditTrail, getDocument, previewPlacement, signedPdf 
 import { AuditTrailOut, DocumentOut, PreviewBody, PreviewOut } from './signing.schemas.js';
 import { withdrawDocument, type SigningDeps } from './signing.service.js';
 
+/** A PDF answer; its example is the start of a file. */
+const Pdf = { schema: { type: 'string', format: 'binary' }, example: '%PDF-1.7 …' };
+
 /** `Accept: application/pdf` (unless JSON comes first) asks for the audit certificate. */
 const wantsPdf = (accept: string) =>
   /application\/pdf/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '');
@@ -54,7 +57,7 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
         summary: 'The sealed PDF (application/pdf); 409 document_not_completed before completion.',
         params: IdParam,
         response: {
-          200: { description: 'application/pdf', type: 'string', format: 'binary' },
+          200: { description: 'The sealed PDF.', content: { 'application/pdf': Pdf } },
           ...errorResponses(404, 409, ...AUTH_ERRORS),
         },
       },
@@ -77,7 +80,16 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
         summary:
           'Every event of the document in a SHA-256 hash chain; `Accept: application/pdf` gives the audit certificate.',
         params: IdParam,
-        response: { 200: AuditTrailOut, ...errorResponses(404, ...AUTH_ERRORS) },
+        response: {
+          200: {
+            description: 'The hash chain as JSON, or with `Accept: application/pdf` the audit certificate.',
+            content: {
+              'application/json': { schema: AuditTrailOut },
+              'application/pdf': Pdf,
+            },
+          },
+          ...errorResponses(404, ...AUTH_ERRORS),
+        },
       },
     },
     async (req, reply) => {

@@ -4,6 +4,32 @@ import { Type, type Static } from '@fastify/type-provider-typebox';
 import { FILE_BODY_LIMIT, MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
 
 const Role = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+
+// The examples of the OpenAPI document: one two-signer contract, seen through every route.
+const ex = {
+  documentId: 'doc_8d3f1a2b4c6e8f0a1b3c5d7e',
+  buyer: 'sr_1a2b3c4d5e6f7a8b9c0d1e2f',
+  seller: 'sr_2b3c4d5e6f7a8b9c0d1e2f3a',
+  sha256: '9e098756662d14cee2cbf44353e62e8868567ad69e38d4cddc95a78b4a9e7c8c',
+  created: '2026-11-22T10:00:00.000Z',
+  expires: '2026-12-22T10:00:00.000Z',
+};
+const buyerSigner = { email: 'ana@example.com', role: 'buyer', name: 'Ana Pérez', slot: 1 };
+const sellerSigner = { email: 'li@example.com', role: 'seller', name: 'Li Lei', slot: 2 };
+const requestExample = {
+  id: ex.buyer,
+  document_id: ex.documentId,
+  status: 'viewed',
+  signer: buyerSigner,
+  expires_at: ex.expires,
+  sent_at: ex.created,
+  viewed_at: '2026-11-22T10:12:31.000Z',
+  signed_at: null,
+  declined_at: null,
+  decline_reason: null,
+};
+/** A PDF's first bytes in base64 (a real upload is the whole file). */
+const pdfBase64 = 'JVBERi0xLjcKJcfsj6IKNSAwIG9iago8PC9MZW5ndGggNiAwIFI+PgpzdHJlYW0K';
 const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
 export const FileIn = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 255 }), content_base64: Type.String({ maxLength: FILE_BODY_LIMIT }) },
@@ -60,7 +86,25 @@ export const CreateBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        signers: [
+          { role: 'buyer', email: buyerSigner.email, name: buyerSigner.name },
+          { role: 'seller', email: sellerSigner.email, name: sellerSigner.name },
+        ],
+        file: { name: 'contract.pdf', content_base64: pdfBase64 },
+        placement: 'anchors',
+        signing_order: 'parallel',
+        title: 'Purchase contract',
+        message: 'Please sign by Friday.',
+        locale: 'en',
+        expires_at: ex.expires,
+        callback_url: 'https://example.com/hooks/contract-42',
+      },
+    ],
+  },
 );
 export type CreateBody = Static<typeof CreateBody>;
 
@@ -72,48 +116,106 @@ export const RequestBrief = Type.Object({
   expires_at: Type.String(),
 });
 export type RequestBrief = Static<typeof RequestBrief>;
-export const RequestOut = Type.Object({
-  id: Type.String(),
-  document_id: Type.String(),
-  status: Type.String(),
-  signer: SignerOut,
-  expires_at: Type.String(),
-  sent_at: Nullable(Type.String()),
-  viewed_at: Nullable(Type.String()),
-  signed_at: Nullable(Type.String()),
-  declined_at: Nullable(Type.String()),
-  decline_reason: Nullable(Type.String()),
-});
+export const RequestOut = Type.Object(
+  {
+    id: Type.String(),
+    document_id: Type.String(),
+    status: Type.String(),
+    signer: SignerOut,
+    expires_at: Type.String(),
+    sent_at: Nullable(Type.String()),
+    viewed_at: Nullable(Type.String()),
+    signed_at: Nullable(Type.String()),
+    declined_at: Nullable(Type.String()),
+    decline_reason: Nullable(Type.String()),
+  },
+  { examples: [requestExample] },
+);
 export type RequestOut = Static<typeof RequestOut>;
-export const Created = Type.Object({
-  document_id: Type.String(),
-  status: Type.String(),
-  signing_order: Type.String(),
-  expires_at: Type.String(),
-  signing_requests: Type.Array(RequestBrief),
-  callback: Type.Optional(Type.Object({ hook_id: Type.String(), secret: Type.String() })),
-});
+export const Created = Type.Object(
+  {
+    document_id: Type.String(),
+    status: Type.String(),
+    signing_order: Type.String(),
+    expires_at: Type.String(),
+    signing_requests: Type.Array(RequestBrief),
+    callback: Type.Optional(Type.Object({ hook_id: Type.String(), secret: Type.String() })),
+  },
+  {
+    examples: [
+      {
+        document_id: ex.documentId,
+        status: 'in_progress',
+        signing_order: 'parallel',
+        expires_at: ex.expires,
+        signing_requests: [
+          { id: ex.buyer, status: 'pending', signer: buyerSigner, expires_at: ex.expires },
+          { id: ex.seller, status: 'pending', signer: sellerSigner, expires_at: ex.expires },
+        ],
+        callback: {
+          hook_id: 'hook_7c1d9e4f2a3b5c6d8e0f1a2b',
+          secret: 'whsec_Lvgo7yu7aUjWoc7PIPJujBdfXhONunnt8XehgRqBILs',
+        },
+      },
+    ],
+  },
+);
 export type Created = Static<typeof Created>;
 
 // ── /v1/documents ────────────────────────────────────────────────────────────────────────────────────────────────
-export const DocumentOut = Type.Object({
-  id: Type.String(),
-  status: Type.String(),
-  title: Type.String(),
-  locale: Type.String(),
-  signing_order: Type.String(),
-  placement: Type.String(),
-  file_name: Type.String(),
-  page_count: Type.Integer(),
-  sha256: Type.String({ description: 'SHA-256 of the original upload' }),
-  signed_sha256: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String(),
-  expires_at: Type.String(),
-  completed_at: Type.Union([Type.String(), Type.Null()]),
-  signed_pdf_url: Type.Optional(Type.String()),
-  audit_trail_url: Type.Optional(Type.String()),
-  signing_requests: Type.Array(RequestOut),
-});
+export const DocumentOut = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.String(),
+    title: Type.String(),
+    locale: Type.String(),
+    signing_order: Type.String(),
+    placement: Type.String(),
+    file_name: Type.String(),
+    page_count: Type.Integer(),
+    sha256: Type.String({ description: 'SHA-256 of the original upload' }),
+    signed_sha256: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String(),
+    expires_at: Type.String(),
+    completed_at: Type.Union([Type.String(), Type.Null()]),
+    signed_pdf_url: Type.Optional(Type.String()),
+    audit_trail_url: Type.Optional(Type.String()),
+    signing_requests: Type.Array(RequestOut),
+  },
+  {
+    description: '`signed_pdf_url` and `audit_trail_url` are present once the document is completed.',
+    examples: [
+      {
+        id: ex.documentId,
+        status: 'completed',
+        title: 'Purchase contract',
+        locale: 'en',
+        signing_order: 'parallel',
+        placement: 'anchors',
+        file_name: 'contract.pdf',
+        page_count: 3,
+        sha256: ex.sha256,
+        signed_sha256: '4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b',
+        created_at: ex.created,
+        expires_at: ex.expires,
+        completed_at: '2026-11-23T09:30:12.000Z',
+        signed_pdf_url: `https://signet.example.com/v1/documents/${ex.documentId}/signed`,
+        audit_trail_url: `https://signet.example.com/v1/documents/${ex.documentId}/audit-trail`,
+        signing_requests: [
+          { ...requestExample, status: 'signed', signed_at: '2026-11-22T10:14:02.000Z' },
+          {
+            ...requestExample,
+            id: ex.seller,
+            signer: sellerSigner,
+            status: 'signed',
+            viewed_at: '2026-11-23T09:28:40.000Z',
+            signed_at: '2026-11-23T09:30:12.000Z',
+          },
+        ],
+      },
+    ],
+  },
+);
 export type DocumentOut = Static<typeof DocumentOut>;
 
 const AuditEntryOut = Type.Object({
@@ -129,15 +231,57 @@ const AuditEntryOut = Type.Object({
   hash: Type.String(),
 });
 
-export const AuditTrailOut = Type.Object({
-  document_id: Type.String(),
-  status: Type.String(),
-  original_sha256: Type.String(),
-  signed_sha256: Type.Union([Type.String(), Type.Null()]),
-  chain_valid: Type.Boolean(),
-  head_hash: Type.String(),
-  entries: Type.Array(AuditEntryOut),
-});
+const createdHash = '36cc7ee771727cde6e031b1da15bc6241004ba2726ee1a6d4ef2a066e67bbd19';
+const sentHash = '950269d5668796168809c627e4e4aa3c61bc090b735f78026692cb0750b858a8';
+export const AuditTrailOut = Type.Object(
+  {
+    document_id: Type.String(),
+    status: Type.String(),
+    original_sha256: Type.String(),
+    signed_sha256: Type.Union([Type.String(), Type.Null()]),
+    chain_valid: Type.Boolean(),
+    head_hash: Type.String(),
+    entries: Type.Array(AuditEntryOut),
+  },
+  {
+    examples: [
+      {
+        document_id: ex.documentId,
+        status: 'in_progress',
+        original_sha256: ex.sha256,
+        signed_sha256: null,
+        chain_valid: true,
+        head_hash: sentHash,
+        entries: [
+          {
+            seq: 1,
+            at: ex.created,
+            action: 'document.created',
+            actor: 'api_key:key_9a8b7c6d5e4f3a2b1c0d9e8f',
+            signing_request_id: null,
+            ip: '203.0.113.7',
+            user_agent: null,
+            detail: { sha256: ex.sha256, file_name: 'contract.pdf', pages: 3, placement: 'anchors' },
+            prev_hash: '0'.repeat(64),
+            hash: createdHash,
+          },
+          {
+            seq: 2,
+            at: ex.created,
+            action: 'signing_request.sent',
+            actor: 'api_key:key_9a8b7c6d5e4f3a2b1c0d9e8f',
+            signing_request_id: ex.buyer,
+            ip: null,
+            user_agent: null,
+            detail: { email: buyerSigner.email, role: 'buyer', queued: false },
+            prev_hash: createdHash,
+            hash: sentHash,
+          },
+        ],
+      },
+    ],
+  },
+);
 export type AuditTrailOut = Static<typeof AuditTrailOut>;
 
 export const PreviewBody = Type.Object(
@@ -146,15 +290,38 @@ export const PreviewBody = Type.Object(
     file_url: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH })),
     roles: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_SIGNERS })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ file: { name: 'contract.pdf', content_base64: pdfBase64 }, roles: ['buyer'] }],
+  },
 );
 export type PreviewBody = Static<typeof PreviewBody>;
 
-export const PreviewOut = Type.Object({
-  page_count: Type.Integer(),
-  anchors: Type.Array(Type.Object({}, { additionalProperties: true })),
-  problems: Type.Array(Type.Object({}, { additionalProperties: true })),
-});
+export const PreviewOut = Type.Object(
+  {
+    page_count: Type.Integer(),
+    anchors: Type.Array(Type.Object({}, { additionalProperties: true })),
+    problems: Type.Array(Type.Object({}, { additionalProperties: true })),
+  },
+  {
+    examples: [
+      {
+        page_count: 3,
+        anchors: [
+          { type: 'signature', role: 'buyer', page: 3, box: { x: 108.82, y: 60.6, width: 99.93, height: 14.4 } },
+          { type: 'signature', role: 'seller', page: 3, box: { x: 110.5, y: 84.6, width: 96.24, height: 14.4 } },
+        ],
+        problems: [
+          {
+            code: 'unknown_role',
+            message: 'An anchor on page 3 names role "seller", which no signer has.',
+            meta: { role: 'seller' },
+          },
+        ],
+      },
+    ],
+  },
+);
 
 // ── /sign/<token> ────────────────────────────────────────────────────────────────────────────────────────────────
 export const TokenParam = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -12,6 +12,119 @@ import {
 } from '../limits.js';
 import { FileIn } from '../signing/signing.schemas.js';
 
+// The examples of the OpenAPI document: one services agreement with a client and a provider, through every route.
+const ex = {
+  templateId: 'tpl_3c4d5e6f7a8b9c0d1e2f3a4b',
+  instanceId: 'tin_4d5e6f7a8b9c0d1e2f3a4b5c',
+  documentId: 'doc_9e0f1a2b3c4d5e6f7a8b9c0d',
+  created: '2026-11-22T10:00:00.000Z',
+};
+const slotsExample = [
+  { name: 'client', signing_order: 1 },
+  { name: 'provider', signing_order: 2 },
+];
+const fieldsInExample = [
+  { key: 'client_name', type: 'text', slot: 'sender', required: true, anchor: '{{client_name}}', max_length: 80 },
+  { key: 'plan', type: 'enum', slot: 'sender', required: true, options: ['basic', 'pro'], anchor: '{{plan}}' },
+  { key: 'sig_client', type: 'signature', slot: 'client', anchor: '{{sig_client}}' },
+  {
+    key: 'sig_provider',
+    type: 'signature',
+    slot: 'provider',
+    page: 2,
+    box: { x: 320, y: 640, width: 180, height: 40 },
+  },
+];
+const fieldsOutExample = [
+  {
+    key: 'client_name',
+    type: 'text',
+    slot: 'sender',
+    required: true,
+    readonly: false,
+    page: 1,
+    box: { x: 113.07, y: 79, width: 150, height: 20 },
+    max_length: 80,
+    anchor: '{{client_name}}',
+  },
+  {
+    key: 'plan',
+    type: 'enum',
+    slot: 'sender',
+    required: true,
+    readonly: false,
+    page: 1,
+    box: { x: 101.74, y: 103, width: 150, height: 20 },
+    options: ['basic', 'pro'],
+    anchor: '{{plan}}',
+  },
+  {
+    key: 'sig_client',
+    type: 'signature',
+    slot: 'client',
+    required: true,
+    readonly: false,
+    page: 2,
+    box: { x: 150.2, y: 631, width: 180, height: 40 },
+    anchor: '{{sig_client}}',
+  },
+  {
+    key: 'sig_provider',
+    type: 'signature',
+    slot: 'provider',
+    required: true,
+    readonly: false,
+    page: 2,
+    box: { x: 320, y: 640, width: 180, height: 40 },
+  },
+];
+const templateExample = {
+  id: ex.templateId,
+  name: 'Services agreement',
+  current_version: 1,
+  slots: slotsExample,
+  fields: fieldsOutExample,
+  page_count: 2,
+  archived_at: null,
+  created_at: ex.created,
+  updated_at: ex.created,
+};
+const fileExample = {
+  name: 'agreement.pdf',
+  content_base64: 'JVBERi0xLjcKJcfsj6IKNSAwIG9iago8PC9MZW5ndGggNiAwIFI+PgpzdHJlYW0K',
+};
+const recipientsInExample = [
+  { slot: 'client', name: 'Ada Lovelace', email: 'ada@example.com' },
+  { slot: 'provider', name: 'Grace Hopper', email: 'grace@example.com' },
+];
+const fieldValuesExample = { client_name: 'Ada Lovelace Ltd', plan: 'pro' };
+const recipientsOutExample = [
+  { slot: 'client', name: 'Ada Lovelace', email: 'ada@example.com', phone: null, channel: 'email', signing_order: 1 },
+  {
+    slot: 'provider',
+    name: 'Grace Hopper',
+    email: 'grace@example.com',
+    phone: null,
+    channel: 'email',
+    signing_order: 2,
+  },
+];
+const stagedExample = {
+  id: ex.instanceId,
+  status: 'staged',
+  kind: 'instantiate',
+  template_id: ex.templateId,
+  template_version: 1,
+  document_id: ex.documentId,
+  recipients: recipientsOutExample,
+  confirmed_at: null,
+  confirmed_by: null,
+  discarded_at: null,
+  discard_reason: null,
+  created_at: ex.created,
+  review_expires_at: '2026-12-06T10:00:00.000Z',
+};
+
 /** The slot name of fields the sender fills from `field_values`. */
 export const SENDER_SLOT = 'sender';
 
@@ -92,10 +205,17 @@ const versionBody = {
 };
 export const CreateTemplateBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200 }), ...versionBody },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Services agreement', file: fileExample, slots: slotsExample, fields: fieldsInExample }],
+  },
 );
 export type CreateTemplateBody = Static<typeof CreateTemplateBody>;
-export const VersionBody = Type.Object(versionBody, { additionalProperties: false });
+export const VersionBody = Type.Object(versionBody, {
+  additionalProperties: false,
+  description: 'Without `file` or `file_url`, the new version keeps the current PDF.',
+  examples: [{ slots: slotsExample, fields: fieldsInExample }],
+});
 export type VersionBody = Static<typeof VersionBody>;
 
 /** A field as published: the definition plus where it landed (page and box, in points from the top-left). */
@@ -120,30 +240,49 @@ export type TemplateFieldOut = Static<typeof TemplateFieldOut>;
 const SlotOut = Type.Object({ name: Type.String(), signing_order: Type.Integer() });
 export type SlotOut = Static<typeof SlotOut>;
 
-export const TemplateOut = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  current_version: Type.Integer(),
-  slots: Type.Array(SlotOut),
-  fields: Type.Array(TemplateFieldOut),
-  page_count: Type.Integer(),
-  archived_at: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
+export const TemplateOut = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    current_version: Type.Integer(),
+    slots: Type.Array(SlotOut),
+    fields: Type.Array(TemplateFieldOut),
+    page_count: Type.Integer(),
+    archived_at: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  },
+  { examples: [templateExample] },
+);
 export type TemplateOut = Static<typeof TemplateOut>;
-export const TemplateList = Type.Object({ data: Type.Array(TemplateOut) });
+export const TemplateList = Type.Object({ data: Type.Array(TemplateOut) }, { examples: [{ data: [templateExample] }] });
 
-export const VersionOut = Type.Object({
-  template_id: Type.String(),
-  version: Type.Integer(),
-  file_name: Type.String(),
-  page_count: Type.Integer(),
-  sha256: Type.String(),
-  slots: Type.Array(SlotOut),
-  fields: Type.Array(TemplateFieldOut),
-  created_at: Type.String(),
-});
+export const VersionOut = Type.Object(
+  {
+    template_id: Type.String(),
+    version: Type.Integer(),
+    file_name: Type.String(),
+    page_count: Type.Integer(),
+    sha256: Type.String(),
+    slots: Type.Array(SlotOut),
+    fields: Type.Array(TemplateFieldOut),
+    created_at: Type.String(),
+  },
+  {
+    examples: [
+      {
+        template_id: ex.templateId,
+        version: 1,
+        file_name: 'agreement.pdf',
+        page_count: 2,
+        sha256: '6fbb653147076262671cfa904af765de8b03500afa30f9151b9630a75ba7ac2b',
+        slots: slotsExample,
+        fields: fieldsOutExample,
+        created_at: ex.created,
+      },
+    ],
+  },
+);
 export type VersionOut = Static<typeof VersionOut>;
 export const VersionParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64 }),
@@ -178,7 +317,10 @@ export const InstantiateBody = Type.Object(
     expires_at: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ recipients: recipientsInExample, field_values: fieldValuesExample, review: true, locale: 'en' }],
+  },
 );
 export type InstantiateBody = Static<typeof InstantiateBody>;
 
@@ -190,11 +332,28 @@ export const GenerateBody = Type.Object(
     title: Type.Optional(Type.String({ maxLength: 200 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ field_values: fieldValuesExample, version: 1, title: 'Services agreement: Ada Lovelace Ltd' }],
+  },
 );
 export type GenerateBody = Static<typeof GenerateBody>;
 
-export const ConfirmBody = Type.Object({ recipients: Type.Optional(Recipients) }, { additionalProperties: false });
+export const ConfirmBody = Type.Object(
+  { recipients: Type.Optional(Recipients) },
+  {
+    additionalProperties: false,
+    description: 'Optional replacement recipients, validated again; without them the staged ones are invited.',
+    examples: [
+      {
+        recipients: [
+          { slot: 'client', name: 'Ada Lovelace', email: 'ada.lovelace@example.com' },
+          recipientsInExample[1],
+        ],
+      },
+    ],
+  },
+);
 export type ConfirmBody = Static<typeof ConfirmBody>;
 
 export const RecipientOut = Type.Object({
@@ -208,26 +367,54 @@ export const RecipientOut = Type.Object({
 });
 export type RecipientOut = Static<typeof RecipientOut>;
 
-export const InstanceOut = Type.Object({
-  id: Type.String(),
-  status: Type.String(),
-  kind: Type.String(),
-  template_id: Type.String(),
-  template_version: Type.Integer(),
-  document_id: Type.String(),
-  recipients: Type.Array(RecipientOut),
-  review_url: Type.Optional(Type.String()),
-  review_expires_at: Type.Optional(Type.String()),
-  confirmed_at: Type.Union([Type.String(), Type.Null()]),
-  confirmed_by: Type.Union([Type.String(), Type.Null()]),
-  discarded_at: Type.Union([Type.String(), Type.Null()]),
-  discard_reason: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String(),
-});
+export const InstanceOut = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.String(),
+    kind: Type.String(),
+    template_id: Type.String(),
+    template_version: Type.Integer(),
+    document_id: Type.String(),
+    recipients: Type.Array(RecipientOut),
+    review_url: Type.Optional(Type.String()),
+    review_expires_at: Type.Optional(Type.String()),
+    confirmed_at: Type.Union([Type.String(), Type.Null()]),
+    confirmed_by: Type.Union([Type.String(), Type.Null()]),
+    discarded_at: Type.Union([Type.String(), Type.Null()]),
+    discard_reason: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String(),
+  },
+  {
+    examples: [
+      {
+        ...stagedExample,
+        status: 'confirmed',
+        recipients: [
+          { ...recipientsOutExample[0], signing_request_id: 'sr_3c4d5e6f7a8b9c0d1e2f3a4b' },
+          { ...recipientsOutExample[1], signing_request_id: 'sr_4d5e6f7a8b9c0d1e2f3a4b5c' },
+        ],
+        confirmed_at: '2026-11-22T11:20:00.000Z',
+        confirmed_by: 'api',
+      },
+    ],
+  },
+);
 export type InstanceOut = Static<typeof InstanceOut>;
 
-export const InstanceCreated = Type.Object({
-  template_instance: InstanceOut,
-  callback: Type.Optional(Type.Object({ hook_id: Type.String(), secret: Type.String() })),
-});
+export const InstanceCreated = Type.Object(
+  {
+    template_instance: InstanceOut,
+    callback: Type.Optional(Type.Object({ hook_id: Type.String(), secret: Type.String() })),
+  },
+  {
+    examples: [
+      {
+        template_instance: {
+          ...stagedExample,
+          review_url: 'https://signet.example.com/review/wZ1v0Rk3dY8qXn5bJt2mLc7aP4sHf9gE6uTiOy0KlMA',
+        },
+      },
+    ],
+  },
+);
 export type InstanceCreated = Static<typeof InstanceCreated>;

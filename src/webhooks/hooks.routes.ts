@@ -11,7 +11,7 @@ import {
   DeliveryReplayed,
   HookCreated,
   HookDeliveryParams,
-  HookView,
+  HooksOut,
   TestEventSent,
 } from './hooks.schemas.js';
 import type { HookList, HooksService } from './hooks.service.js';
@@ -42,7 +42,7 @@ export async function hooksRoutes(fastify: FastifyInstance, { hooks }: { hooks: 
       schema: {
         tags,
         summary: "List the workspace's hooks (never the secret).",
-        response: { 200: Type.Array(HookView), ...errorResponses(...AUTH_ERRORS) },
+        response: { 200: HooksOut, ...errorResponses(...AUTH_ERRORS) },
       },
     },
     // The hottest read of the API: answered without a promise while the cached list is current, with its JSON

@@ -4,6 +4,16 @@ import { MAX_HOOK_EVENTS, MAX_URL_LENGTH } from '../limits.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './deliveries.repo.js';
 import { EVENT_NAMES } from './events.js';
 
+// The examples of the OpenAPI document: one hook and one delivery, seen through every route.
+const hookExample = {
+  id: 'hook_2b7e151628aed2a6abf71588',
+  target_url: 'https://example.com/hooks/signet',
+  events: ['signing_request.signed', 'document.completed'],
+  created_at: '2026-11-22T10:00:00.000Z',
+  document_id: null,
+};
+const eventId = 'evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+
 export const HookView = Type.Object({
   id: Type.String(),
   target_url: Type.String(),
@@ -12,8 +22,12 @@ export const HookView = Type.Object({
   document_id: Type.Union([Type.String(), Type.Null()]),
 });
 export type HookView = Static<typeof HookView>;
+export const HooksOut = Type.Array(HookView, { examples: [[hookExample]] });
 
-export const HookCreated = Type.Object({ ...HookView.properties, secret: Type.String() });
+export const HookCreated = Type.Object(
+  { ...HookView.properties, secret: Type.String() },
+  { examples: [{ ...hookExample, secret: 'whsec_3q2-7wVfN0xY8cJ1kH4mZ9pR6tL5sA0dE2gB7uW1iOo' }] },
+);
 export type HookCreated = Static<typeof HookCreated>;
 
 export const CreateHookBody = Type.Object(
@@ -27,11 +41,17 @@ export const CreateHookBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ target_url: hookExample.target_url, events: hookExample.events }],
+  },
 );
 export type CreateHookBody = Static<typeof CreateHookBody>;
 
-export const TestEventSent = Type.Object({ event_id: Type.String(), hook_id: Type.String() });
+export const TestEventSent = Type.Object(
+  { event_id: Type.String(), hook_id: Type.String() },
+  { examples: [{ event_id: eventId, hook_id: hookExample.id }] },
+);
 
 export const HookDeliveryParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64 }),
@@ -39,11 +59,14 @@ export const HookDeliveryParams = Type.Object({
 });
 
 /** The answer to a replay: the new delivery, of the same event to the same hook. */
-export const DeliveryReplayed = Type.Object({
-  delivery_id: Type.String({ description: 'The new delivery, due now, with its own attempts.' }),
-  event_id: Type.String({ description: "The source delivery's event id, unchanged (receivers deduplicate on it)." }),
-  hook_id: Type.String(),
-});
+export const DeliveryReplayed = Type.Object(
+  {
+    delivery_id: Type.String({ description: 'The new delivery, due now, with its own attempts.' }),
+    event_id: Type.String({ description: "The source delivery's event id, unchanged (receivers deduplicate on it)." }),
+    hook_id: Type.String(),
+  },
+  { examples: [{ delivery_id: 'del_6f7a8b9c0d1e2f3a4b5c6d7e', event_id: eventId, hook_id: hookExample.id }] },
+);
 export type DeliveryReplayed = Static<typeof DeliveryReplayed>;
 
 /** A history filter: one state, or `failed` (retrying and giving_up). */
@@ -105,4 +128,32 @@ export const DeliveryView = Type.Object({
 });
 export type DeliveryView = Static<typeof DeliveryView>;
 
-export const DeliveryList = Type.Array(DeliveryView);
+export const DeliveryList = Type.Array(DeliveryView, {
+  examples: [
+    [
+      {
+        id: 'del_5e6f7a8b9c0d1e2f3a4b5c6d',
+        workspace_id: 'ws_4f1c2a9e8b7d6c5a3e2f1b0d',
+        event_id: eventId,
+        event: 'signing_request.signed',
+        hook_id: hookExample.id,
+        status: 'retrying',
+        attempts: 1,
+        next_attempt_at: '2026-11-22T10:06:00.000Z',
+        created_at: '2026-11-22T10:05:00.000Z',
+        last_status_code: 503,
+        last_error: 'non-2xx response: 503',
+        attempts_log: [
+          {
+            attempt: 1,
+            started_at: '2026-11-22T10:05:00.000Z',
+            duration_ms: 84,
+            status_code: 503,
+            error: 'non-2xx response: 503',
+            response_body: 'Service Unavailable',
+          },
+        ],
+      },
+    ],
+  ],
+});

@@ -14,7 +14,10 @@ export async function meRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['Workspace'],
         summary: "The key's workspace. Exempt from the rate limit: uses no token, carries no RateLimit headers.",
         response: {
-          200: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String(), tier: Type.String() }),
+          200: Type.Object(
+            { id: Type.String(), name: Type.String(), slug: Type.String(), tier: Type.String() },
+            { examples: [{ id: 'ws_4f1c2a9e8b7d6c5a3e2f1b0d', name: 'Acme', slug: 'acme', tier: 'business' }] },
+          ),
           ...errorResponses(401, 402, 403),
         },
       },

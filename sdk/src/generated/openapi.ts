@@ -18,12 +18,20 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "ws_4f1c2a9e8b7d6c5a3e2f1b0d",
+             *       "name": "Acme",
+             *       "slug": "acme",
+             *       "tier": "business"
+             *     }
+             */
             'application/json': {
               id: string;
               name: string;
@@ -38,7 +46,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -47,7 +55,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -56,7 +64,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -86,12 +94,26 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example [
+             *       {
+             *         "id": "hook_2b7e151628aed2a6abf71588",
+             *         "target_url": "https://example.com/hooks/signet",
+             *         "events": [
+             *           "signing_request.signed",
+             *           "document.completed"
+             *         ],
+             *         "created_at": "2026-11-22T10:00:00.000Z",
+             *         "document_id": null
+             *       }
+             *     ]
+             */
             'application/json': {
               id: string;
               target_url: string;
@@ -107,7 +129,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -116,7 +138,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -125,7 +147,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -134,7 +156,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -150,6 +172,15 @@ export interface paths {
       };
       requestBody: {
         content: {
+          /**
+           * @example {
+           *       "target_url": "https://example.com/hooks/signet",
+           *       "events": [
+           *         "signing_request.signed",
+           *         "document.completed"
+           *       ]
+           *     }
+           */
           'application/json': {
             target_url: string;
             /** @description Event names (signing_request.sent, signing_request.viewed, signing_request.signed, signing_request.declined, signing_request.expired, document.completed, template_instance.staged, template_instance.confirmed, template_instance.discarded, placement_expired); empty = all. */
@@ -158,12 +189,25 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Created */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "hook_2b7e151628aed2a6abf71588",
+             *       "target_url": "https://example.com/hooks/signet",
+             *       "events": [
+             *         "signing_request.signed",
+             *         "document.completed"
+             *       ],
+             *       "created_at": "2026-11-22T10:00:00.000Z",
+             *       "document_id": null,
+             *       "secret": "whsec_3q2-7wVfN0xY8cJ1kH4mZ9pR6tL5sA0dE2gB7uW1iOo"
+             *     }
+             */
             'application/json': {
               id: string;
               target_url: string;
@@ -180,7 +224,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -189,7 +233,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -198,7 +242,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -207,7 +251,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -216,7 +260,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -225,7 +269,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -234,7 +278,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -267,7 +311,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description No Content */
         204: {
           headers: {
             [name: string]: unknown;
@@ -280,7 +324,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -289,7 +333,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -298,7 +342,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -307,7 +351,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -316,7 +360,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -347,12 +391,18 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Accepted */
         202: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "event_id": "evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+             *       "hook_id": "hook_2b7e151628aed2a6abf71588"
+             *     }
+             */
             'application/json': {
               event_id: string;
               hook_id: string;
@@ -365,7 +415,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -374,7 +424,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -383,7 +433,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -392,7 +442,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -401,7 +451,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -441,12 +491,39 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example [
+             *       {
+             *         "id": "del_5e6f7a8b9c0d1e2f3a4b5c6d",
+             *         "workspace_id": "ws_4f1c2a9e8b7d6c5a3e2f1b0d",
+             *         "event_id": "evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+             *         "event": "signing_request.signed",
+             *         "hook_id": "hook_2b7e151628aed2a6abf71588",
+             *         "status": "retrying",
+             *         "attempts": 1,
+             *         "next_attempt_at": "2026-11-22T10:06:00.000Z",
+             *         "created_at": "2026-11-22T10:05:00.000Z",
+             *         "last_status_code": 503,
+             *         "last_error": "non-2xx response: 503",
+             *         "attempts_log": [
+             *           {
+             *             "attempt": 1,
+             *             "started_at": "2026-11-22T10:05:00.000Z",
+             *             "duration_ms": 84,
+             *             "status_code": 503,
+             *             "error": "non-2xx response: 503",
+             *             "response_body": "Service Unavailable"
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
             'application/json': {
               id: string;
               workspace_id: string;
@@ -482,7 +559,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -491,7 +568,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -500,7 +577,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -509,7 +586,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -518,7 +595,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -527,7 +604,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -565,12 +642,19 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Accepted */
         202: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "delivery_id": "del_6f7a8b9c0d1e2f3a4b5c6d7e",
+             *       "event_id": "evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+             *       "hook_id": "hook_2b7e151628aed2a6abf71588"
+             *     }
+             */
             'application/json': {
               /** @description The new delivery, due now, with its own attempts. */
               delivery_id: string;
@@ -586,7 +670,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -595,7 +679,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -604,7 +688,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -613,7 +697,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -622,7 +706,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -652,13 +736,19 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        /** @description Always: the endpoint was retired. */
         410: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            /**
+             * @example {
+             *       "error": "POST /v1/documents was retired on 2026-07-31; use POST /v1/signing-requests.",
+             *       "code": "placement_retired"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -688,6 +778,33 @@ export interface paths {
       };
       requestBody: {
         content: {
+          /**
+           * @example {
+           *       "signers": [
+           *         {
+           *           "role": "buyer",
+           *           "email": "ana@example.com",
+           *           "name": "Ana Pérez"
+           *         },
+           *         {
+           *           "role": "seller",
+           *           "email": "li@example.com",
+           *           "name": "Li Lei"
+           *         }
+           *       ],
+           *       "file": {
+           *         "name": "contract.pdf",
+           *         "content_base64": "JVBERi0xLjcKJcfsj6IKNSAwIG9iago8PC9MZW5ndGggNiAwIFI+PgpzdHJlYW0K"
+           *       },
+           *       "placement": "anchors",
+           *       "signing_order": "parallel",
+           *       "title": "Purchase contract",
+           *       "message": "Please sign by Friday.",
+           *       "locale": "en",
+           *       "expires_at": "2026-12-22T10:00:00.000Z",
+           *       "callback_url": "https://example.com/hooks/contract-42"
+           *     }
+           */
           'application/json': {
             signers: {
               role: string;
@@ -725,12 +842,48 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Created */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *       "status": "in_progress",
+             *       "signing_order": "parallel",
+             *       "expires_at": "2026-12-22T10:00:00.000Z",
+             *       "signing_requests": [
+             *         {
+             *           "id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+             *           "status": "pending",
+             *           "signer": {
+             *             "email": "ana@example.com",
+             *             "role": "buyer",
+             *             "name": "Ana Pérez",
+             *             "slot": 1
+             *           },
+             *           "expires_at": "2026-12-22T10:00:00.000Z"
+             *         },
+             *         {
+             *           "id": "sr_2b3c4d5e6f7a8b9c0d1e2f3a",
+             *           "status": "pending",
+             *           "signer": {
+             *             "email": "li@example.com",
+             *             "role": "seller",
+             *             "name": "Li Lei",
+             *             "slot": 2
+             *           },
+             *           "expires_at": "2026-12-22T10:00:00.000Z"
+             *         }
+             *       ],
+             *       "callback": {
+             *         "hook_id": "hook_7c1d9e4f2a3b5c6d8e0f1a2b",
+             *         "secret": "whsec_Lvgo7yu7aUjWoc7PIPJujBdfXhONunnt8XehgRqBILs"
+             *       }
+             *     }
+             */
             'application/json': {
               document_id: string;
               status: string;
@@ -760,7 +913,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -769,7 +922,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -778,7 +931,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -787,7 +940,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -796,7 +949,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -805,7 +958,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -814,7 +967,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -823,7 +976,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -832,7 +985,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -841,7 +994,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -871,12 +1024,31 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+             *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *       "status": "viewed",
+             *       "signer": {
+             *         "email": "ana@example.com",
+             *         "role": "buyer",
+             *         "name": "Ana Pérez",
+             *         "slot": 1
+             *       },
+             *       "expires_at": "2026-12-22T10:00:00.000Z",
+             *       "sent_at": "2026-11-22T10:00:00.000Z",
+             *       "viewed_at": "2026-11-22T10:12:31.000Z",
+             *       "signed_at": null,
+             *       "declined_at": null,
+             *       "decline_reason": null
+             *     }
+             */
             'application/json': {
               id: string;
               document_id: string;
@@ -902,7 +1074,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -911,7 +1083,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -920,7 +1092,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -929,7 +1101,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -938,7 +1110,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -972,12 +1144,31 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Accepted */
         202: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+             *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *       "status": "viewed",
+             *       "signer": {
+             *         "email": "ana@example.com",
+             *         "role": "buyer",
+             *         "name": "Ana Pérez",
+             *         "slot": 1
+             *       },
+             *       "expires_at": "2026-12-22T10:00:00.000Z",
+             *       "sent_at": "2026-11-22T10:00:00.000Z",
+             *       "viewed_at": "2026-11-22T10:12:31.000Z",
+             *       "signed_at": null,
+             *       "declined_at": null,
+             *       "decline_reason": null
+             *     }
+             */
             'application/json': {
               id: string;
               document_id: string;
@@ -1003,7 +1194,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1012,7 +1203,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1021,7 +1212,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1030,7 +1221,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1039,7 +1230,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1048,7 +1239,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -1080,12 +1271,31 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+             *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *       "status": "viewed",
+             *       "signer": {
+             *         "email": "ana@example.com",
+             *         "role": "buyer",
+             *         "name": "Ana Pérez",
+             *         "slot": 1
+             *       },
+             *       "expires_at": "2026-12-22T10:00:00.000Z",
+             *       "sent_at": "2026-11-22T10:00:00.000Z",
+             *       "viewed_at": "2026-11-22T10:12:31.000Z",
+             *       "signed_at": null,
+             *       "declined_at": null,
+             *       "decline_reason": null
+             *     }
+             */
             'application/json': {
               id: string;
               document_id: string;
@@ -1111,7 +1321,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1120,7 +1330,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1129,7 +1339,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1138,7 +1348,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1147,7 +1357,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1156,7 +1366,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -1186,12 +1396,67 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description `signed_pdf_url` and `audit_trail_url` are present once the document is completed. */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *       "status": "completed",
+             *       "title": "Purchase contract",
+             *       "locale": "en",
+             *       "signing_order": "parallel",
+             *       "placement": "anchors",
+             *       "file_name": "contract.pdf",
+             *       "page_count": 3,
+             *       "sha256": "9e098756662d14cee2cbf44353e62e8868567ad69e38d4cddc95a78b4a9e7c8c",
+             *       "signed_sha256": "4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b",
+             *       "created_at": "2026-11-22T10:00:00.000Z",
+             *       "expires_at": "2026-12-22T10:00:00.000Z",
+             *       "completed_at": "2026-11-23T09:30:12.000Z",
+             *       "signed_pdf_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/signed",
+             *       "audit_trail_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/audit-trail",
+             *       "signing_requests": [
+             *         {
+             *           "id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+             *           "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *           "status": "signed",
+             *           "signer": {
+             *             "email": "ana@example.com",
+             *             "role": "buyer",
+             *             "name": "Ana Pérez",
+             *             "slot": 1
+             *           },
+             *           "expires_at": "2026-12-22T10:00:00.000Z",
+             *           "sent_at": "2026-11-22T10:00:00.000Z",
+             *           "viewed_at": "2026-11-22T10:12:31.000Z",
+             *           "signed_at": "2026-11-22T10:14:02.000Z",
+             *           "declined_at": null,
+             *           "decline_reason": null
+             *         },
+             *         {
+             *           "id": "sr_2b3c4d5e6f7a8b9c0d1e2f3a",
+             *           "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *           "status": "signed",
+             *           "signer": {
+             *             "email": "li@example.com",
+             *             "role": "seller",
+             *             "name": "Li Lei",
+             *             "slot": 2
+             *           },
+             *           "expires_at": "2026-12-22T10:00:00.000Z",
+             *           "sent_at": "2026-11-22T10:00:00.000Z",
+             *           "viewed_at": "2026-11-23T09:28:40.000Z",
+             *           "signed_at": "2026-11-23T09:30:12.000Z",
+             *           "declined_at": null,
+             *           "decline_reason": null
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               id: string;
               status: string;
@@ -1235,7 +1500,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1244,7 +1509,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1253,7 +1518,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1262,7 +1527,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1271,7 +1536,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -1305,12 +1570,67 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description `signed_pdf_url` and `audit_trail_url` are present once the document is completed. */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *       "status": "completed",
+             *       "title": "Purchase contract",
+             *       "locale": "en",
+             *       "signing_order": "parallel",
+             *       "placement": "anchors",
+             *       "file_name": "contract.pdf",
+             *       "page_count": 3,
+             *       "sha256": "9e098756662d14cee2cbf44353e62e8868567ad69e38d4cddc95a78b4a9e7c8c",
+             *       "signed_sha256": "4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b",
+             *       "created_at": "2026-11-22T10:00:00.000Z",
+             *       "expires_at": "2026-12-22T10:00:00.000Z",
+             *       "completed_at": "2026-11-23T09:30:12.000Z",
+             *       "signed_pdf_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/signed",
+             *       "audit_trail_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/audit-trail",
+             *       "signing_requests": [
+             *         {
+             *           "id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+             *           "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *           "status": "signed",
+             *           "signer": {
+             *             "email": "ana@example.com",
+             *             "role": "buyer",
+             *             "name": "Ana Pérez",
+             *             "slot": 1
+             *           },
+             *           "expires_at": "2026-12-22T10:00:00.000Z",
+             *           "sent_at": "2026-11-22T10:00:00.000Z",
+             *           "viewed_at": "2026-11-22T10:12:31.000Z",
+             *           "signed_at": "2026-11-22T10:14:02.000Z",
+             *           "declined_at": null,
+             *           "decline_reason": null
+             *         },
+             *         {
+             *           "id": "sr_2b3c4d5e6f7a8b9c0d1e2f3a",
+             *           "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *           "status": "signed",
+             *           "signer": {
+             *             "email": "li@example.com",
+             *             "role": "seller",
+             *             "name": "Li Lei",
+             *             "slot": 2
+             *           },
+             *           "expires_at": "2026-12-22T10:00:00.000Z",
+             *           "sent_at": "2026-11-22T10:00:00.000Z",
+             *           "viewed_at": "2026-11-23T09:28:40.000Z",
+             *           "signed_at": "2026-11-23T09:30:12.000Z",
+             *           "declined_at": null,
+             *           "decline_reason": null
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               id: string;
               status: string;
@@ -1354,7 +1674,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1363,7 +1683,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1372,7 +1692,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1381,7 +1701,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1390,7 +1710,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1399,7 +1719,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -1429,13 +1749,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description application/pdf */
+        /** @description The sealed PDF. */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            'application/json': string;
+            /** @example %PDF-1.7 … */
+            'application/pdf': string;
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1444,7 +1765,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1453,7 +1774,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1462,7 +1783,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1471,7 +1792,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1480,7 +1801,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1489,7 +1810,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -1521,7 +1842,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description The hash chain as JSON, or with `Accept: application/pdf` the audit certificate. */
         200: {
           headers: {
             [name: string]: unknown;
@@ -1549,6 +1870,8 @@ export interface paths {
                 hash: string;
               }[];
             };
+            /** @example %PDF-1.7 … */
+            'application/pdf': string;
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1557,7 +1880,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1566,7 +1889,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1575,7 +1898,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1584,7 +1907,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1593,7 +1916,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -1625,6 +1948,17 @@ export interface paths {
       };
       requestBody: {
         content: {
+          /**
+           * @example {
+           *       "file": {
+           *         "name": "contract.pdf",
+           *         "content_base64": "JVBERi0xLjcKJcfsj6IKNSAwIG9iago8PC9MZW5ndGggNiAwIFI+PgpzdHJlYW0K"
+           *       },
+           *       "roles": [
+           *         "buyer"
+           *       ]
+           *     }
+           */
           'application/json': {
             file?: {
               name: string;
@@ -1636,12 +1970,50 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "page_count": 3,
+             *       "anchors": [
+             *         {
+             *           "type": "signature",
+             *           "role": "buyer",
+             *           "page": 3,
+             *           "box": {
+             *             "x": 108.82,
+             *             "y": 60.6,
+             *             "width": 99.93,
+             *             "height": 14.4
+             *           }
+             *         },
+             *         {
+             *           "type": "signature",
+             *           "role": "seller",
+             *           "page": 3,
+             *           "box": {
+             *             "x": 110.5,
+             *             "y": 84.6,
+             *             "width": 96.24,
+             *             "height": 14.4
+             *           }
+             *         }
+             *       ],
+             *       "problems": [
+             *         {
+             *           "code": "unknown_role",
+             *           "message": "An anchor on page 3 names role \"seller\", which no signer has.",
+             *           "meta": {
+             *             "role": "seller"
+             *           }
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               page_count: number;
               anchors: {
@@ -1659,7 +2031,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1668,7 +2040,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1677,7 +2049,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1686,7 +2058,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1695,7 +2067,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1704,7 +2076,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -1736,12 +2108,103 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+             *           "name": "Services agreement",
+             *           "current_version": 1,
+             *           "slots": [
+             *             {
+             *               "name": "client",
+             *               "signing_order": 1
+             *             },
+             *             {
+             *               "name": "provider",
+             *               "signing_order": 2
+             *             }
+             *           ],
+             *           "fields": [
+             *             {
+             *               "key": "client_name",
+             *               "type": "text",
+             *               "slot": "sender",
+             *               "required": true,
+             *               "readonly": false,
+             *               "page": 1,
+             *               "box": {
+             *                 "x": 113.07,
+             *                 "y": 79,
+             *                 "width": 150,
+             *                 "height": 20
+             *               },
+             *               "max_length": 80,
+             *               "anchor": "{{client_name}}"
+             *             },
+             *             {
+             *               "key": "plan",
+             *               "type": "enum",
+             *               "slot": "sender",
+             *               "required": true,
+             *               "readonly": false,
+             *               "page": 1,
+             *               "box": {
+             *                 "x": 101.74,
+             *                 "y": 103,
+             *                 "width": 150,
+             *                 "height": 20
+             *               },
+             *               "options": [
+             *                 "basic",
+             *                 "pro"
+             *               ],
+             *               "anchor": "{{plan}}"
+             *             },
+             *             {
+             *               "key": "sig_client",
+             *               "type": "signature",
+             *               "slot": "client",
+             *               "required": true,
+             *               "readonly": false,
+             *               "page": 2,
+             *               "box": {
+             *                 "x": 150.2,
+             *                 "y": 631,
+             *                 "width": 180,
+             *                 "height": 40
+             *               },
+             *               "anchor": "{{sig_client}}"
+             *             },
+             *             {
+             *               "key": "sig_provider",
+             *               "type": "signature",
+             *               "slot": "provider",
+             *               "required": true,
+             *               "readonly": false,
+             *               "page": 2,
+             *               "box": {
+             *                 "x": 320,
+             *                 "y": 640,
+             *                 "width": 180,
+             *                 "height": 40
+             *               }
+             *             }
+             *           ],
+             *           "page_count": 2,
+             *           "archived_at": null,
+             *           "created_at": "2026-11-22T10:00:00.000Z",
+             *           "updated_at": "2026-11-22T10:00:00.000Z"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               data: {
                 id: string;
@@ -1789,7 +2252,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1798,7 +2261,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1807,7 +2270,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1816,7 +2279,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1825,7 +2288,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1834,7 +2297,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -1850,6 +2313,64 @@ export interface paths {
       };
       requestBody: {
         content: {
+          /**
+           * @example {
+           *       "name": "Services agreement",
+           *       "file": {
+           *         "name": "agreement.pdf",
+           *         "content_base64": "JVBERi0xLjcKJcfsj6IKNSAwIG9iago8PC9MZW5ndGggNiAwIFI+PgpzdHJlYW0K"
+           *       },
+           *       "slots": [
+           *         {
+           *           "name": "client",
+           *           "signing_order": 1
+           *         },
+           *         {
+           *           "name": "provider",
+           *           "signing_order": 2
+           *         }
+           *       ],
+           *       "fields": [
+           *         {
+           *           "key": "client_name",
+           *           "type": "text",
+           *           "slot": "sender",
+           *           "required": true,
+           *           "anchor": "{{client_name}}",
+           *           "max_length": 80
+           *         },
+           *         {
+           *           "key": "plan",
+           *           "type": "enum",
+           *           "slot": "sender",
+           *           "required": true,
+           *           "options": [
+           *             "basic",
+           *             "pro"
+           *           ],
+           *           "anchor": "{{plan}}"
+           *         },
+           *         {
+           *           "key": "sig_client",
+           *           "type": "signature",
+           *           "slot": "client",
+           *           "anchor": "{{sig_client}}"
+           *         },
+           *         {
+           *           "key": "sig_provider",
+           *           "type": "signature",
+           *           "slot": "provider",
+           *           "page": 2,
+           *           "box": {
+           *             "x": 320,
+           *             "y": 640,
+           *             "width": 180,
+           *             "height": 40
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             name: string;
             file?: {
@@ -1891,12 +2412,99 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Created */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+             *       "name": "Services agreement",
+             *       "current_version": 1,
+             *       "slots": [
+             *         {
+             *           "name": "client",
+             *           "signing_order": 1
+             *         },
+             *         {
+             *           "name": "provider",
+             *           "signing_order": 2
+             *         }
+             *       ],
+             *       "fields": [
+             *         {
+             *           "key": "client_name",
+             *           "type": "text",
+             *           "slot": "sender",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 1,
+             *           "box": {
+             *             "x": 113.07,
+             *             "y": 79,
+             *             "width": 150,
+             *             "height": 20
+             *           },
+             *           "max_length": 80,
+             *           "anchor": "{{client_name}}"
+             *         },
+             *         {
+             *           "key": "plan",
+             *           "type": "enum",
+             *           "slot": "sender",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 1,
+             *           "box": {
+             *             "x": 101.74,
+             *             "y": 103,
+             *             "width": 150,
+             *             "height": 20
+             *           },
+             *           "options": [
+             *             "basic",
+             *             "pro"
+             *           ],
+             *           "anchor": "{{plan}}"
+             *         },
+             *         {
+             *           "key": "sig_client",
+             *           "type": "signature",
+             *           "slot": "client",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 2,
+             *           "box": {
+             *             "x": 150.2,
+             *             "y": 631,
+             *             "width": 180,
+             *             "height": 40
+             *           },
+             *           "anchor": "{{sig_client}}"
+             *         },
+             *         {
+             *           "key": "sig_provider",
+             *           "type": "signature",
+             *           "slot": "provider",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 2,
+             *           "box": {
+             *             "x": 320,
+             *             "y": 640,
+             *             "width": 180,
+             *             "height": 40
+             *           }
+             *         }
+             *       ],
+             *       "page_count": 2,
+             *       "archived_at": null,
+             *       "created_at": "2026-11-22T10:00:00.000Z",
+             *       "updated_at": "2026-11-22T10:00:00.000Z"
+             *     }
+             */
             'application/json': {
               id: string;
               name: string;
@@ -1942,7 +2550,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1951,7 +2559,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1960,7 +2568,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1969,7 +2577,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1978,7 +2586,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1987,7 +2595,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -1996,7 +2604,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2005,7 +2613,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -2035,12 +2643,99 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+             *       "name": "Services agreement",
+             *       "current_version": 1,
+             *       "slots": [
+             *         {
+             *           "name": "client",
+             *           "signing_order": 1
+             *         },
+             *         {
+             *           "name": "provider",
+             *           "signing_order": 2
+             *         }
+             *       ],
+             *       "fields": [
+             *         {
+             *           "key": "client_name",
+             *           "type": "text",
+             *           "slot": "sender",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 1,
+             *           "box": {
+             *             "x": 113.07,
+             *             "y": 79,
+             *             "width": 150,
+             *             "height": 20
+             *           },
+             *           "max_length": 80,
+             *           "anchor": "{{client_name}}"
+             *         },
+             *         {
+             *           "key": "plan",
+             *           "type": "enum",
+             *           "slot": "sender",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 1,
+             *           "box": {
+             *             "x": 101.74,
+             *             "y": 103,
+             *             "width": 150,
+             *             "height": 20
+             *           },
+             *           "options": [
+             *             "basic",
+             *             "pro"
+             *           ],
+             *           "anchor": "{{plan}}"
+             *         },
+             *         {
+             *           "key": "sig_client",
+             *           "type": "signature",
+             *           "slot": "client",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 2,
+             *           "box": {
+             *             "x": 150.2,
+             *             "y": 631,
+             *             "width": 180,
+             *             "height": 40
+             *           },
+             *           "anchor": "{{sig_client}}"
+             *         },
+             *         {
+             *           "key": "sig_provider",
+             *           "type": "signature",
+             *           "slot": "provider",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 2,
+             *           "box": {
+             *             "x": 320,
+             *             "y": 640,
+             *             "width": 180,
+             *             "height": 40
+             *           }
+             *         }
+             *       ],
+             *       "page_count": 2,
+             *       "archived_at": null,
+             *       "created_at": "2026-11-22T10:00:00.000Z",
+             *       "updated_at": "2026-11-22T10:00:00.000Z"
+             *     }
+             */
             'application/json': {
               id: string;
               name: string;
@@ -2086,7 +2781,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2095,7 +2790,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2104,7 +2799,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2113,7 +2808,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2122,7 +2817,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2131,7 +2826,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -2150,7 +2845,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description No Content */
         204: {
           headers: {
             [name: string]: unknown;
@@ -2163,7 +2858,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2172,7 +2867,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2181,7 +2876,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2190,7 +2885,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2199,7 +2894,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2208,7 +2903,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -2237,8 +2932,62 @@ export interface paths {
         };
         cookie?: never;
       };
+      /** @description Without `file` or `file_url`, the new version keeps the current PDF. */
       requestBody: {
         content: {
+          /**
+           * @example {
+           *       "slots": [
+           *         {
+           *           "name": "client",
+           *           "signing_order": 1
+           *         },
+           *         {
+           *           "name": "provider",
+           *           "signing_order": 2
+           *         }
+           *       ],
+           *       "fields": [
+           *         {
+           *           "key": "client_name",
+           *           "type": "text",
+           *           "slot": "sender",
+           *           "required": true,
+           *           "anchor": "{{client_name}}",
+           *           "max_length": 80
+           *         },
+           *         {
+           *           "key": "plan",
+           *           "type": "enum",
+           *           "slot": "sender",
+           *           "required": true,
+           *           "options": [
+           *             "basic",
+           *             "pro"
+           *           ],
+           *           "anchor": "{{plan}}"
+           *         },
+           *         {
+           *           "key": "sig_client",
+           *           "type": "signature",
+           *           "slot": "client",
+           *           "anchor": "{{sig_client}}"
+           *         },
+           *         {
+           *           "key": "sig_provider",
+           *           "type": "signature",
+           *           "slot": "provider",
+           *           "page": 2,
+           *           "box": {
+           *             "x": 320,
+           *             "y": 640,
+           *             "width": 180,
+           *             "height": 40
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             file?: {
               name: string;
@@ -2279,12 +3028,99 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Created */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+             *       "name": "Services agreement",
+             *       "current_version": 1,
+             *       "slots": [
+             *         {
+             *           "name": "client",
+             *           "signing_order": 1
+             *         },
+             *         {
+             *           "name": "provider",
+             *           "signing_order": 2
+             *         }
+             *       ],
+             *       "fields": [
+             *         {
+             *           "key": "client_name",
+             *           "type": "text",
+             *           "slot": "sender",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 1,
+             *           "box": {
+             *             "x": 113.07,
+             *             "y": 79,
+             *             "width": 150,
+             *             "height": 20
+             *           },
+             *           "max_length": 80,
+             *           "anchor": "{{client_name}}"
+             *         },
+             *         {
+             *           "key": "plan",
+             *           "type": "enum",
+             *           "slot": "sender",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 1,
+             *           "box": {
+             *             "x": 101.74,
+             *             "y": 103,
+             *             "width": 150,
+             *             "height": 20
+             *           },
+             *           "options": [
+             *             "basic",
+             *             "pro"
+             *           ],
+             *           "anchor": "{{plan}}"
+             *         },
+             *         {
+             *           "key": "sig_client",
+             *           "type": "signature",
+             *           "slot": "client",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 2,
+             *           "box": {
+             *             "x": 150.2,
+             *             "y": 631,
+             *             "width": 180,
+             *             "height": 40
+             *           },
+             *           "anchor": "{{sig_client}}"
+             *         },
+             *         {
+             *           "key": "sig_provider",
+             *           "type": "signature",
+             *           "slot": "provider",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 2,
+             *           "box": {
+             *             "x": 320,
+             *             "y": 640,
+             *             "width": 180,
+             *             "height": 40
+             *           }
+             *         }
+             *       ],
+             *       "page_count": 2,
+             *       "archived_at": null,
+             *       "created_at": "2026-11-22T10:00:00.000Z",
+             *       "updated_at": "2026-11-22T10:00:00.000Z"
+             *     }
+             */
             'application/json': {
               id: string;
               name: string;
@@ -2330,7 +3166,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2339,7 +3175,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2348,7 +3184,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2357,7 +3193,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2366,7 +3202,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2375,7 +3211,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2384,7 +3220,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2393,7 +3229,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2402,7 +3238,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -2434,12 +3270,98 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+             *       "version": 1,
+             *       "file_name": "agreement.pdf",
+             *       "page_count": 2,
+             *       "sha256": "6fbb653147076262671cfa904af765de8b03500afa30f9151b9630a75ba7ac2b",
+             *       "slots": [
+             *         {
+             *           "name": "client",
+             *           "signing_order": 1
+             *         },
+             *         {
+             *           "name": "provider",
+             *           "signing_order": 2
+             *         }
+             *       ],
+             *       "fields": [
+             *         {
+             *           "key": "client_name",
+             *           "type": "text",
+             *           "slot": "sender",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 1,
+             *           "box": {
+             *             "x": 113.07,
+             *             "y": 79,
+             *             "width": 150,
+             *             "height": 20
+             *           },
+             *           "max_length": 80,
+             *           "anchor": "{{client_name}}"
+             *         },
+             *         {
+             *           "key": "plan",
+             *           "type": "enum",
+             *           "slot": "sender",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 1,
+             *           "box": {
+             *             "x": 101.74,
+             *             "y": 103,
+             *             "width": 150,
+             *             "height": 20
+             *           },
+             *           "options": [
+             *             "basic",
+             *             "pro"
+             *           ],
+             *           "anchor": "{{plan}}"
+             *         },
+             *         {
+             *           "key": "sig_client",
+             *           "type": "signature",
+             *           "slot": "client",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 2,
+             *           "box": {
+             *             "x": 150.2,
+             *             "y": 631,
+             *             "width": 180,
+             *             "height": 40
+             *           },
+             *           "anchor": "{{sig_client}}"
+             *         },
+             *         {
+             *           "key": "sig_provider",
+             *           "type": "signature",
+             *           "slot": "provider",
+             *           "required": true,
+             *           "readonly": false,
+             *           "page": 2,
+             *           "box": {
+             *             "x": 320,
+             *             "y": 640,
+             *             "width": 180,
+             *             "height": 40
+             *           }
+             *         }
+             *       ],
+             *       "created_at": "2026-11-22T10:00:00.000Z"
+             *     }
+             */
             'application/json': {
               template_id: string;
               version: number;
@@ -2484,7 +3406,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2493,7 +3415,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2502,7 +3424,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2511,7 +3433,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2520,7 +3442,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2529,7 +3451,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -2563,6 +3485,28 @@ export interface paths {
       };
       requestBody: {
         content: {
+          /**
+           * @example {
+           *       "recipients": [
+           *         {
+           *           "slot": "client",
+           *           "name": "Ada Lovelace",
+           *           "email": "ada@example.com"
+           *         },
+           *         {
+           *           "slot": "provider",
+           *           "name": "Grace Hopper",
+           *           "email": "grace@example.com"
+           *         }
+           *       ],
+           *       "field_values": {
+           *         "client_name": "Ada Lovelace Ltd",
+           *         "plan": "pro"
+           *       },
+           *       "review": true,
+           *       "locale": "en"
+           *     }
+           */
           'application/json': {
             recipients: {
               slot: string;
@@ -2586,13 +3530,86 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Created */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "template_instance": {
+             *         "id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c",
+             *         "status": "staged",
+             *         "kind": "instantiate",
+             *         "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+             *         "template_version": 1,
+             *         "document_id": "doc_9e0f1a2b3c4d5e6f7a8b9c0d",
+             *         "recipients": [
+             *           {
+             *             "slot": "client",
+             *             "name": "Ada Lovelace",
+             *             "email": "ada@example.com",
+             *             "phone": null,
+             *             "channel": "email",
+             *             "signing_order": 1
+             *           },
+             *           {
+             *             "slot": "provider",
+             *             "name": "Grace Hopper",
+             *             "email": "grace@example.com",
+             *             "phone": null,
+             *             "channel": "email",
+             *             "signing_order": 2
+             *           }
+             *         ],
+             *         "confirmed_at": null,
+             *         "confirmed_by": null,
+             *         "discarded_at": null,
+             *         "discard_reason": null,
+             *         "created_at": "2026-11-22T10:00:00.000Z",
+             *         "review_expires_at": "2026-12-06T10:00:00.000Z",
+             *         "review_url": "https://signet.example.com/review/wZ1v0Rk3dY8qXn5bJt2mLc7aP4sHf9gE6uTiOy0KlMA"
+             *       }
+             *     }
+             */
             'application/json': {
+              /**
+               * @example {
+               *       "id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c",
+               *       "status": "confirmed",
+               *       "kind": "instantiate",
+               *       "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+               *       "template_version": 1,
+               *       "document_id": "doc_9e0f1a2b3c4d5e6f7a8b9c0d",
+               *       "recipients": [
+               *         {
+               *           "slot": "client",
+               *           "name": "Ada Lovelace",
+               *           "email": "ada@example.com",
+               *           "phone": null,
+               *           "channel": "email",
+               *           "signing_order": 1,
+               *           "signing_request_id": "sr_3c4d5e6f7a8b9c0d1e2f3a4b"
+               *         },
+               *         {
+               *           "slot": "provider",
+               *           "name": "Grace Hopper",
+               *           "email": "grace@example.com",
+               *           "phone": null,
+               *           "channel": "email",
+               *           "signing_order": 2,
+               *           "signing_request_id": "sr_4d5e6f7a8b9c0d1e2f3a4b5c"
+               *         }
+               *       ],
+               *       "confirmed_at": "2026-11-22T11:20:00.000Z",
+               *       "confirmed_by": "api",
+               *       "discarded_at": null,
+               *       "discard_reason": null,
+               *       "created_at": "2026-11-22T10:00:00.000Z",
+               *       "review_expires_at": "2026-12-06T10:00:00.000Z"
+               *     }
+               */
               template_instance: {
                 id: string;
                 status: string;
@@ -2630,7 +3647,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2639,7 +3656,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2648,7 +3665,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2657,7 +3674,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2666,7 +3683,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2675,7 +3692,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2684,7 +3701,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2693,7 +3710,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2702,7 +3719,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2711,7 +3728,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -2743,6 +3760,16 @@ export interface paths {
       };
       requestBody: {
         content: {
+          /**
+           * @example {
+           *       "field_values": {
+           *         "client_name": "Ada Lovelace Ltd",
+           *         "plan": "pro"
+           *       },
+           *       "version": 1,
+           *       "title": "Services agreement: Ada Lovelace Ltd"
+           *     }
+           */
           'application/json': {
             field_values?: {
               [key: string]: unknown;
@@ -2755,13 +3782,86 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Created */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "template_instance": {
+             *         "id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c",
+             *         "status": "staged",
+             *         "kind": "instantiate",
+             *         "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+             *         "template_version": 1,
+             *         "document_id": "doc_9e0f1a2b3c4d5e6f7a8b9c0d",
+             *         "recipients": [
+             *           {
+             *             "slot": "client",
+             *             "name": "Ada Lovelace",
+             *             "email": "ada@example.com",
+             *             "phone": null,
+             *             "channel": "email",
+             *             "signing_order": 1
+             *           },
+             *           {
+             *             "slot": "provider",
+             *             "name": "Grace Hopper",
+             *             "email": "grace@example.com",
+             *             "phone": null,
+             *             "channel": "email",
+             *             "signing_order": 2
+             *           }
+             *         ],
+             *         "confirmed_at": null,
+             *         "confirmed_by": null,
+             *         "discarded_at": null,
+             *         "discard_reason": null,
+             *         "created_at": "2026-11-22T10:00:00.000Z",
+             *         "review_expires_at": "2026-12-06T10:00:00.000Z",
+             *         "review_url": "https://signet.example.com/review/wZ1v0Rk3dY8qXn5bJt2mLc7aP4sHf9gE6uTiOy0KlMA"
+             *       }
+             *     }
+             */
             'application/json': {
+              /**
+               * @example {
+               *       "id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c",
+               *       "status": "confirmed",
+               *       "kind": "instantiate",
+               *       "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+               *       "template_version": 1,
+               *       "document_id": "doc_9e0f1a2b3c4d5e6f7a8b9c0d",
+               *       "recipients": [
+               *         {
+               *           "slot": "client",
+               *           "name": "Ada Lovelace",
+               *           "email": "ada@example.com",
+               *           "phone": null,
+               *           "channel": "email",
+               *           "signing_order": 1,
+               *           "signing_request_id": "sr_3c4d5e6f7a8b9c0d1e2f3a4b"
+               *         },
+               *         {
+               *           "slot": "provider",
+               *           "name": "Grace Hopper",
+               *           "email": "grace@example.com",
+               *           "phone": null,
+               *           "channel": "email",
+               *           "signing_order": 2,
+               *           "signing_request_id": "sr_4d5e6f7a8b9c0d1e2f3a4b5c"
+               *         }
+               *       ],
+               *       "confirmed_at": "2026-11-22T11:20:00.000Z",
+               *       "confirmed_by": "api",
+               *       "discarded_at": null,
+               *       "discard_reason": null,
+               *       "created_at": "2026-11-22T10:00:00.000Z",
+               *       "review_expires_at": "2026-12-06T10:00:00.000Z"
+               *     }
+               */
               template_instance: {
                 id: string;
                 status: string;
@@ -2799,7 +3899,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2808,7 +3908,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2817,7 +3917,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2826,7 +3926,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2835,7 +3935,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2844,7 +3944,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2853,7 +3953,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2862,7 +3962,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2871,7 +3971,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2880,7 +3980,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -2910,12 +4010,48 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c",
+             *       "status": "confirmed",
+             *       "kind": "instantiate",
+             *       "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+             *       "template_version": 1,
+             *       "document_id": "doc_9e0f1a2b3c4d5e6f7a8b9c0d",
+             *       "recipients": [
+             *         {
+             *           "slot": "client",
+             *           "name": "Ada Lovelace",
+             *           "email": "ada@example.com",
+             *           "phone": null,
+             *           "channel": "email",
+             *           "signing_order": 1,
+             *           "signing_request_id": "sr_3c4d5e6f7a8b9c0d1e2f3a4b"
+             *         },
+             *         {
+             *           "slot": "provider",
+             *           "name": "Grace Hopper",
+             *           "email": "grace@example.com",
+             *           "phone": null,
+             *           "channel": "email",
+             *           "signing_order": 2,
+             *           "signing_request_id": "sr_4d5e6f7a8b9c0d1e2f3a4b5c"
+             *         }
+             *       ],
+             *       "confirmed_at": "2026-11-22T11:20:00.000Z",
+             *       "confirmed_by": "api",
+             *       "discarded_at": null,
+             *       "discard_reason": null,
+             *       "created_at": "2026-11-22T10:00:00.000Z",
+             *       "review_expires_at": "2026-12-06T10:00:00.000Z"
+             *     }
+             */
             'application/json': {
               id: string;
               status: string;
@@ -2948,7 +4084,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2957,7 +4093,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2966,7 +4102,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2975,7 +4111,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2984,7 +4120,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -2993,7 +4129,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -3025,8 +4161,25 @@ export interface paths {
         };
         cookie?: never;
       };
+      /** @description Optional replacement recipients, validated again; without them the staged ones are invited. */
       requestBody: {
         content: {
+          /**
+           * @example {
+           *       "recipients": [
+           *         {
+           *           "slot": "client",
+           *           "name": "Ada Lovelace",
+           *           "email": "ada.lovelace@example.com"
+           *         },
+           *         {
+           *           "slot": "provider",
+           *           "name": "Grace Hopper",
+           *           "email": "grace@example.com"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             recipients?: {
               slot: string;
@@ -3040,12 +4193,48 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c",
+             *       "status": "confirmed",
+             *       "kind": "instantiate",
+             *       "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+             *       "template_version": 1,
+             *       "document_id": "doc_9e0f1a2b3c4d5e6f7a8b9c0d",
+             *       "recipients": [
+             *         {
+             *           "slot": "client",
+             *           "name": "Ada Lovelace",
+             *           "email": "ada@example.com",
+             *           "phone": null,
+             *           "channel": "email",
+             *           "signing_order": 1,
+             *           "signing_request_id": "sr_3c4d5e6f7a8b9c0d1e2f3a4b"
+             *         },
+             *         {
+             *           "slot": "provider",
+             *           "name": "Grace Hopper",
+             *           "email": "grace@example.com",
+             *           "phone": null,
+             *           "channel": "email",
+             *           "signing_order": 2,
+             *           "signing_request_id": "sr_4d5e6f7a8b9c0d1e2f3a4b5c"
+             *         }
+             *       ],
+             *       "confirmed_at": "2026-11-22T11:20:00.000Z",
+             *       "confirmed_by": "api",
+             *       "discarded_at": null,
+             *       "discard_reason": null,
+             *       "created_at": "2026-11-22T10:00:00.000Z",
+             *       "review_expires_at": "2026-12-06T10:00:00.000Z"
+             *     }
+             */
             'application/json': {
               id: string;
               status: string;
@@ -3078,7 +4267,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3087,7 +4276,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3096,7 +4285,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3105,7 +4294,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3114,7 +4303,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3123,7 +4312,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3132,7 +4321,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3141,7 +4330,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3150,7 +4339,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3159,7 +4348,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3168,7 +4357,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -3200,12 +4389,48 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description OK */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c",
+             *       "status": "confirmed",
+             *       "kind": "instantiate",
+             *       "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+             *       "template_version": 1,
+             *       "document_id": "doc_9e0f1a2b3c4d5e6f7a8b9c0d",
+             *       "recipients": [
+             *         {
+             *           "slot": "client",
+             *           "name": "Ada Lovelace",
+             *           "email": "ada@example.com",
+             *           "phone": null,
+             *           "channel": "email",
+             *           "signing_order": 1,
+             *           "signing_request_id": "sr_3c4d5e6f7a8b9c0d1e2f3a4b"
+             *         },
+             *         {
+             *           "slot": "provider",
+             *           "name": "Grace Hopper",
+             *           "email": "grace@example.com",
+             *           "phone": null,
+             *           "channel": "email",
+             *           "signing_order": 2,
+             *           "signing_request_id": "sr_4d5e6f7a8b9c0d1e2f3a4b5c"
+             *         }
+             *       ],
+             *       "confirmed_at": "2026-11-22T11:20:00.000Z",
+             *       "confirmed_by": "api",
+             *       "discarded_at": null,
+             *       "discard_reason": null,
+             *       "created_at": "2026-11-22T10:00:00.000Z",
+             *       "review_expires_at": "2026-12-06T10:00:00.000Z"
+             *     }
+             */
             'application/json': {
               id: string;
               status: string;
@@ -3238,7 +4463,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3247,7 +4472,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3256,7 +4481,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3265,7 +4490,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3274,7 +4499,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3283,7 +4508,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3292,7 +4517,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3301,7 +4526,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -3334,6 +4559,14 @@ export interface paths {
       };
       requestBody: {
         content: {
+          /**
+           * @example {
+           *       "signing_request_id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+           *       "origin": "https://app.example.com",
+           *       "ttl_seconds": 600,
+           *       "locale": "en"
+           *     }
+           */
           'application/json': {
             signing_request_id: string;
             /** @description The page that will frame the session: a plain https origin registered on the API key. */
@@ -3345,12 +4578,22 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Created */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "ses_7a8b9c0d1e2f3a4b5c6d7e8f",
+             *       "url": "https://signet.example.com/embed/sign/QS7psuy7Y5y4B_i_O1IGwbFqCCBgXHN2R7KYKd0sVxE",
+             *       "origin": "https://app.example.com",
+             *       "signing_request_id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+             *       "locale": "en",
+             *       "expires_at": "2026-11-22T10:10:00.000Z"
+             *     }
+             */
             'application/json': {
               /** @description ses_… */
               id: string;
@@ -3369,7 +4612,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3378,7 +4621,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3387,7 +4630,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3396,7 +4639,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3405,7 +4648,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3414,7 +4657,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3423,7 +4666,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
@@ -3432,7 +4675,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['def-0'];
+            'application/json': components['schemas']['Error'];
           };
         };
       };
@@ -3448,10 +4691,22 @@ export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     /**
-     * Error
      * @description Every error: a human-readable `error`, a stable `code`, optional `meta`.
+     * @example {
+     *       "error": "Invalid body: ttl_seconds must be >= 60.",
+     *       "code": "invalid_request",
+     *       "meta": {
+     *         "field": "ttl_seconds",
+     *         "problems": [
+     *           {
+     *             "field": "ttl_seconds",
+     *             "message": "must be >= 60"
+     *           }
+     *         ]
+     *       }
+     *     }
      */
-    'def-0': {
+    Error: {
       error: string;
       code: string;
       meta?: {

@@ -1,7 +1,7 @@
-// Static files of the signer, review, embed and dashboard pages: their scripts and stylesheets, Pico CSS and
-// pdf.js's browser build from the installed packages (no CDN, so a page makes no third-party request). Each file is
-// read once when this module loads; pages link them with a content-hash query, so they can be cached for a year
-// without a stale script surviving a deploy.
+// Static files of the signer, review, embed and dashboard pages and the API reference: their scripts and stylesheets,
+// Pico CSS, Redoc and pdf.js's browser build from the installed packages (no CDN, so a page makes no third-party
+// request). Each file is read once when this module loads; pages link them with a content-hash query, so they can be
+// cached for a year without a stale script surviving a deploy.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -25,8 +25,8 @@ const TYPES: Record<string, string> = {
   '.bcmap': 'application/octet-stream',
 };
 
-function load(file: string): Asset {
-  const body = fs.readFileSync(file);
+function load(file: string, patch?: (text: string) => string): Asset {
+  const body = patch ? Buffer.from(patch(fs.readFileSync(file, 'utf8'))) : fs.readFileSync(file);
   const hash = createHash('sha256').update(body).digest('base64url');
   return {
     body,
@@ -34,6 +34,16 @@ function load(file: string): Asset {
     etag: `"${hash.slice(0, 27)}"`,
     version: hash.slice(0, 12),
   };
+}
+
+/**
+ * Redoc's bundle draws one image from Redocly's CDN (the sidebar's "API docs by Redocly" logo); the API reference
+ * must work offline and reach no other host, so it is served with an empty image instead (its error hides it).
+ */
+const REDOC_LOGO = '"https://cdn.redoc.ly/redoc/logo-mini.svg"';
+function withoutRemoteLogo(text: string): string {
+  if (text.split(REDOC_LOGO).length !== 2) throw new Error(`redoc bundle: expected ${REDOC_LOGO} exactly once`);
+  return text.replace(REDOC_LOGO, '"data:,"');
 }
 
 /** Every file of a pdfjs-dist folder whose extension we serve (fonts for non-embedded standard fonts, CJK cmaps). */
@@ -62,6 +72,13 @@ const files = new Map<string, Asset>([
   ['dashboard.js', load(path.join(here, '../../dashboard/assets/dashboard.js'))],
   ['pdf.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.min.mjs'))],
   ['pdf.worker.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.worker.min.mjs'))],
+  // The API reference (docs/): Redoc's standalone bundle, and the page's own start-up script and style.
+  [
+    'redoc.standalone.js',
+    load(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), withoutRemoteLogo),
+  ],
+  ['docs.js', load(path.join(here, '../../docs/assets/docs.js'))],
+  ['docs.css', load(path.join(here, '../../docs/assets/docs.css'))],
 ]);
 const fonts = loadDir('standard_fonts');
 const cmaps = loadDir('cmaps');
@@ -79,7 +96,10 @@ export type AssetName =
   | 'dashboard.css'
   | 'dashboard.js'
   | 'pdf.min.mjs'
-  | 'pdf.worker.min.mjs';
+  | 'pdf.worker.min.mjs'
+  | 'redoc.standalone.js'
+  | 'docs.js'
+  | 'docs.css';
 
 /** Same-origin URL of an asset, versioned by content so a long cache never serves an old file. */
 export const assetUrl = (name: AssetName): string => `/assets/${name}?v=${files.get(name)!.version}`;

@@ -1,0 +1,66 @@
+// What the OpenAPI document says beyond the routes' own schemas: the API's introduction, the error catalogue (built
+// from lib/errors.ts, so the reference can never list a code the service does not have, or miss one), which routes
+// it covers, and how its shared schemas are named.
+import { STATUS_CODES } from 'node:http';
+import type { FastifySchema } from 'fastify';
+import { catalogue } from '../lib/errors.js';
+import { RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
+
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+
+/** Every entry of the catalogue, by status then code: one markdown table row each. */
+export function errorCatalogueTable(): string {
+  const rows = [...Object.values(catalogue)]
+    .sort((a, b) => a.status - b.status || a.code.localeCompare(b.code))
+    .map((e) => `| \`${e.code}\` | ${e.status} ${STATUS_CODES[e.status] ?? ''} | ${cell(e.message)} |`);
+  return ['| code | Status | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** `info.description`: Redoc shows each `#` heading as a section of its own in the navigation. */
+export function apiDescription(): string {
+  return `Electronic signatures: signing requests, sealed PDFs, audit trails and signed webhooks.
+
+# Authentication
+
+Every \`/v1\` request carries \`Authorization: Bearer <API_KEY>\` (\`svk_live_…\`, or a legacy \`lgk_live_…\` key).
+The key alone selects the workspace. Each key may send ${RATE_LIMIT} requests per ${RATE_WINDOW_MS / 1000}-second
+window (\`GET /v1/me\` excepted); successful answers and 429s carry \`RateLimit-Limit\`, \`RateLimit-Remaining\`,
+\`RateLimit-Reset\` and \`RateLimit-Policy\`. A POST or DELETE may carry \`Idempotency-Key\`: a repeat within 24 hours
+gets the stored answer with \`Idempotent-Replayed: true\`.
+
+# Errors
+
+Every error has the same body: a human-readable \`error\` (its text may change), a stable \`code\` to branch on, and
+optional \`meta\` with structured context (for schema violations, \`meta.field\` and \`meta.problems\`).
+\`ip_not_allowed\` carries the observed address as \`ip\` at the top level (\`null\` when unknown).
+
+<SchemaDefinition schemaRef="#/components/schemas/Error" showReadOnly={true} showWriteOnly={true} />
+
+## Error codes
+
+${errorCatalogueTable()}
+`;
+}
+
+/** Only the JSON API is the API: signer pages and the dashboard are not (nor do they take an API key). */
+export const onlyTheApi = ({ schema, url }: { schema: FastifySchema; url: string }) => ({
+  schema: url.startsWith('/v1/') ? schema : { ...schema, hide: true },
+  url,
+});
+
+/** A response whose schema has no description is described by its status ("Accepted"), not "Default Response". */
+type Operations = Record<string, Record<string, { responses?: Record<string, { description?: string }> }>>;
+export function describeResponses(d: { openapiObject: object } | { swaggerObject: object }) {
+  const doc = ('openapiObject' in d ? d.openapiObject : d.swaggerObject) as { paths?: Operations };
+  for (const methods of Object.values(doc.paths ?? {}))
+    for (const op of Object.values(methods))
+      for (const [status, r] of Object.entries(op.responses ?? {}))
+        if (r.description === 'Default Response') r.description = STATUS_CODES[status] ?? status;
+  return doc as never;
+}
+
+/** Shared schemas are named by their `$id` (`Error`) instead of `def-0`. */
+export const refResolver = {
+  buildLocalReference: (json: { $id?: unknown }, _base: unknown, _fragment: unknown, i: number) =>
+    typeof json.$id === 'string' ? json.$id : `def-${i}`,
+};
