@@ -12,7 +12,7 @@ const cell = (s: string) => s.replace(/\|/g, '\\|');
 export function errorCatalogueTable(): string {
   const rows = [...Object.values(catalogue)]
     .sort((a, b) => a.status - b.status || a.code.localeCompare(b.code))
-    .map((e) => `| \`${e.code}\` | ${e.status} ${STATUS_CODES[e.status] ?? ''} | ${cell(e.message)} |`);
+    .map((e) => `| \`${e.code}\` | ${e.status} | ${cell(e.message)} |`);
   return ['| code | Status | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
