@@ -9,138 +9,169 @@
 //   is written last, so a process that finds a matching stamp finds every file of that build.
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SRC = path.join(ROOT, 'src');
-const DIST = path.join(ROOT, 'dist');
-const STAMP = path.join(DIST, '.stamp');
-const LOCK = path.join(ROOT, '.dist.lock');
 const LOCK_WAIT_MS = 120_000;
-
-/** Sources that go into dist/: no tests, no test helpers. */
-function sources() {
-  const out = [];
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== 'testing') walk(p);
-      } else if (!/\.test\.ts$/.test(e.name)) out.push(p);
-    }
-  };
-  walk(SRC);
-  return out.sort();
-}
-
 const isModule = (file) => file.endsWith('.ts') && !file.endsWith('.d.ts');
+const THIS_FILE = fs.readFileSync(fileURLToPath(import.meta.url));
 
-function fingerprint(files) {
-  const h = createHash('sha256');
-  for (const f of files) {
-    const st = fs.statSync(f);
-    h.update(`${path.relative(SRC, f)}\0${st.size}\0${st.mtimeMs}\n`);
-  }
-  // The build itself is an input: a changed transpile setting must rebuild.
-  h.update(fs.readFileSync(fileURLToPath(import.meta.url)));
-  return h.digest('hex');
-}
+/** The build of the tree at `root` (its src/ into its dist/); tests use their own trees. */
+export function builder(root) {
+  const SRC = path.join(root, 'src');
+  const DIST = path.join(root, 'dist');
+  const STAMP = path.join(DIST, '.stamp');
+  const LOCK = path.join(root, '.dist.lock');
 
-const stampOf = () => {
-  try {
-    return fs.readFileSync(STAMP, 'utf8');
-  } catch {
-    return null;
+  /** Sources that go into dist/: no tests, no test helpers. */
+  function sources() {
+    const out = [];
+    const walk = (dir) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) {
+          if (e.name !== 'testing') walk(p);
+        } else if (!/\.test\.ts$/.test(e.name)) out.push(p);
+      }
+    };
+    walk(SRC);
+    return out.sort();
   }
-};
 
-export async function build() {
-  const files = sources();
-  const print = fingerprint(files);
-  const { build: esbuild } = await import('esbuild');
-  fs.rmSync(STAMP, { force: true });
-  const modules = files.filter(isModule);
-  await esbuild({
-    entryPoints: modules,
-    outdir: DIST,
-    outbase: SRC,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.19',
-    bundle: false,
-    logLevel: 'warning',
-  });
-  const written = new Set(modules.map((f) => path.join(DIST, path.relative(SRC, f)).replace(/\.ts$/, '.js')));
-  for (const f of files.filter((f) => !isModule(f))) {
-    const to = path.join(DIST, path.relative(SRC, f));
-    fs.mkdirSync(path.dirname(to), { recursive: true });
-    fs.copyFileSync(f, to);
-    written.add(to);
+  function fingerprint(files) {
+    const h = createHash('sha256');
+    for (const f of files) {
+      const st = fs.statSync(f);
+      h.update(`${path.relative(SRC, f)}\0${st.size}\0${st.mtimeMs}\n`);
+    }
+    // The build itself is an input: a changed transpile setting must rebuild.
+    h.update(THIS_FILE);
+    return h.digest('hex');
   }
-  // Outputs of sources that no longer exist would otherwise still be importable.
-  const prune = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) {
-        prune(p);
-        if (fs.readdirSync(p).length === 0) fs.rmdirSync(p);
-      } else if (!written.has(p)) fs.rmSync(p);
+
+  const stampOf = () => {
+    try {
+      return fs.readFileSync(STAMP, 'utf8');
+    } catch {
+      return null;
     }
   };
-  prune(DIST);
-  fs.writeFileSync(STAMP, print);
-  return { modules: modules.length, files: files.length };
-}
 
-function takeLock() {
-  try {
-    fs.writeFileSync(LOCK, String(process.pid), { flag: 'wx' });
-    return true;
-  } catch (err) {
-    if (err.code !== 'EEXIST') throw err;
-    const holder = Number(fs.readFileSync(LOCK, 'utf8'));
+  async function build() {
+    const files = sources();
+    const print = fingerprint(files);
+    const { build: esbuild } = await import('esbuild');
+    fs.rmSync(STAMP, { force: true });
+    const modules = files.filter(isModule);
+    await esbuild({
+      entryPoints: modules,
+      outdir: DIST,
+      outbase: SRC,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20.19',
+      bundle: false,
+      logLevel: 'warning',
+    });
+    const written = new Set(modules.map((f) => path.join(DIST, path.relative(SRC, f)).replace(/\.ts$/, '.js')));
+    for (const f of files.filter((f) => !isModule(f))) {
+      const to = path.join(DIST, path.relative(SRC, f));
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.copyFileSync(f, to);
+      written.add(to);
+    }
+    // Outputs of sources that no longer exist would otherwise still be importable.
+    const prune = (dir) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) {
+          prune(p);
+          if (fs.readdirSync(p).length === 0) fs.rmdirSync(p);
+        } else if (!written.has(p)) fs.rmSync(p);
+      }
+    };
+    prune(DIST);
+    fs.writeFileSync(STAMP, print);
+    return { modules: modules.length, files: files.length };
+  }
+
+  function takeLock() {
     try {
-      if (holder > 0) process.kill(holder, 0);
-      return false;
-    } catch {
-      fs.rmSync(LOCK, { force: true }); // its builder died
-      return takeLock();
+      fs.writeFileSync(LOCK, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      const holder = Number(fs.readFileSync(LOCK, 'utf8'));
+      try {
+        if (holder > 0) process.kill(holder, 0);
+        return false;
+      } catch {
+        fs.rmSync(LOCK, { force: true }); // its builder died
+        return takeLock();
+      }
     }
   }
+
+  async function withLock(fn) {
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    while (!takeLock()) {
+      if (Date.now() > deadline) throw new Error(`signet: waited ${LOCK_WAIT_MS / 1000} s for ${LOCK}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    try {
+      return await fn();
+    } finally {
+      fs.rmSync(LOCK, { force: true });
+    }
+  }
+
+  return {
+    /** Builds now (under the lock). */
+    build: () => withLock(build),
+    /**
+     * The URL of dist/'s module for `src/<rel>` (rel without extension), building first when dist/ is missing or
+     * was built from other sources; `built` says whether this call built.
+     */
+    async ensureBuilt(rel) {
+      const url = pathToFileURL(path.join(DIST, `${rel}.js`));
+      if (stampOf() === fingerprint(sources())) return { url, built: false };
+      // Another process may have built while this one waited for the lock.
+      const built = await withLock(async () => {
+        if (stampOf() === fingerprint(sources())) return false;
+        await build();
+        return true;
+      });
+      return { url, built };
+    },
+  };
 }
 
-async function withLock(fn) {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  while (!takeLock()) {
-    if (Date.now() > deadline) throw new Error(`signet: waited ${LOCK_WAIT_MS / 1000} s for ${LOCK}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** This checkout's build (bin/signet.js). */
+export const ensureBuilt = async (rel) => (await builder(ROOT).ensureBuilt(rel)).url;
+
+/** `--sdk`: the SDK workspace too (tsc), when TypeScript is installed; an install without dev dependencies has none. */
+function buildSdk() {
   try {
-    return await fn();
-  } finally {
-    fs.rmSync(LOCK, { force: true });
+    createRequire(import.meta.url).resolve('typescript');
+  } catch {
+    console.log(
+      'sdk/: not built (TypeScript is a dev dependency; run `npm run build -w @signet/sdk` where it is installed)',
+    );
+    return;
   }
-}
-
-/**
- * The URL of dist/'s module for `src/<rel>` (rel without extension), building first when dist/ is missing or was
- * built from other sources.
- */
-export async function ensureBuilt(rel) {
-  const target = pathToFileURL(path.join(DIST, `${rel}.js`));
-  if (stampOf() === fingerprint(sources())) return target;
-  // Another process may have built while this one waited for the lock.
-  await withLock(async () => {
-    if (stampOf() !== fingerprint(sources())) await build();
-  });
-  return target;
+  const r = spawnSync('npm', ['run', '--silent', 'build', '-w', '@signet/sdk'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+  console.log('built sdk/dist/');
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const t0 = performance.now();
-  const r = await withLock(build);
+  const r = await builder(ROOT).build();
   console.log(
     `built dist/: ${r.modules} modules and ${r.files - r.modules} other files in ${(performance.now() - t0).toFixed(0)} ms`,
   );
+  if (process.argv.includes('--sdk')) buildSdk();
 }

@@ -29,7 +29,6 @@ export HOST=127.0.0.1
 export TRUST_PROXY=127.0.0.1
 export SIGNET_ALLOW_PRIVATE_NETWORK=1
 export LOG_LEVEL=${LOG_LEVEL:-info}
-NODE=${NODE:-node}
 
 say() { echo "cluster: $*" >&2; }
 die() {
@@ -89,7 +88,7 @@ start_signet() { # name
     worker1 | worker2) cmd=(worker) ;;
     *) die "unknown member $1" ;;
   esac
-  PORT=${port:-0} nohup "$NODE" "$ROOT/bin/signet.js" "${cmd[@]}" >>"$LOGS/$1.log" 2>&1 &
+  PORT=${port:-0} nohup "$ROOT/bin/signet" "${cmd[@]}" >>"$LOGS/$1.log" 2>&1 &
   echo $! >"$DIR/$1.pid"
   if [ -n "$port" ]; then
     wait_for 60 "$1" curl -fsS "http://127.0.0.1:$port/healthz"
@@ -176,9 +175,9 @@ up() {
   chmod 1777 "$LOGS" # PostgreSQL writes its log here as the postgres user
   start_pg
   start_redis
-  "$NODE" "$ROOT/bin/signet.js" migrate >>"$LOGS/migrate.log" 2>&1
+  "$ROOT/bin/signet" migrate >>"$LOGS/migrate.log" 2>&1
   # One process creates the PKI before the others read it.
-  "$NODE" "$ROOT/bin/signet.js" pki export-ca >"$DIR/ca.pem" 2>>"$LOGS/migrate.log"
+  "$ROOT/bin/signet" pki export-ca >"$DIR/ca.pem" 2>>"$LOGS/migrate.log"
   for m in api1 api2 worker1 worker2; do start_signet "$m"; done
   start_haproxy
   echo "BASE_URL=$BASE_URL"

@@ -1,5 +1,5 @@
 // Wire schemas of embedded signing (TypeBox): they validate the request, serialise the response and feed OpenAPI.
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import { EMBED_TTL_SECONDS, MAX_URL_LENGTH } from '../limits.js';
 
 // All four are required and nothing is defaulted or clamped (spec: endpoint rule 1). The origin's form and the

@@ -1,5 +1,5 @@
 // Shared wire schemas (TypeBox): the same objects validate requests and generate the OpenAPI document.
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { apiError, type ApiErrorOptions, type ErrorName } from '../lib/errors.js';
 
 /** An error body exactly as the service renders it, for the OpenAPI document's examples. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { apiError } from '../lib/errors.js';
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { errorExample } from '../http/schemas.js';
 
 /** `POST /v1/documents` was retired on 2026-07-31: every call answers 410 before its body is even read. */

@@ -1,6 +1,6 @@
 // Wire schemas of signing (TypeBox): they validate requests, serialise responses and generate the OpenAPI document;
 // the service's input and output types are derived from them.
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import { FILE_BODY_LIMIT, MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
 
 const Role = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });

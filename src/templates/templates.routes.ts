@@ -1,7 +1,7 @@
 // /v1/templates and /v1/template-instances. Wiring only: the rules are in templates.service.ts and instances.ts.
 // Every route here answers 503 review_unavailable while the database predates the feature (feature-gate.ts).
 import type { FastifyInstance } from 'fastify';
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { migrationApplied } from '../db/migrate.js';
 import { createFeatureGate, registerFeatureGate } from '../http/feature-gate.js';

@@ -1,6 +1,6 @@
 // Wire schemas of templates and template instances (TypeBox): they validate requests, serialise responses and
 // generate the OpenAPI document; the service's types are derived from them.
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import {
   MAX_ANCHOR_LENGTH,
   MAX_FIELD_KEY_LENGTH,

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import Fastify from 'fastify';
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import Stripe from 'stripe';
 import { startHarness, type Harness, type Res } from '../testing/harness.js';
 import { createDispatcher } from './dispatcher.js';

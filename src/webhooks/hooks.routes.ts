@@ -1,6 +1,7 @@
 // /v1/hooks: subscriptions for connectors (REST hooks), their test event, delivery history and replay. Wiring only.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { apiError } from '../lib/errors.js';
 import { authOf } from '../http/request-context.js';
 import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';

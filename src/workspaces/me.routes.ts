@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authOf } from '../http/request-context.js';
 import { errorResponses } from '../http/schemas.js';
 import { presentWorkspace } from './presenters.js';

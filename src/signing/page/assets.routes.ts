@@ -1,6 +1,6 @@
 // Static files of the signer, review, embed and dashboard pages and the API reference: their scripts and stylesheets,
 // Pico CSS, Redoc and pdf.js's browser build from the installed packages (no CDN, so a page makes no third-party
-// request). Each file is read once when this module loads; pages link them with a content-hash query, so they can be
+// request). Each file is read once, when first asked for; pages link them with a content-hash query, so they can be
 // cached for a year without a stale script surviving a deploy.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,63 +46,68 @@ function withoutRemoteLogo(text: string): string {
   return text.replace(REDOC_LOGO, '"data:,"');
 }
 
-/** Every file of a pdfjs-dist folder whose extension we serve (fonts for non-embedded standard fonts, CJK cmaps). */
-function loadDir(sub: string): Map<string, Asset> {
-  const dir = path.join(pdfjsRoot, sub);
-  const out = new Map<string, Asset>();
-  for (const name of fs.readdirSync(dir)) if (TYPES[path.extname(name)]) out.set(name, load(path.join(dir, name)));
-  return out;
+const require = createRequire(import.meta.url);
+const beside = (rel: string) => path.join(here, rel);
+
+/** Each asset's file (and the change it is served with); read and hashed on first use, then kept. */
+const FILES = {
+  'signer.js': { file: beside('signer.js') },
+  'signer.css': { file: beside('signer.css') },
+  // The PDF preview both pages import (through its versioned URL, given in each page's data).
+  'pdf-view.js': { file: beside('pdf-view.js') },
+  // The review page of staged template instances (templates/review/) shares pdf.js and signer.css.
+  'review.js': { file: beside('../../templates/review/review.js') },
+  'review.css': { file: beside('../../templates/review/review.css') },
+  // Embedded signing (embedded/): the bridge the framed page loads, and the helper host pages load.
+  'embed-bridge.js': { file: beside('../../embedded/assets/bridge.js') },
+  'signet.js': { file: beside('../../embedded/assets/signet.js') },
+  'signet.d.ts': { file: beside('../../embedded/assets/signet.d.ts') },
+  // The workspace dashboard (dashboard/): Pico CSS from its package, and the dashboard's own style and script.
+  'pico.min.css': { file: require.resolve('@picocss/pico/css/pico.min.css') },
+  'dashboard.css': { file: beside('../../dashboard/assets/dashboard.css') },
+  'dashboard.js': { file: beside('../../dashboard/assets/dashboard.js') },
+  'pdf.min.mjs': { file: path.join(pdfjsRoot, 'build/pdf.min.mjs') },
+  'pdf.worker.min.mjs': { file: path.join(pdfjsRoot, 'build/pdf.worker.min.mjs') },
+  // The API reference (docs/): Redoc's standalone bundle, and the page's own start-up script and style.
+  'redoc.standalone.js': {
+    file: require.resolve('redoc/bundles/redoc.standalone.js'),
+    patch: withoutRemoteLogo,
+  },
+  'docs.js': { file: beside('../../docs/assets/docs.js') },
+  'docs.css': { file: beside('../../docs/assets/docs.css') },
+} satisfies Record<string, { file: string; patch?: (text: string) => string }>;
+
+export type AssetName = keyof typeof FILES;
+
+// Loading every asset when the module loads cost a start about 0.1 s of file reads and hashing (Redoc and pdf.js
+// are megabytes; the cmaps are 170 files), for pages most processes never serve.
+const loaded = new Map<string, Asset>();
+function asset(name: string): Asset | undefined {
+  let a = loaded.get(name);
+  if (a === undefined && Object.hasOwn(FILES, name)) {
+    const { file, patch } = FILES[name as AssetName] as { file: string; patch?: (text: string) => string };
+    loaded.set(name, (a = load(file, patch)));
+  }
+  return a;
 }
 
-const files = new Map<string, Asset>([
-  ['signer.js', load(path.join(here, 'signer.js'))],
-  ['signer.css', load(path.join(here, 'signer.css'))],
-  // The PDF preview both pages import (through its versioned URL, given in each page's data).
-  ['pdf-view.js', load(path.join(here, 'pdf-view.js'))],
-  // The review page of staged template instances (templates/review/) shares pdf.js and signer.css.
-  ['review.js', load(path.join(here, '../../templates/review/review.js'))],
-  ['review.css', load(path.join(here, '../../templates/review/review.css'))],
-  // Embedded signing (embedded/): the bridge the framed page loads, and the helper host pages load.
-  ['embed-bridge.js', load(path.join(here, '../../embedded/assets/bridge.js'))],
-  ['signet.js', load(path.join(here, '../../embedded/assets/signet.js'))],
-  ['signet.d.ts', load(path.join(here, '../../embedded/assets/signet.d.ts'))],
-  // The workspace dashboard (dashboard/): Pico CSS from its package, and the dashboard's own style and script.
-  ['pico.min.css', load(createRequire(import.meta.url).resolve('@picocss/pico/css/pico.min.css'))],
-  ['dashboard.css', load(path.join(here, '../../dashboard/assets/dashboard.css'))],
-  ['dashboard.js', load(path.join(here, '../../dashboard/assets/dashboard.js'))],
-  ['pdf.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.min.mjs'))],
-  ['pdf.worker.min.mjs', load(path.join(pdfjsRoot, 'build/pdf.worker.min.mjs'))],
-  // The API reference (docs/): Redoc's standalone bundle, and the page's own start-up script and style.
-  [
-    'redoc.standalone.js',
-    load(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), withoutRemoteLogo),
-  ],
-  ['docs.js', load(path.join(here, '../../docs/assets/docs.js'))],
-  ['docs.css', load(path.join(here, '../../docs/assets/docs.css'))],
-]);
-const fonts = loadDir('standard_fonts');
-const cmaps = loadDir('cmaps');
-
-export type AssetName =
-  | 'signer.js'
-  | 'signer.css'
-  | 'pdf-view.js'
-  | 'review.js'
-  | 'review.css'
-  | 'embed-bridge.js'
-  | 'signet.js'
-  | 'signet.d.ts'
-  | 'pico.min.css'
-  | 'dashboard.css'
-  | 'dashboard.js'
-  | 'pdf.min.mjs'
-  | 'pdf.worker.min.mjs'
-  | 'redoc.standalone.js'
-  | 'docs.js'
-  | 'docs.css';
+/** A file of a pdfjs-dist folder (fonts for non-embedded standard fonts, CJK cmaps), if it is one we serve. */
+const listings = new Map<string, Set<string>>();
+function pdfjsAsset(sub: 'standard_fonts' | 'cmaps', name: string): Asset | undefined {
+  let names = listings.get(sub);
+  if (!names) {
+    const served = fs.readdirSync(path.join(pdfjsRoot, sub)).filter((n) => TYPES[path.extname(n)]);
+    listings.set(sub, (names = new Set(served)));
+  }
+  if (!names.has(name)) return undefined;
+  const key = `pdfjs/${sub}/${name}`;
+  let a = loaded.get(key);
+  if (a === undefined) loaded.set(key, (a = load(path.join(pdfjsRoot, sub, name))));
+  return a;
+}
 
 /** Same-origin URL of an asset, versioned by content so a long cache never serves an old file. */
-export const assetUrl = (name: AssetName): string => `/assets/${name}?v=${files.get(name)!.version}`;
+export const assetUrl = (name: AssetName): string => `/assets/${name}?v=${asset(name)!.version}`;
 
 /** Folder URLs pdf.js fetches from on demand (its own files carry no version; they change only with the package). */
 export const PDFJS_FONTS_URL = '/assets/pdfjs/standard_fonts/';
@@ -136,7 +141,7 @@ export const sendUnversionedAsset = (
   reply: FastifyReply,
   maxAgeSeconds: number,
 ) =>
-  send(files.get(name), req.headers['if-none-match'], reply, {
+  send(asset(name), req.headers['if-none-match'], reply, {
     'cache-control': `public, max-age=${maxAgeSeconds}, must-revalidate`,
     'cross-origin-resource-policy': 'cross-origin',
     'access-control-allow-origin': '*',
@@ -145,12 +150,12 @@ export const sendUnversionedAsset = (
 export async function signerAssetRoutes(app: FastifyInstance): Promise<void> {
   const opts = { schema: { hide: true } };
   app.get<{ Params: { name: string } }>('/assets/:name', opts, async (req, reply) =>
-    send(files.get(req.params.name), req.headers['if-none-match'], reply),
+    send(asset(req.params.name), req.headers['if-none-match'], reply),
   );
   app.get<{ Params: { name: string } }>('/assets/pdfjs/standard_fonts/:name', opts, async (req, reply) =>
-    send(fonts.get(req.params.name), req.headers['if-none-match'], reply),
+    send(pdfjsAsset('standard_fonts', req.params.name), req.headers['if-none-match'], reply),
   );
   app.get<{ Params: { name: string } }>('/assets/pdfjs/cmaps/:name', opts, async (req, reply) =>
-    send(cmaps.get(req.params.name), req.headers['if-none-match'], reply),
+    send(pdfjsAsset('cmaps', req.params.name), req.headers['if-none-match'], reply),
   );
 }

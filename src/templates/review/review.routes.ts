@@ -5,7 +5,8 @@
 // application/json) gets the instance, or the catalogue's error body, instead.
 import querystring from 'node:querystring';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { migrationApplied } from '../../db/migrate.js';
 import { createFeatureGate, registerFeatureGate } from '../../http/feature-gate.js';
 import { ApiError } from '../../lib/errors.js';
