@@ -6,6 +6,8 @@
 //   `Retry-After`; the retry gets the first request's stored answer.
 // - no answer (connection refused or reset, DNS, timeout): only for idempotent calls: GET and DELETE, and a POST
 //   carrying an Idempotency-Key, which the service replays instead of running twice. Exponential backoff with jitter.
+// - 503 with `Retry-After` (the database is away, the upload budget is full, a rolling upgrade): only for idempotent
+//   calls, after `Retry-After`. A 503 without it (`qes_unavailable`) is not passing, and is not retried.
 // Every POST gets an Idempotency-Key (crypto.randomUUID) unless one is given; `idempotencyKey: null` sends none.
 // Nothing else is retried: other 4xx and 5xx answers throw a SignetError at once.
 import { randomUUID } from 'node:crypto';
@@ -367,7 +369,10 @@ export class Signet {
       const text = await res.text();
       const parsed = parseJson(text);
       const error = errorFromResponse(label, res, parsed, text);
-      const waitable = res.status === 429 || (res.status === 409 && error.code === 'idempotency_in_progress');
+      const waitable =
+        res.status === 429 ||
+        (res.status === 409 && error.code === 'idempotency_in_progress') ||
+        (res.status === 503 && repeatable && res.headers.has('retry-after'));
       if (waitable && canRetry) {
         const seconds = retryAfterSeconds(res.headers);
         await this.#wait(seconds === undefined ? backoffMs(attempt) : seconds * 1000, signal);

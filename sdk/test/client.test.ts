@@ -76,6 +76,36 @@ async function startLossyProxy(targetPort: number, lose: number) {
   };
 }
 
+/**
+ * An HTTP proxy to the app that answers its first `refuse` requests itself with the catalogue's 503
+ * `service_unavailable` and `Retry-After: 2` (as the service does while its database is away), then passes requests on.
+ */
+async function startUnavailableProxy(targetPort: number, refuse: number) {
+  let seen = 0;
+  const server = http.createServer((req, res) => {
+    if (++seen <= refuse) {
+      req.resume();
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' });
+      res.end(JSON.stringify({ code: 'service_unavailable', message: 'The service is unavailable right now.' }));
+      return;
+    }
+    const up = http.request(
+      { host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    seen: () => seen,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
 describe('@signet/sdk against the real server', () => {
   let h: Harness;
   let rx: Awaited<ReturnType<typeof startReceiver>>;
@@ -372,6 +402,34 @@ describe('@signet/sdk against the real server', () => {
     );
     assert.deepEqual(attempts, ['POST']);
     assert.deepEqual(sleeps, []);
+  });
+
+  test('503 with Retry-After: idempotent calls wait and retry, a POST without a key does not', async () => {
+    const { token } = await h.tenant('business');
+    const proxy = await startUnavailableProxy(h.port, 1);
+    const sleeps: number[] = [];
+    const signet = new Signet({ apiKey: token, baseUrl: proxy.url, sleep: async (ms) => void sleeps.push(ms) });
+    try {
+      assert.ok(Array.isArray(await signet.hooks.list()), 'the GET succeeded on its retry');
+      assert.deepEqual(sleeps, [2000], 'after Retry-After');
+      const keyed = await startUnavailableProxy(h.port, 1);
+      const viaKeyed = new Signet({ apiKey: token, baseUrl: keyed.url, sleep: async () => undefined });
+      const hook = await viaKeyed.hooks.create({ target_url: 'https://hooks.example.com/503' });
+      assert.match(hook.id, /^hook_/);
+      assert.equal(keyed.seen(), 2, 'a POST with its Idempotency-Key is retried');
+      await keyed.close();
+
+      const refusing = await startUnavailableProxy(h.port, 1);
+      const once = new Signet({ apiKey: token, baseUrl: refusing.url, sleep: async () => undefined });
+      await assert.rejects(
+        once.hooks.create({ target_url: 'https://hooks.example.com/nokey' }, { idempotencyKey: null }),
+        (e: unknown) => e instanceof SignetError && e.status === 503 && e.code === 'service_unavailable',
+      );
+      assert.equal(refusing.seen(), 1, 'not retried');
+      await refusing.close();
+    } finally {
+      await proxy.close();
+    }
   });
 
   test('an aborted signal stops the retries', async () => {

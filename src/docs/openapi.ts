@@ -13,7 +13,7 @@ export function errorCatalogueTable(): string {
   const rows = [...Object.values(catalogue)]
     .sort((a, b) => a.status - b.status || a.code.localeCompare(b.code))
     .map((e) => `| \`${e.code}\` | ${e.status} | ${cell(e.message)} |`);
-  return ['| code | Status | Meaning |', '|---|---|---|', ...rows].join('\n');
+  return ['| Code | Status | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
 /** `info.description`: Redoc shows each `#` heading as a section of its own in the navigation. */
