@@ -1,10 +1,14 @@
 // The PDF engine as features use it: one object over this folder's steps, each run in worker threads with a time
 // limit (pool.ts). Passed into the app, so the signing flow does not depend on how PDFs are processed.
-import type { AuditEvent, AuditInfo } from './audit-page.js';
-import type { PdfInspection } from './ingest.js';
-import type { PlacementInput, PreparedPdf } from './placement.js';
-import type { Stamp } from './stamp.js';
-import type { PlacedTemplate, TemplatePlacementField } from './template-placement.js';
+// The step modules imported here are the calling thread's side only (checks, failure mapping, the task to send):
+// none loads a PDF library (pdf-lib, fontkit, pdf.js), which only the worker side (*.work.ts, through
+// pdf.worker.ts) does, so they load at start for next to nothing (engine.test.ts checks the main thread).
+import { type AuditEvent, type AuditInfo, appendAuditPage, renderAuditCertificate } from './audit-page.js';
+import { previewPlacement } from './anchors.js';
+import { inspectPdf, type PdfInspection } from './ingest.js';
+import { type PlacementInput, type PreparedPdf, preparePdf } from './placement.js';
+import { type Stamp, stampPdf } from './stamp.js';
+import { type PlacedTemplate, placeTemplate, type TemplatePlacementField } from './template-placement.js';
 import type { Anchor, Problem } from './types.js';
 
 export type PdfEngine = {
@@ -17,24 +21,12 @@ export type PdfEngine = {
   auditCertificate(audit: AuditInfo, events: AuditEvent[]): Promise<Uint8Array>;
 };
 
-// The steps' modules also hold their worker side (pdf-lib, fontkit): they load on the first PDF call, not at start.
-let steps: ReturnType<typeof loadSteps> | undefined;
-const loadSteps = async () => ({
-  ...(await import('./audit-page.js')),
-  ...(await import('./anchors.js')),
-  ...(await import('./ingest.js')),
-  ...(await import('./placement.js')),
-  ...(await import('./stamp.js')),
-  ...(await import('./template-placement.js')),
-});
-const step = () => (steps ??= loadSteps());
-
 export const pdfEngine: PdfEngine = {
-  inspect: async (bytes) => (await step()).inspectPdf(bytes),
-  prepare: async (bytes, input) => (await step()).preparePdf(bytes, input),
-  preview: async (bytes, roles) => (await step()).previewPlacement(bytes, roles),
-  placeTemplate: async (bytes, fields) => (await step()).placeTemplate(bytes, fields),
-  stamp: async (bytes, stamps) => (await step()).stampPdf(bytes, stamps),
-  appendAuditPage: async (bytes, audit) => (await step()).appendAuditPage(bytes, audit),
-  auditCertificate: async (audit, events) => (await step()).renderAuditCertificate({ ...audit, events }),
+  inspect: (bytes) => inspectPdf(bytes),
+  prepare: (bytes, input) => preparePdf(bytes, input),
+  preview: (bytes, roles) => previewPlacement(bytes, roles),
+  placeTemplate: (bytes, fields) => placeTemplate(bytes, fields),
+  stamp: (bytes, stamps) => stampPdf(bytes, stamps),
+  appendAuditPage: (bytes, audit) => appendAuditPage(bytes, audit),
+  auditCertificate: (audit, events) => renderAuditCertificate({ ...audit, events }),
 };

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
 import { type Color, type PDFDocument, type PDFFont, type PDFPage, rgb } from './pdf-lib.js';
+import { cleanText } from './text.js';
 
 export type FontStyle = 'regular' | 'bold' | 'script' | 'mono';
 
@@ -49,16 +50,6 @@ function face(key: string): Face {
     faces.set(key, f);
   }
   return f;
-}
-
-// Controls, bidi controls, joiners and variation selectors would only render as boxes.
-const INVISIBLE =
-  // eslint-disable-next-line no-misleading-character-class -- the variation selectors are listed to be removed alone
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufe00-\ufe0f\ufeff]/gu;
-
-/** One line of drawable text: whitespace collapsed, invisible characters removed. */
-export function cleanText(text: string): string {
-  return text.replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim();
 }
 
 type Run = { key: string; text: string };

@@ -1,19 +1,19 @@
 // Worker-thread entry for all PDF work (see pool.ts). ApiErrors are returned as data, because the pool only
-// carries an Error's message across the thread boundary.
+// carries an Error's message across the thread boundary. The only importer of the steps' worker sides (*.work.ts,
+// which load pdf-lib, fontkit and pdf.js); the main thread reaches it through pool.ts's worker URL, never an import.
 import { ApiError } from '../../lib/errors.js';
-import { scanAnchorsInWorker } from './anchors.js';
-import {
-  type AuditCertificateInput,
-  type AuditInfo,
-  appendAuditPageInWorker,
-  renderAuditCertificateInWorker,
-} from './audit-page.js';
-import { inspectInWorker } from './ingest.js';
+import type { AuditCertificateInput, AuditInfo } from './audit-page.js';
+import { appendAuditPageInWorker, renderAuditCertificateInWorker } from './audit-page.work.js';
+import { scanAnchorsInWorker } from './anchors.work.js';
+import { inspectInWorker } from './ingest.work.js';
 import { openWithPdfjs } from './pdfjs.js';
-import { type PlacementInput, prepareInWorker } from './placement.js';
+import type { PlacementInput } from './placement.js';
+import { prepareInWorker } from './placement.work.js';
 import type { SerialisedError } from './pool.js';
-import { type Stamp, stampInWorker } from './stamp.js';
-import { placeTemplateInWorker, type TemplatePlacementField } from './template-placement.js';
+import type { Stamp } from './stamp.js';
+import { stampInWorker } from './stamp.work.js';
+import type { TemplatePlacementField } from './template-placement.js';
+import { placeTemplateInWorker } from './template-placement.work.js';
 
 export type WorkerInput =
   | { op: 'warmup' }

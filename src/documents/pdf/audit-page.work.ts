@@ -1,0 +1,170 @@
+// Worker side of audit-page.ts (whose header states the guarantees): the layout, drawn with pdf-lib and the fonts.
+// Runs only in a PDF worker thread: imported by pdf.worker.ts (and tests), never by a main-thread module.
+import type { AuditCertificateInput, AuditInfo } from './audit-page.js';
+import { type FontStyle, Fonts } from './fonts.js';
+import { pageGeometry } from './geometry.js';
+import { PDFDocument, type PDFPage, rgb } from './pdf-lib.js';
+
+/** Worker side of appendAuditPage. */
+export async function appendAuditPageInWorker(bytes: Uint8Array, audit: AuditInfo): Promise<Uint8Array> {
+  const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+  const last = pageGeometry(doc.getPage(doc.getPageCount() - 1));
+  const size: [number, number] = last.width >= 400 && last.height >= 500 ? [last.width, last.height] : [612, 792];
+  const w = new Writer(doc, size, `Audit trail — ${audit.documentId}`);
+  await w.start();
+  await writeAudit(w, audit);
+  await w.finish();
+  return doc.save({ useObjectStreams: false });
+}
+
+/** Worker side of renderAuditCertificate. */
+export async function renderAuditCertificateInWorker(input: AuditCertificateInput): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.setTitle(`Audit trail — ${input.title}`);
+  doc.setCreator('Signet');
+  const w = new Writer(doc, [612, 792], `Audit trail — ${input.documentId}`);
+  await w.start();
+  await writeAudit(w, input);
+  await w.heading(`Events (${input.events.length})`);
+  for (const e of input.events) {
+    const who = [e.actor, e.ip ? `IP ${e.ip}` : null].filter(Boolean).join(' · ');
+    await w.row(e.at, [e.event, who, e.detail ?? ''].filter((s) => s !== '').join(' — '), {
+      labelWidth: 150,
+      labelStyle: 'mono',
+    });
+  }
+  await w.finish();
+  return doc.save({ useObjectStreams: false });
+}
+
+async function writeAudit(w: Writer, a: AuditInfo): Promise<void> {
+  await w.title('Audit trail');
+  await w.heading('Document');
+  await w.row('Title', a.title);
+  await w.row('Document ID', a.documentId);
+  await w.row('Original SHA-256', a.originalSha256, { valueStyle: 'mono' });
+  await w.row('Completed', a.completedAt ?? 'not completed');
+  await w.heading(`Signers (${a.signers.length})`);
+  for (const [i, s] of a.signers.entries()) {
+    // Keep a signer's block together when it fits on a page.
+    await w.ensure(8 * 14 + 20);
+    await w.line(`${i + 1}. ${s.name} (${s.role})`, { style: 'bold', size: 11, after: 4 });
+    await w.row('E-mail', s.email);
+    await w.row('Role', s.role);
+    await w.row('IP address', s.ip ?? '—');
+    await w.row('User agent', s.userAgent ?? '—');
+    await w.row('Sent', s.sentAt ?? '—');
+    await w.row('Viewed', s.viewedAt ?? '—');
+    await w.row('Signed', s.signedAt ?? '—');
+    w.space(10);
+  }
+}
+
+const MARGIN = 54;
+const GREY = rgb(0.4, 0.4, 0.45);
+const BODY = 9.5;
+const LEADING = 1.35;
+
+/** Top-down text layout on fresh, unrotated pages (so shown space is user space). */
+class Writer {
+  private readonly fonts: Fonts;
+  private readonly pages: PDFPage[] = [];
+  private page!: PDFPage;
+  private y = 0; // distance from the top of the page
+
+  constructor(
+    private readonly doc: PDFDocument,
+    private readonly size: [number, number],
+    private readonly footer: string,
+  ) {
+    this.fonts = new Fonts(doc);
+  }
+
+  private get width() {
+    return this.size[0] - 2 * MARGIN;
+  }
+
+  async start(): Promise<void> {
+    this.newPage();
+  }
+
+  private newPage(): void {
+    this.page = this.doc.addPage(this.size);
+    this.pages.push(this.page);
+    this.y = MARGIN;
+  }
+
+  /** Starts a new page unless `height` points are left above the footer. */
+  async ensure(height: number): Promise<void> {
+    if (this.y + height > this.size[1] - MARGIN - 12 && this.y > MARGIN) this.newPage();
+  }
+
+  space(h: number): void {
+    this.y += h;
+  }
+
+  async line(
+    text: string,
+    o: { style?: FontStyle; size?: number; x?: number; color?: ReturnType<typeof rgb>; after?: number } = {},
+  ): Promise<void> {
+    const size = o.size ?? BODY;
+    await this.ensure(size * LEADING);
+    await this.fonts.draw(this.page, text, {
+      x: o.x ?? MARGIN,
+      y: this.size[1] - this.y - size,
+      size,
+      style: o.style,
+      color: o.color,
+    });
+    this.y += size * LEADING + (o.after ?? 0);
+  }
+
+  async title(text: string): Promise<void> {
+    const lines = await this.fonts.wrap(text, 'bold', 18, this.width);
+    for (const l of lines) await this.line(l, { style: 'bold', size: 18 });
+    this.space(6);
+  }
+
+  async heading(text: string): Promise<void> {
+    await this.ensure(40);
+    this.space(8);
+    await this.line(text, { style: 'bold', size: 12, after: 2 });
+    this.page.drawLine({
+      start: { x: MARGIN, y: this.size[1] - this.y },
+      end: { x: this.size[0] - MARGIN, y: this.size[1] - this.y },
+      thickness: 0.5,
+      color: GREY,
+    });
+    this.space(6);
+  }
+
+  /** A label and a value; the value wraps in its column and may continue on the next page. */
+  async row(
+    label: string,
+    value: string,
+    o: { labelWidth?: number; labelStyle?: FontStyle; valueStyle?: FontStyle } = {},
+  ): Promise<void> {
+    const lw = o.labelWidth ?? 100;
+    const valueStyle = o.valueStyle ?? 'regular';
+    const valueSize = valueStyle === 'mono' ? 8.5 : BODY;
+    const lines = await this.fonts.wrap(value === '' ? '—' : value, valueStyle, valueSize, this.width - lw);
+    const labelLines = await this.fonts.wrap(label, o.labelStyle ?? 'regular', 8.5, lw - 6);
+    await this.ensure(BODY * LEADING * Math.min(lines.length, 3));
+    const top = this.y;
+    for (const l of labelLines) await this.line(l, { size: 8.5, style: o.labelStyle, color: GREY });
+    const afterLabel = this.y;
+    const samePage = this.pages[this.pages.length - 1];
+    this.y = top;
+    for (const l of lines) await this.line(l, { x: MARGIN + lw, size: valueSize, style: valueStyle });
+    if (this.page === samePage) this.y = Math.max(this.y, afterLabel);
+    this.space(1.5);
+  }
+
+  async finish(): Promise<void> {
+    const n = this.pages.length;
+    for (const [i, p] of this.pages.entries()) {
+      const text = await this.fonts.truncate(`${this.footer} — page ${i + 1} of ${n}`, 'regular', 7.5, this.width);
+      await this.fonts.draw(p, text, { x: MARGIN, y: MARGIN / 2, size: 7.5, color: GREY });
+    }
+  }
+}

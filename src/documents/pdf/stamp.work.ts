@@ -1,0 +1,108 @@
+// Worker side of stamp.ts (whose header states the guarantees): the PNG data check, then the drawing with pdf-lib
+// and the fonts. Runs only in a PDF worker thread: imported by pdf.worker.ts (and tests), never by a main-thread
+// module.
+import { inflateSync } from 'node:zlib';
+import { ApiError } from '../../lib/errors.js';
+import { PDFDocument, type PDFImage, rgb } from './pdf-lib.js';
+import { Fonts } from './fonts.js';
+import { pageGeometry, toShown } from './geometry.js';
+import { inShownSpace } from './placement.work.js';
+import { badPng, checkSignaturePng, checkStamps, type Stamp } from './stamp.js';
+
+const INK = rgb(0.05, 0.1, 0.35);
+
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+];
+
+/**
+ * Worker side: the image data must be as long as IHDR's size needs. pdf-lib's decoder does not check, so a PNG
+ * whose header lies (a few pixels of data declaring thousands) would otherwise be embedded as a huge, mostly
+ * garbage image. Inflation is capped at the declared length.
+ */
+export function checkPngData(png: Uint8Array): void {
+  const { width, height } = checkSignaturePng(png);
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const depth = png[24];
+  const channels = CHANNELS[png[25]];
+  if (!channels || ![1, 2, 4, 8, 16].includes(depth)) throw badPng('The drawn signature is not a valid PNG image.');
+  const rowBytes = (w: number) => 1 + Math.ceil((w * channels * depth) / 8);
+  let expected = 0;
+  if (png[28] === 1) {
+    for (const [x0, y0, dx, dy] of ADAM7) {
+      const pw = Math.ceil((width - x0) / dx);
+      const ph = Math.ceil((height - y0) / dy);
+      if (pw > 0 && ph > 0) expected += ph * rowBytes(pw);
+    }
+  } else expected = height * rowBytes(width);
+  const idat: Uint8Array[] = [];
+  for (let at = 8; at + 8 <= png.byteLength;) {
+    const len = view.getUint32(at);
+    if (String.fromCharCode(...png.subarray(at + 4, at + 8)) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + len));
+    at += 12 + len;
+  }
+  let got: number;
+  try {
+    got = inflateSync(Buffer.concat(idat), { maxOutputLength: expected }).byteLength;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return; // more data than needed: harmless
+    throw badPng('The drawn signature PNG could not be decoded.');
+  }
+  if (got < expected) throw badPng('The drawn signature PNG has less image data than its header declares.');
+}
+
+/** Worker side of stampPdf. */
+export async function stampInWorker(bytes: Uint8Array, stamps: Stamp[]): Promise<Uint8Array> {
+  checkStamps(stamps);
+  const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+  const images = new Map<Stamp, PDFImage>();
+  for (const s of stamps) {
+    if (s.value.kind !== 'drawn') continue;
+    try {
+      checkPngData(s.value.png);
+      images.set(s, await doc.embedPng(s.value.png));
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw badPng('The drawn signature PNG could not be decoded.');
+    }
+  }
+  const fonts = new Fonts(doc);
+  const pages = doc.getPages();
+  for (const s of stamps) {
+    const page = pages[s.field.page - 1];
+    if (!page) throw new Error(`field ${s.field.id} is on page ${s.field.page}; the PDF has ${pages.length}`);
+    const g = pageGeometry(page);
+    const r = toShown(g, s.field);
+    const v = s.value;
+    if (v.kind === 'drawn') {
+      const img = images.get(s)!;
+      const scale = Math.min(r.width / img.width, r.height / img.height);
+      const w = img.width * scale;
+      const h = img.height * scale;
+      await inShownSpace(page, g, () =>
+        page.drawImage(img, { x: r.x + (r.width - w) / 2, y: r.y + (r.height - h) / 2, width: w, height: h }),
+      );
+    } else {
+      const script = v.kind === 'typed';
+      const style = script ? 'script' : 'regular';
+      const pad = Math.min(4, r.width * 0.05);
+      const room = r.width - 2 * pad;
+      const max = script ? r.height * 0.6 : Math.min(11, r.height * 0.7);
+      const size = await fonts.fitSize(v.text, style, room, max, 5);
+      const text = await fonts.truncate(v.text, style, size, room);
+      // Baseline placed so the cap height sits in the vertical middle.
+      const y = r.y + (r.height - size * 0.72) / 2;
+      const x = script ? r.x + (r.width - (await fonts.width(text, style, size))) / 2 : r.x + pad;
+      const color = script ? INK : rgb(0, 0, 0);
+      await inShownSpace(page, g, () => fonts.draw(page, text, { x, y, size, style, color }));
+    }
+  }
+  return doc.save({ useObjectStreams: false });
+}
