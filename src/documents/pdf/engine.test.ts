@@ -33,6 +33,7 @@ test('every engine operation runs in the real app with no PDF library loaded on 
       stamp: true,
       appendAuditPage: true,
       auditCertificate: true,
+      seal: true,
     });
     assert.deepEqual(report.loaded, [], 'scripts of a PDF library compiled on the main thread');
     // The probe sees them when they do load (the child loads them on purpose after the check).

@@ -12,7 +12,8 @@ import { ab, OID, pemToDer } from '../../pki/cms.js';
 import { loadOrCreatePki, type Pki } from '../../pki/pki.js';
 import { createTsaClient } from '../../pki/tsa-client.js';
 import { nssDbTrusting, run } from '../../pki/testing/tools.js';
-import { createSealer, sealPdf } from './seal.js';
+import { createSealer } from './seal.js';
+import { sealPdf } from './seal.work.js';
 import { extractSignature, makeTextPdf } from './testing/seal-fixtures.js';
 import { pdfScratch, type PdfScratch } from './testing/tools.js';
 

@@ -6,17 +6,14 @@
 // hash, sign; CPU, O(file)) and finishSeal (add the token, write /Contents; O(signature)). The TSA call sits
 // between them on the caller's thread, so the token's genTime is taken after the signature exists.
 // The PDF is rewritten by pdf-lib, not incrementally updated: any signature already in it stops verifying.
-import { createHash } from 'node:crypto';
+// This module is the caller's side and loads no PDF library (pdf-lib, @signpdf): prepareSeal is in seal.work.ts,
+// which only the seal worker (seal.worker.ts) and tests import.
 import os from 'node:os';
 import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
-import { PDFDocument } from 'pdf-lib';
-import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
-import { findByteRange, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { createWorkerPool, siblingModule } from '../../lib/worker-pool.js';
 import { PDF_WORKER_IDLE_MS } from '../../limits.js';
-import { ab, attr, OID, parseCert, sha256, signingCertificateV2 } from '../../pki/cms.js';
+import { OID, sha256 } from '../../pki/cms.js';
 import type { SealIdentity, Tsa } from '../../pki/types.js';
 import type { SealJob } from './seal.worker.js';
 
@@ -56,11 +53,6 @@ export type PreparedSeal = {
 /** The seal key material a worker needs (the serial and anything else stay on the caller's side). */
 export type SealKey = Pick<SealIdentity, 'certDer' | 'chainDer' | 'privateKey'>;
 
-export async function sealPdf(pdf: Uint8Array, opts: SealOptions): Promise<SealResult> {
-  const prepared = await prepareSeal(pdf, opts.seal, opts, (opts.clock ?? systemClock).now());
-  return timestampAndFinish(prepared, opts.seal, opts.tsa);
-}
-
 export type Sealer = {
   seal(pdf: Uint8Array, meta?: SealMeta): Promise<SealResult>;
   close(): Promise<void>;
@@ -74,7 +66,7 @@ export type SealerOptions = (
 /**
  * Seals in worker threads: prepareSeal runs in the pool (the CryptoKey is structured-cloned into it), the TSA
  * call and finishSeal, about 2 ms of CPU with the local TSA, run here. The first seal also pays the worker's
- * start-up (loading tsx, pdf-lib and pkijs).
+ * start-up (loading pdf-lib and pkijs), as does the first after its worker stopped for being idle.
  */
 export function createSealer(opts: SealerOptions): Sealer {
   const seal = 'pki' in opts ? opts.pki.seal : opts.seal;
@@ -108,81 +100,6 @@ export async function timestampAndFinish(prepared: PreparedSeal, seal: SealIdent
     certSerial: seal.serialHex,
     tsaProvider: tsa.provider,
     tsaSignedAt: ts.signedAt,
-  };
-}
-
-export async function prepareSeal(
-  input: Uint8Array,
-  seal: SealKey,
-  meta: SealMeta,
-  signingTimeMs: number,
-): Promise<PreparedSeal> {
-  const leaf = parseCert(seal.certDer);
-  // updateMetadata: false keeps Producer/ModDate as they were; the seal should not edit the document's info.
-  const doc = await PDFDocument.load(input, { updateMetadata: false });
-  pdflibAddPlaceholder({
-    pdfDoc: doc,
-    name: pdfText(meta.name ?? commonName(leaf)),
-    reason: pdfText(meta.reason ?? ''),
-    location: pdfText(meta.location ?? ''),
-    contactInfo: pdfText(meta.contactInfo ?? ''),
-    signingTime: new Date(signingTimeMs),
-    // pdf-lib writes this many placeholder characters, each later holding one hex digit.
-    signatureLength: SEAL_PLACEHOLDER_BYTES * 2,
-    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
-  });
-  // Without object streams: about 25% faster to write (no object-stream deflate) for a slightly larger file.
-  const saved = await doc.save({ useObjectStreams: false });
-  const pdf = Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
-
-  const { byteRangePlaceholder, byteRangePlaceholderPosition } = findByteRange(pdf);
-  if (!byteRangePlaceholder || byteRangePlaceholderPosition === undefined)
-    throw new Error('seal: no ByteRange placeholder in the saved PDF');
-  const afterRange = byteRangePlaceholderPosition + byteRangePlaceholder.length;
-  const open = pdf.indexOf('<', pdf.indexOf('/Contents', afterRange));
-  const close = open + 1 + SEAL_PLACEHOLDER_BYTES * 2;
-  if (open < 0 || pdf[close] !== 0x3e /* > */) throw new Error('seal: /Contents placeholder not where expected');
-  const byteRange = [0, open, close + 1, pdf.length - (close + 1)];
-  const rangeText = `/ByteRange [${byteRange.join(' ')}]`.padEnd(byteRangePlaceholder.length, ' ');
-  if (rangeText.length !== byteRangePlaceholder.length) throw new Error('seal: ByteRange does not fit its placeholder');
-  pdf.write(rangeText, byteRangePlaceholderPosition, 'latin1');
-  // pdf-lib wrote NUL placeholders; verifiers expect hex '0' padding after the DER, which finishSeal leaves in place.
-  pdf.fill(0x30, open + 1, close);
-
-  const digest = createHash('sha256')
-    .update(pdf.subarray(0, open))
-    .update(pdf.subarray(close + 1))
-    .digest();
-
-  const sd = new pkijs.SignedData({
-    version: 1,
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.data }),
-    signerInfos: [
-      new pkijs.SignerInfo({
-        version: 1,
-        sid: new pkijs.IssuerAndSerialNumber({ issuer: leaf.issuer, serialNumber: leaf.serialNumber }),
-        signedAttrs: new pkijs.SignedAndUnsignedAttributes({
-          type: 0,
-          attributes: [
-            attr(OID.contentType, new asn1js.ObjectIdentifier({ value: OID.data })),
-            attr(OID.messageDigest, new asn1js.OctetString({ valueHex: ab(new Uint8Array(digest)) })),
-            signingCertificateV2(leaf, seal.certDer),
-          ],
-        }),
-      }),
-    ],
-    certificates: [leaf, ...seal.chainDer.map(parseCert)],
-  });
-  await sd.sign(seal.privateKey, 0, 'SHA-256');
-  const sdFields = (sd.toSchema(true) as asn1js.Sequence).valueBlock.value;
-  const siFields = (sd.signerInfos[0].toSchema() as asn1js.Sequence).valueBlock.value;
-  return {
-    pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength),
-    contentsOffset: open + 1,
-    contentsHexLength: close - open - 1,
-    signedDataHead: Buffer.concat(sdFields.slice(0, -1).map((f) => new Uint8Array(f.toBER()))),
-    signerInfoBody: Buffer.concat(siFields.map((f) => new Uint8Array(f.toBER()))),
-    signatureValue: new Uint8Array(sd.signerInfos[0].signature.valueBlock.valueHexView),
   };
 }
 
@@ -237,21 +154,4 @@ function isSingleDerSequence(der: Uint8Array): boolean {
     off += n;
   }
   return off + len === der.byteLength;
-}
-
-/**
- * Body of a PDF literal string for PDFString.of, which writes it verbatim: escaped ASCII when possible, else
- * UTF-16BE with a BOM (PDF text string encoding) as octal escapes, so any title survives intact.
- */
-export function pdfText(s: string): string {
-  if (/^[\x20-\x7e]*$/.test(s)) return s.replace(/[\\()]/g, (c) => '\\' + c);
-  const utf16 = Buffer.from('\ufeff' + s, 'utf16le').swap16();
-  let out = '';
-  for (const b of utf16) out += '\\' + b.toString(8).padStart(3, '0');
-  return out;
-}
-
-function commonName(cert: pkijs.Certificate): string {
-  const cn = cert.subject.typesAndValues.find((tv) => tv.type === '2.5.4.3');
-  return cn ? String(cn.value.valueBlock.value) : 'Signet';
 }

@@ -1,6 +1,7 @@
 // Worker-thread half of sealing: the O(file) part (pdf-lib parse and save, hashing, signing). The private key
 // arrives as a structured-cloned CryptoKey, so key bytes never appear in a message and stay non-extractable.
-import { prepareSeal, type PreparedSeal, type SealKey, type SealMeta } from './seal.js';
+import type { PreparedSeal, SealKey, SealMeta } from './seal.js';
+import { prepareSeal } from './seal.work.js';
 
 export type SealJob = { pdf: Uint8Array; seal: SealKey; meta: SealMeta; signingTimeMs: number };
 

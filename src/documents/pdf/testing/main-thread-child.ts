@@ -1,4 +1,4 @@
-// Child process of engine.test.ts: starts the real app (startHarness), runs every PdfEngine operation once on the
+// Child process of engine.test.ts: starts the real app (startHarness), runs every PdfEngine operation and a seal once on the
 // inputs the test wrote to the folder argv[2], and prints (last line, JSON) what each returned and which scripts of
 // a PDF library its main thread compiled. It imports no fixture (they use pdf-lib). The inspector's Debugger
 // domain reports every script this thread's V8 parses, whatever loaded it (ES modules, require()d CommonJS
@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import { Session } from 'node:inspector';
 import path from 'node:path';
 
-/** pdf-lib and its own packages (fontkit among them), pdf.js, and this folder's modules that load them. */
+/** pdf-lib and its own packages (fontkit among them), @signpdf, pdf.js, and this folder's modules that load them. */
 const PDF_LIBRARY =
-  /\/node_modules\/(pdf-lib|@pdf-lib|pdfjs-dist|fontkit)\/|\/documents\/pdf\/(pdf-lib|fonts|pdfjs|pdf\.worker|[\w-]+\.work)\.[jt]s$/;
+  /\/node_modules\/(pdf-lib|@pdf-lib|@signpdf|pdfjs-dist|fontkit)\/|\/documents\/pdf\/(pdf-lib|fonts|pdfjs|pdf\.worker|[\w-]+\.work)\.[jt]s$/;
 
 const parsed = new Set<string>();
 const session = new Session();
@@ -69,6 +69,18 @@ try {
   out.auditCertificate = isPdf(
     await pdfEngine.auditCertificate(audit, [{ at: '2026-11-22T10:00:00.000Z', event: 'document.completed' }]),
   );
+  // Sealing as the runtime loads it (runtime.ts): the PKI and the sealer on first use.
+  const [{ loadOrCreatePki }, { createSealer }] = await Promise.all([
+    import('../../../pki/pki.js'),
+    import('../seal.js'),
+  ]);
+  const pki = await loadOrCreatePki({ dataDir: path.join(dir, 'data'), clock: h.clock });
+  const sealer = createSealer({ pki, clock: h.clock });
+  try {
+    out.seal = isPdf((await sealer.seal(stamped)).pdf);
+  } finally {
+    await sealer.close();
+  }
 } finally {
   await h.close();
 }
