@@ -15,8 +15,9 @@ describe('scale-out: faults on a local cluster', () => {
   let rx: Awaited<ReturnType<typeof startReceiver>>;
   before(async () => {
     c = await startCluster(PORT_BASE);
-    // Deliveries of the worker-kill test take 100 ms each, so many are on the wire when the worker dies.
-    rx = await startReceiver({ delayMs: (path) => (path === '/h1' ? 100 : 20) });
+    // Deliveries of the worker-kill test take 100 ms each, so many are on the wire when the worker dies; those of the
+    // deletion test 1 s, so that its 300 events cannot all be delivered before the DELETE goes out.
+    rx = await startReceiver({ delayMs: (path) => (path === '/h1' ? 100 : path === '/h2' ? 1000 : 20) });
   });
   after(async () => {
     await rx?.close();
