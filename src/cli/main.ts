@@ -17,7 +17,8 @@ import {
 } from '../keys/keys.service.js';
 import { ROLES, type Role } from '../dashboard/people.repo.js';
 import { createUserLink } from '../dashboard/people.service.js';
-import { createWorkspace, findWorkspace, recordAudit } from '../workspaces/workspaces.repo.js';
+import { createWorkspace, findWorkspace } from '../workspaces/workspaces.repo.js';
+import { recordAudit } from '../audit/audit-log.repo.js';
 import { presentWorkspace } from '../workspaces/presenters.js';
 import { findHookAnyWorkspace } from '../webhooks/hooks.repo.js';
 import {

@@ -21,7 +21,7 @@ import { findHook } from '../webhooks/hooks.repo.js';
 import type { HooksService } from '../webhooks/hooks.service.js';
 import type { SigningDeps } from '../signing/signing.service.js';
 import { presentHook } from '../webhooks/presenters.js';
-import { listAudit, recordAudit } from '../workspaces/workspaces.repo.js';
+import { listAudit, recordAudit } from '../audit/audit-log.repo.js';
 import { actorOf, type Viewer } from './people.service.js';
 
 /** The signing deps (app.ts registers the dashboard with them) and the webhooks service. */

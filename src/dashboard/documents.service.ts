@@ -15,7 +15,7 @@ import {
 } from '../signing/signing.repo.js';
 import { remindRequest, withdrawDocument } from '../signing/signing.service.js';
 import { DOCUMENT_STATUSES, isOpenRequest, type DocumentStatus } from '../signing/states.js';
-import { recordAudit } from '../workspaces/workspaces.repo.js';
+import { recordAudit } from '../audit/audit-log.repo.js';
 import { canManage, requireManager, type DashboardDeps } from './dashboard.service.js';
 import { actorOf, type Viewer } from './people.service.js';
 

@@ -15,7 +15,7 @@ import { apiError } from '../lib/errors.js';
 import type { MailQueue } from '../mail/outbox.js';
 import type { RateLimiter } from '../ratelimit/ratelimit.js';
 import { newSignerToken, signerTokenHash } from '../signing/tokens.js';
-import { recordAudit } from '../workspaces/workspaces.repo.js';
+import { recordAudit } from '../audit/audit-log.repo.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import {
   addMember,

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { canonicaliseAllowlist } from '../lib/ip.js';
-import { recordAudit } from '../workspaces/workspaces.repo.js';
+import { recordAudit } from '../audit/audit-log.repo.js';
 import { canonicaliseOrigins } from './origins.js';
 import { createKey, revokeKey, setAllowedIps, setAllowedOrigins, type ApiKey } from './keys.repo.js';
 

@@ -43,28 +43,3 @@ export async function createWorkspace(
 
 export const findWorkspace = (db: Kysely<Database>, id: string) =>
   db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
-
-export async function recordAudit(
-  db: Kysely<Database>,
-  entry: { workspaceId: string; actor: string; action: string; targetId?: string | null; detail?: unknown },
-  now: number,
-): Promise<void> {
-  await db
-    .insertInto('audit_log')
-    .values({
-      workspace_id: entry.workspaceId,
-      actor: entry.actor,
-      action: entry.action,
-      target_id: entry.targetId ?? null,
-      detail: entry.detail === undefined ? null : JSON.stringify(entry.detail),
-      created_at: now,
-    })
-    .execute();
-}
-
-/** A workspace's audit log, newest first, a page at a time (keyset on the row id). */
-export const listAudit = (db: Kysely<Database>, workspaceId: string, o: { beforeId?: number; limit: number }) => {
-  let q = db.selectFrom('audit_log').selectAll().where('workspace_id', '=', workspaceId);
-  if (o.beforeId !== undefined) q = q.where('id', '<', o.beforeId);
-  return q.orderBy('id', 'desc').limit(o.limit).execute();
-};
