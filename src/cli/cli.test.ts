@@ -14,6 +14,7 @@ import { Agent, request } from 'undici';
 import { openDb, type Db } from '../db/db.js';
 import { createKey, findKey } from '../keys/keys.repo.js';
 import { createWorkspace } from '../workspaces/workspaces.repo.js';
+import { withAuditLogAway } from '../audit/testing/away.js';
 import { createHook, deleteHook } from '../webhooks/hooks.repo.js';
 import { runSignet, startServer as startChildServer, type Run } from '../testing/child-server.js';
 
@@ -325,6 +326,23 @@ describe('signet CLI', () => {
       '["https://app.example.com","https://embed.example.com"]',
       'refusals saved nothing',
     );
+  });
+
+  test('key set-limit: the limit and its audit row commit together, or neither does', async () => {
+    const { ws, id } = await seedKey('Limits');
+    const refused = await withAuditLogAway(db.kysely, () => signet(['key', 'set-limit', id, '7', '--json']));
+    oneErrorLine(refused, 'set-limit while audit_log is away');
+    assert.equal((await keyRow(id)).rate_limit, null, 'no limit without its audit row');
+    const ok = oneJson(await signet(['key', 'set-limit', id, '7', '--json']), 'set-limit');
+    assert.deepEqual(ok, { key_id: id, rate_limit: 7 });
+    assert.equal((await keyRow(id)).rate_limit, 7);
+    const rows = await db.kysely
+      .selectFrom('audit_log')
+      .select(['actor', 'action', 'target_id', 'detail'])
+      .where('workspace_id', '=', ws.id)
+      .execute();
+    const actor = `cli:${os.userInfo().username}`;
+    assert.deepEqual(rows, [{ actor, action: 'key.limit_set', target_id: id, detail: '7' }]);
   });
 
   test('user create: a one-time set-password link for the first owner; bad role, e-mail or workspace refused', async () => {

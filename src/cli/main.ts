@@ -6,19 +6,19 @@ import { ConfigError, loadConfig, tiers, type Config } from '../config.js';
 import { openDb, type Db } from '../db/db.js';
 import { systemClock } from '../lib/clock.js';
 import { presentKey } from '../keys/presenters.js';
-import { findKey, listKeys, setRateLimit } from '../keys/keys.repo.js';
+import { findKey, listKeys } from '../keys/keys.repo.js';
 import {
   createKeyAs,
   parseIpList,
   parseOriginList,
   revokeKeyAs,
   setKeyIpsAs,
+  setKeyLimitAs,
   setKeyOriginsAs,
 } from '../keys/keys.service.js';
 import { ROLES, type Role } from '../dashboard/people.repo.js';
 import { createUserLink } from '../dashboard/people.service.js';
 import { createWorkspace, findWorkspace } from '../workspaces/workspaces.repo.js';
-import { recordAudit } from '../audit/audit-log.repo.js';
 import { presentWorkspace } from '../workspaces/presenters.js';
 import { findHookAnyWorkspace } from '../webhooks/hooks.repo.js';
 import {
@@ -210,15 +210,9 @@ key
   .action(async (keyId: string, n: string, o: { json?: boolean }) => {
     if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > 1_000_000)
       throw new CliError('N must be an integer 1 to 1000000');
-    await withDb(async (db) => {
-      const k = await mustKey(db, keyId);
-      await setRateLimit(db.kysely, keyId, Number(n));
-      await recordAudit(
-        db.kysely,
-        { workspaceId: k.workspace_id, actor: actor(), action: 'key.limit_set', targetId: keyId, detail: Number(n) },
-        systemClock.now(),
-      );
-    });
+    await withDb(async (db) =>
+      setKeyLimitAs(db.kysely, await mustKey(db, keyId), Number(n), actor(), systemClock.now()),
+    );
     print(!!o.json, { key_id: keyId, rate_limit: Number(n) }, `${keyId}: ${n} requests per 60 s`);
   });
 
@@ -313,7 +307,7 @@ program
       const hook = await findHookAnyWorkspace(db.kysely, hookId);
       if (!hook) throw new CliError(`no hook ${hookId}`);
       const r = await sendTestEvent(
-        { db, emit: createEmitter(systemClock), wakeDeliveries: () => undefined },
+        { db, clock: systemClock, emit: createEmitter(systemClock), wakeDeliveries: () => undefined },
         hook.workspace_id,
         hook.id,
       );

@@ -21,7 +21,7 @@ import { findHook } from '../webhooks/hooks.repo.js';
 import type { HooksService } from '../webhooks/hooks.service.js';
 import type { SigningDeps } from '../signing/signing.service.js';
 import { presentHook } from '../webhooks/presenters.js';
-import { listAudit, recordAudit } from '../audit/audit-log.repo.js';
+import { listAudit } from '../audit/audit-log.repo.js';
 import { actorOf, type Viewer } from './people.service.js';
 
 /** The signing deps (app.ts registers the dashboard with them) and the webhooks service. */
@@ -166,18 +166,7 @@ export async function workspaceHook(deps: DashboardDeps, v: Viewer, id: string) 
 export async function createHook(deps: DashboardDeps, v: Viewer, targetUrl: string, events: string[]) {
   requireManager(v);
   try {
-    const hook = await deps.hooks.create(v.workspace.id, { target_url: targetUrl, events });
-    await recordAudit(
-      deps.db.kysely,
-      {
-        workspaceId: v.workspace.id,
-        actor: actorOf(v),
-        action: 'hook.created',
-        targetId: hook.id,
-        detail: { target_url: hook.target_url, events: hook.events },
-      },
-      deps.clock.now(),
-    );
+    const hook = await deps.hooks.create(v.workspace.id, { target_url: targetUrl, events }, actorOf(v));
     return { ok: true as const, hook };
   } catch (err) {
     if (err instanceof ApiError && err.status < 500) return { ok: false as const, message: err.message };
@@ -188,40 +177,17 @@ export async function createHook(deps: DashboardDeps, v: Viewer, targetUrl: stri
 export async function deleteHook(deps: DashboardDeps, v: Viewer, id: string): Promise<void> {
   requireManager(v);
   const h = await workspaceHook(deps, v, id);
-  await deps.hooks.remove(v.workspace.id, h.id);
-  await recordAudit(
-    deps.db.kysely,
-    { workspaceId: v.workspace.id, actor: actorOf(v), action: 'hook.deleted', targetId: h.id },
-    deps.clock.now(),
-  );
+  await deps.hooks.remove(v.workspace.id, h.id, actorOf(v));
 }
 
 export async function sendTest(deps: DashboardDeps, v: Viewer, id: string): Promise<void> {
   requireManager(v);
-  const sent = await deps.hooks.sendTest(v.workspace.id, id);
-  if (!sent) throw apiError('not_found');
-  await recordAudit(
-    deps.db.kysely,
-    {
-      workspaceId: v.workspace.id,
-      actor: actorOf(v),
-      action: 'hook.test_sent',
-      targetId: id,
-      detail: { event_id: sent.event_id },
-    },
-    deps.clock.now(),
-  );
+  if (!(await deps.hooks.sendTest(v.workspace.id, id, actorOf(v)))) throw apiError('not_found');
 }
 
 export async function replay(deps: DashboardDeps, v: Viewer, hookId: string, deliveryId: string): Promise<void> {
   requireManager(v);
-  const r = await deps.hooks.replay(v.workspace.id, hookId, deliveryId);
-  if (!r) throw apiError('not_found');
-  await recordAudit(
-    deps.db.kysely,
-    { workspaceId: v.workspace.id, actor: actorOf(v), action: 'delivery.replayed', targetId: deliveryId, detail: r },
-    deps.clock.now(),
-  );
+  if (!(await deps.hooks.replay(v.workspace.id, hookId, deliveryId, actorOf(v)))) throw apiError('not_found');
 }
 
 /** One page of a hook's deliveries; a bad filter or cursor is treated as none rather than failing the page. */

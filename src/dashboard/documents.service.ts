@@ -15,7 +15,6 @@ import {
 } from '../signing/signing.repo.js';
 import { remindRequest, withdrawDocument } from '../signing/signing.service.js';
 import { DOCUMENT_STATUSES, isOpenRequest, type DocumentStatus } from '../signing/states.js';
-import { recordAudit } from '../audit/audit-log.repo.js';
 import { canManage, requireManager, type DashboardDeps } from './dashboard.service.js';
 import { actorOf, type Viewer } from './people.service.js';
 
@@ -185,25 +184,13 @@ export async function withdrawPage(deps: DocumentsDeps, v: Viewer, id: string) {
   return getDocument(deps, v.workspace.id, id);
 }
 
-/** true: withdrawn now; false: it could not be (completed, sealing, or already closed). */
+/**
+ * true: withdrawn now; false: it could not be (completed, sealing, or already closed). The withdrawal writes its
+ * audit_log row (signing.service.ts, `Sender`), as a reminder does.
+ */
 export async function withdraw(deps: DocumentsDeps, v: Viewer, id: string): Promise<boolean> {
   requireManager(v);
-  const doc = await findDocument(deps.db.kysely, v.workspace.id, id);
-  if (!doc) throw apiError('not_found');
-  const ok = await refusedAs409(() => withdrawDocument(deps, { workspace: v.workspace, actor: actorOf(v) }, id));
-  if (ok)
-    await recordAudit(
-      deps.db.kysely,
-      {
-        workspaceId: v.workspace.id,
-        actor: actorOf(v),
-        action: 'document.withdrawn',
-        targetId: id,
-        detail: { title: doc.title },
-      },
-      deps.clock.now(),
-    );
-  return ok;
+  return refusedAs409(() => withdrawDocument(deps, { workspace: v.workspace, actor: actorOf(v) }, id));
 }
 
 /** A reminder with a fresh link to one open signer of this document; false when they can no longer sign. */
@@ -211,20 +198,7 @@ export async function remind(deps: DocumentsDeps, v: Viewer, documentId: string,
   requireManager(v);
   const r = await findRequest(deps.db.kysely, v.workspace.id, requestId);
   if (!r || r.document_id !== documentId) throw apiError('not_found');
-  const ok = await refusedAs409(() => remindRequest(deps, { workspace: v.workspace, actor: actorOf(v) }, r.id));
-  if (ok)
-    await recordAudit(
-      deps.db.kysely,
-      {
-        workspaceId: v.workspace.id,
-        actor: actorOf(v),
-        action: 'signing_request.reminded',
-        targetId: r.id,
-        detail: { document_id: documentId, to: r.email || r.phone },
-      },
-      deps.clock.now(),
-    );
-  return ok;
+  return refusedAs409(() => remindRequest(deps, { workspace: v.workspace, actor: actorOf(v) }, r.id));
 }
 
 /** The API's 409 (not withdrawable, not signable) as false; anything else is thrown. */

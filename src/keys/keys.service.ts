@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.js';
 import { canonicaliseAllowlist } from '../lib/ip.js';
 import { recordAudit } from '../audit/audit-log.repo.js';
 import { canonicaliseOrigins } from './origins.js';
-import { createKey, revokeKey, setAllowedIps, setAllowedOrigins, type ApiKey } from './keys.repo.js';
+import { createKey, revokeKey, setAllowedIps, setAllowedOrigins, setRateLimit, type ApiKey } from './keys.repo.js';
 
 type Db = Kysely<Database>;
 export type ListResult = { ok: true; list: string[] } | { ok: false; message: string };
@@ -49,24 +49,27 @@ export async function revokeKeyAs(db: Db, key: ApiKey, actor: string, now: numbe
   });
 }
 
-export async function setKeyIpsAs(db: Db, key: ApiKey, list: string[], actor: string, now: number): Promise<void> {
+/** Writes one setting of a key and its audit row (`action`, the new value as detail) in one transaction. */
+async function changeKeyAs<T>(
+  db: Db,
+  key: ApiKey,
+  actor: string,
+  now: number,
+  change: { action: string; value: T; write(trx: Db, id: string, value: T): Promise<unknown> },
+): Promise<void> {
+  const { action, value, write } = change;
   await db.transaction().execute(async (trx) => {
-    await setAllowedIps(trx, key.id, list);
-    await recordAudit(
-      trx,
-      { workspaceId: key.workspace_id, actor, action: 'key.ips_set', targetId: key.id, detail: list },
-      now,
-    );
+    await write(trx, key.id, value);
+    await recordAudit(trx, { workspaceId: key.workspace_id, actor, action, targetId: key.id, detail: value }, now);
   });
 }
 
-export async function setKeyOriginsAs(db: Db, key: ApiKey, list: string[], actor: string, now: number): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await setAllowedOrigins(trx, key.id, list);
-    await recordAudit(
-      trx,
-      { workspaceId: key.workspace_id, actor, action: 'key.origins_set', targetId: key.id, detail: list },
-      now,
-    );
-  });
-}
+export const setKeyIpsAs = (db: Db, key: ApiKey, list: string[], actor: string, now: number) =>
+  changeKeyAs(db, key, actor, now, { action: 'key.ips_set', value: list, write: setAllowedIps });
+
+export const setKeyOriginsAs = (db: Db, key: ApiKey, list: string[], actor: string, now: number) =>
+  changeKeyAs(db, key, actor, now, { action: 'key.origins_set', value: list, write: setAllowedOrigins });
+
+/** Requests per 60-second window for this key (`signet key set-limit`). */
+export const setKeyLimitAs = (db: Db, key: ApiKey, limit: number, actor: string, now: number) =>
+  changeKeyAs(db, key, actor, now, { action: 'key.limit_set', value: limit, write: setRateLimit });

@@ -2,6 +2,7 @@
 // views, signs or declines through their link; the sender withdraws or reminds through the API. Guarantees, besides
 // those of `transition` and the moves table (states.ts): signer links are never returned by the API; a reminder or a
 // sequential release mails a fresh link and invalidates the old one (only hashes are kept).
+import { recordAudit, type AuditRow } from '../audit/audit-log.repo.js';
 import type { Config } from '../config.js';
 import type { BlobStore } from '../documents/blob-store.js';
 import type { FileFetcher } from '../documents/fetch-file.js';
@@ -348,10 +349,14 @@ const withdrawable = (doc: DocumentRow | undefined): doc is DocumentRow =>
 
 /**
  * Who withdraws a document or sends a reminder: an API key (the audit actor `api_key:<id>`), or a person in the
- * dashboard, who names their workspace and their audit actor (`user:<email>`).
+ * dashboard, who names their workspace and their audit actor (`user:<email>`). A person's action is also an
+ * operator action: its audit_log row is written in the change's own transaction.
  */
 export type Sender = AuthContext | { workspace: { id: string }; actor: string };
 const senderActor = (s: Sender) => ('actor' in s ? s.actor : keyActor(s));
+const operatorAudit = async (tx: Tx, s: Sender, row: Omit<AuditRow, 'workspaceId' | 'actor'>) => {
+  if ('actor' in s) await recordAudit(tx.trx, { ...row, workspaceId: s.workspace.id, actor: s.actor }, tx.now);
+};
 
 /** The sender withdraws one signing request; its document is withdrawn, since it could never complete. */
 export async function withdrawRequest(deps: SigningDeps, auth: AuthContext, id: string) {
@@ -376,6 +381,7 @@ export async function withdrawDocument(deps: SigningDeps, auth: Sender, id: stri
     if (!withdrawable(doc))
       throw apiError('request_not_signable', { message: 'Only an in-progress document can be withdrawn.' });
     await withdraw(tx, doc, senderActor(auth), null);
+    await operatorAudit(tx, auth, { action: 'document.withdrawn', targetId: doc.id, detail: { title: doc.title } });
   });
 }
 
@@ -390,6 +396,8 @@ export async function remindRequest(deps: SigningDeps, auth: Sender, id: string)
     await setSignerToken(tx.trx, r.id, tk.hash, { reminded_at: tx.now, updated_at: tx.now });
     await tx.audit(doc, { action: 'signing_request.reminded', actor: senderActor(auth), signingRequestId: r.id });
     await inviteSigner(deps, tx, doc, r, tk.token, 'reminder');
+    const detail = { document_id: doc.id, to: r.email || r.phone };
+    await operatorAudit(tx, auth, { action: 'signing_request.reminded', targetId: r.id, detail });
   });
   return (await findRequest(deps.db.kysely, auth.workspace.id, id))!;
 }

@@ -1,9 +1,9 @@
 // All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
-import type { Insertable } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Db } from '../db/db.js';
 import { claimLeases, writeUnderLease, type Lease } from '../jobs/lease.repo.js';
-import type { DeliveryAttemptsTable } from '../db/schema.js';
+import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import { pendingDelivery } from './outbox.repo.js';
 
 /**
@@ -263,7 +263,7 @@ export async function findDelivery(db: Db, id: string): Promise<DeliveryRecord |
   return row ? (await withAttempts(db, [row]))[0] : undefined;
 }
 
-export type Replayed = { id: string; eventId: string; hookId: string };
+export type Replayed = { id: string; eventId: string; hookId: string; workspaceId: string };
 
 /**
  * Replay: a new `pending` delivery of the same event (same event id and body) to the same hook, due now, with its
@@ -271,12 +271,12 @@ export type Replayed = { id: string; eventId: string; hookId: string };
  * when there is no such delivery, its hook is deleted, or (given `scope`) it is not that workspace's hook's.
  */
 export async function insertReplay(
-  db: Db,
+  db: Kysely<Database>,
   id: string,
   now: number,
   scope?: { workspaceId: string; hookId: string },
 ): Promise<Replayed | undefined> {
-  let q = db.kysely
+  let q = db
     .selectFrom('deliveries as d')
     .innerJoin('hooks as h', 'h.id', 'd.hook_id')
     .select(['d.event_id', 'd.hook_id', 'd.workspace_id'])
@@ -287,6 +287,6 @@ export async function insertReplay(
   if (!src) return undefined;
   // A hook deleted between this read and the insert leaves a row the dispatcher gives up unsent ("hook deleted").
   const row = pendingDelivery(src.event_id, src.hook_id, src.workspace_id, now);
-  await db.kysely.insertInto('deliveries').values(row).execute();
-  return { id: row.id, eventId: row.event_id, hookId: row.hook_id };
+  await db.insertInto('deliveries').values(row).execute();
+  return { id: row.id, eventId: row.event_id, hookId: row.hook_id, workspaceId: row.workspace_id };
 }

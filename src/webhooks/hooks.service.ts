@@ -2,8 +2,12 @@
 // hook is created only with a target that passes the outbound rule and a filter of known event names (at most
 // MAX_HOOK_EVENTS); a list answer is never stale (it is cached only while the change probe shows the hooks
 // unchanged, since GET /v1/hooks is the API's hottest read); history and replay reach only a live hook of
-// the caller's workspace and its own deliveries, and a replay re-sends the same event (same id and body).
+// the caller's workspace and its own deliveries, and a replay re-sends the same event (same id and body). An
+// operator's change (the dashboard names its `actor`) writes its audit_log row in the change's own transaction.
+import type { Kysely } from 'kysely';
+import { recordAudit, type AuditRow } from '../audit/audit-log.repo.js';
 import type { Db } from '../db/db.js';
+import type { Database } from '../db/schema.js';
 import { createExactCache } from '../db/exact-cache.js';
 import type { Clock } from '../lib/clock.js';
 import { apiError } from '../lib/errors.js';
@@ -78,6 +82,11 @@ export async function validateTargetUrl(raw: string, allowPrivateNetwork: boolea
   return r.url.toString();
 }
 
+/** The operator's audit row, when one acts (`actor`); the API's own calls write none. */
+async function auditAs(trx: Kysely<Database>, actor: string | undefined, row: Omit<AuditRow, 'actor'>, now: number) {
+  if (actor !== undefined) await recordAudit(trx, { ...row, actor }, now);
+}
+
 export type HooksDeps = {
   db: Db;
   clock: Clock;
@@ -98,11 +107,16 @@ export function createHooksService(deps: HooksDeps) {
   });
 
   return {
-    async create(workspaceId: string, body: CreateHookBody): Promise<HookCreated> {
+    async create(workspaceId: string, body: CreateHookBody, actor?: string): Promise<HookCreated> {
       const events = validateEventFilter(body.events ?? []);
       const targetUrl = await validateTargetUrl(body.target_url, deps.allowPrivateNetwork);
-      const hook = await createHook(db.kysely, { workspaceId, targetUrl, events, source: 'api' }, deps.clock.now());
-      return presentCreatedHook(hook);
+      const now = deps.clock.now();
+      return db.kysely.transaction().execute(async (trx) => {
+        const hook = presentCreatedHook(await createHook(trx, { workspaceId, targetUrl, events, source: 'api' }, now));
+        const detail = { target_url: hook.target_url, events: hook.events };
+        await auditAs(trx, actor, { workspaceId, action: 'hook.created', targetId: hook.id, detail }, now);
+        return hook;
+      });
     },
 
     /**
@@ -113,13 +127,24 @@ export function createHooksService(deps: HooksDeps) {
     /** The list without touching the database, when it is cached and exact at `version`; else undefined. */
     cachedList: (workspaceId: string, version: number | null) => lists.get(workspaceId, version),
 
-    remove: (workspaceId: string, id: string) => deleteHook(db.kysely, workspaceId, id, deps.clock.now()),
+    /** Soft-deletes a live hook of the workspace; false when there is none. */
+    remove: (workspaceId: string, id: string, actor?: string) =>
+      db.kysely.transaction().execute(async (trx) => {
+        const now = deps.clock.now();
+        if (!(await deleteHook(trx, workspaceId, id, now))) return false;
+        await auditAs(trx, actor, { workspaceId, action: 'hook.deleted', targetId: id }, now);
+        return true;
+      }),
 
     /** The synthetic test event to one hook of the workspace; undefined when there is no such hook. */
-    async sendTest(workspaceId: string, hookId: string): Promise<{ event_id: string; hook_id: string } | undefined> {
+    async sendTest(
+      workspaceId: string,
+      hookId: string,
+      actor?: string,
+    ): Promise<{ event_id: string; hook_id: string } | undefined> {
       const hook = await findHook(db.kysely, workspaceId, hookId);
       if (!hook) return undefined;
-      const { eventId } = await sendTestEvent(deps, workspaceId, hook.id);
+      const { eventId } = await sendTestEvent(deps, workspaceId, hook.id, actor);
       return { event_id: eventId, hook_id: hook.id };
     },
 
@@ -131,22 +156,25 @@ export function createHooksService(deps: HooksDeps) {
      * Replays one of the hook's deliveries (see replayDelivery); undefined when there is no such live hook or
      * delivery of it in the workspace.
      */
-    replay: (workspaceId: string, hookId: string, deliveryId: string) =>
-      replayDelivery(deps, deliveryId, { workspaceId, hookId }),
+    replay: (workspaceId: string, hookId: string, deliveryId: string, actor?: string) =>
+      replayDelivery(deps, deliveryId, { workspaceId, hookId }, actor),
   };
 }
 
-/** Emits the spec's synthetic test event to one hook; shared by the API and `signet hooks test`. */
+/** Emits the spec's synthetic test event to one hook; shared by the API, the dashboard and `signet hooks test`. */
 export async function sendTestEvent(
-  deps: Pick<HooksDeps, 'db' | 'emit' | 'wakeDeliveries'>,
+  deps: Pick<HooksDeps, 'db' | 'clock' | 'emit' | 'wakeDeliveries'>,
   workspaceId: string,
   hookId: string,
+  actor?: string,
 ) {
-  const r = await deps.db.kysely
-    .transaction()
-    .execute((trx) =>
-      deps.emit(trx, 'signing_request.sent', workspaceId, testEventFields(), { onlyHookId: hookId, documentId: null }),
-    );
+  const r = await deps.db.kysely.transaction().execute(async (trx) => {
+    const only = { onlyHookId: hookId, documentId: null };
+    const sent = await deps.emit(trx, 'signing_request.sent', workspaceId, testEventFields(), only);
+    const detail = { event_id: sent.eventId };
+    await auditAs(trx, actor, { workspaceId, action: 'hook.test_sent', targetId: hookId, detail }, deps.clock.now());
+    return sent;
+  });
   deps.wakeDeliveries();
   return r;
 }
@@ -239,9 +267,21 @@ export async function replayDelivery(
   deps: Pick<HooksDeps, 'db' | 'clock' | 'wakeDeliveries'>,
   deliveryId: string,
   scope?: { workspaceId: string; hookId: string },
+  actor?: string,
 ): Promise<DeliveryReplayed | undefined> {
-  const r = await insertReplay(deps.db, deliveryId, deps.clock.now(), scope);
-  if (!r) return undefined;
-  deps.wakeDeliveries();
-  return { delivery_id: r.id, event_id: r.eventId, hook_id: r.hookId };
+  const now = deps.clock.now();
+  const replayed = await deps.db.kysely.transaction().execute(async (trx) => {
+    const r = await insertReplay(trx, deliveryId, now, scope);
+    if (!r) return undefined;
+    const view = { delivery_id: r.id, event_id: r.eventId, hook_id: r.hookId };
+    await auditAs(
+      trx,
+      actor,
+      { workspaceId: r.workspaceId, action: 'delivery.replayed', targetId: deliveryId, detail: view },
+      now,
+    );
+    return view;
+  });
+  if (replayed) deps.wakeDeliveries();
+  return replayed;
 }
