@@ -16,6 +16,13 @@ export type Db = {
   close(): Promise<void>;
 };
 
+/**
+ * Where blobs (PDFs, signature images) live: files under DATA_DIR beside the embedded SQLite default; rows in the
+ * database on PostgreSQL, where instances share the database but no disk, and a blob written in a transaction must
+ * commit with it.
+ */
+export const blobHome = (db: Db): 'files' | 'database' => (db.dialect === 'postgres' ? 'database' : 'files');
+
 export async function openDb(url: string, opts: { migrate?: boolean } = {}): Promise<Db> {
   let db: Db;
   if (url.startsWith('sqlite:')) {

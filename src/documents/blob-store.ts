@@ -1,11 +1,11 @@
-// PDFs and signature images. The embedded default keeps them as files under DATA_DIR/blobs (written atomically,
-// by temp file + rename); on PostgreSQL they are rows, so every instance sees every blob and a blob written inside
-// a transaction commits with it. Keys are generated here, never taken from a caller.
+// PDFs and signature images, where db/ says they live (`blobHome`): files under DATA_DIR/blobs (written atomically,
+// by temp file + rename) beside the embedded default, or database rows, so every instance sees every blob and a
+// blob written inside a transaction commits with it. Keys are generated here, never taken from a caller.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Db } from '../db/db.js';
+import { blobHome, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 
@@ -58,6 +58,6 @@ export function createDbBlobStore(db: Db, clock: Clock): BlobStore {
   };
 }
 
-/** Files for SQLite (the embedded default), database rows for PostgreSQL. */
+/** The store where the database says blobs live (`blobHome`). */
 export const createBlobStore = (db: Db, clock: Clock, dataDir: string): BlobStore =>
-  db.dialect === 'postgres' ? createDbBlobStore(db, clock) : createFileBlobStore(path.join(dataDir, 'blobs'));
+  blobHome(db) === 'database' ? createDbBlobStore(db, clock) : createFileBlobStore(path.join(dataDir, 'blobs'));
