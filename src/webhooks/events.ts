@@ -12,6 +12,7 @@ export const EVENT_NAMES = [
   'template_instance.staged',
   'template_instance.confirmed',
   'template_instance.discarded',
+  // Retired with manual placement: still a name hooks may filter on (the spec lists it), but nothing emits it.
   'placement_expired',
 ] as const;
 
