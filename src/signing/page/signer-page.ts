@@ -1,7 +1,8 @@
 // Server-rendered signer pages. Every interpolated value is escaped; the token only appears in same-origin URLs
 // (the `data-base` attribute), and the page loads nothing but its own /assets, as its CSP demands.
 import type { signerView } from '../signing.service.js';
-import { DEFAULT_LOCALE, fill, isKnownLocale, pageStrings, type Locale, type PageStrings } from '../../mail/locales.js';
+import { fill, localeOrDefault, strings, type Strings } from '../../i18n/i18n.js';
+import { esc, jsonForHtml, localeFromAcceptLanguage } from '../../web/html.js';
 import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from './assets.routes.js';
 
 type View = Awaited<ReturnType<typeof signerView>>;
@@ -18,14 +19,6 @@ export function pageHeaders(frameAncestor?: string): Record<string, string> {
     'content-security-policy': `default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; frame-ancestors ${frameAncestor ?? "'none'"}`,
   };
 }
-
-type Strings = PageStrings;
-const localeOf = (tag: string): Locale => (isKnownLocale(tag) ? tag : DEFAULT_LOCALE);
-
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-// JSON inside a data block: nothing in it may close the element or start a comment.
-const jsonForHtml = (v: unknown) =>
-  JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
  * What a page embedded in another site adds (embedded/): a same-origin module loaded before the page's own script,
@@ -54,8 +47,8 @@ ${bridgeTags(bridge)}${withScript ? `<link rel="modulepreload" href="${esc(asset
 
 /** `base`: the same-origin path the page's requests go to (/sign/<token> or an embed session's). */
 export function renderSignerPage(v: View, o: { base: string; bridge?: Bridge }): string {
-  const locale = localeOf(v.document.locale);
-  const s = pageStrings(locale);
+  const locale = localeOrDefault(v.document.locale);
+  const s = strings(locale, 'page');
   const base = o.base;
   const title = v.document.title;
   const data = {
@@ -146,7 +139,7 @@ export function renderSignerPage(v: View, o: { base: string; bridge?: Bridge }):
 }
 
 /** States whose page is final; anything unexpected gets the generic "no longer open". */
-const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings> }> = {
+const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings<'page'>> }> = {
   signed: { icon: '✓', lines: ['signedThanks', 'signedNext'] },
   declined: { icon: '✕', lines: ['declinedDone'] },
   withdrawn: { icon: '–', lines: ['withdrawn'] },
@@ -159,8 +152,8 @@ const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings> }> = {
 
 /** A final page; an embedded one opens with "session ended" (`ended`) and carries its bridge. */
 export function renderClosedPage(locale: string, state: string, o: { ended?: boolean; bridge?: Bridge } = {}): string {
-  const l = localeOf(locale);
-  const s = pageStrings(l);
+  const l = localeOrDefault(locale);
+  const s = strings(l, 'page');
   const c = CLOSED[state] ?? CLOSED.closed!;
   const [first, ...rest] = [...(o.ended ? [s.sessionEnded] : []), ...c.lines.map((k) => s[k])];
   return `${head(l, s.title, false, o.bridge)}
@@ -177,29 +170,10 @@ export function renderClosedPage(locale: string, state: string, o: { ended?: boo
 `;
 }
 
-/** The first of the client's Accept-Language tags (by order, then q) that is a known locale; else the default. */
-export function localeFromAcceptLanguage(header: string | undefined): Locale {
-  const tags = String(header ?? '')
-    .split(',')
-    .map((part, i) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = Number(
-        params
-          .find((p) => p.trim().startsWith('q='))
-          ?.trim()
-          .slice(2) ?? 1,
-      );
-      return { tag: (tag ?? '').toLowerCase().split('-')[0]!, q: Number.isFinite(q) ? q : 0, i };
-    })
-    .filter((t) => t.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i);
-  return tags.map((t) => t.tag).find(isKnownLocale) ?? DEFAULT_LOCALE;
-}
-
 /** The answer to a browser over the per-address limit: what happened and how long to wait, in its language. */
 export function renderTooManyRequestsPage(acceptLanguage: string | undefined, seconds: number): string {
   const l = localeFromAcceptLanguage(acceptLanguage);
-  const s = pageStrings(l);
+  const s = strings(l, 'page');
   return `${head(l, s.title, false)}
 <body data-state="rate_limited">
 <main class="closed">

@@ -4,28 +4,14 @@
 // pdf.js. Every interpolated value is escaped, the token appears only in same-origin URLs, and the page loads nothing
 // but its own /assets, as its CSP demands.
 import type { ApiError } from '../../lib/errors.js';
-import {
-  DEFAULT_LOCALE,
-  fill,
-  formatDateTime,
-  isKnownLocale,
-  pageStrings,
-  reviewStrings,
-  type Locale,
-  type ReviewStrings,
-} from '../../mail/locales.js';
+import { fill, formatDateTime, localeOrDefault, strings, type Locale, type Strings } from '../../i18n/i18n.js';
 import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from '../../signing/page/assets.routes.js';
+import { esc, jsonForHtml } from '../../web/html.js';
 import type { reviewView } from '../instances.js';
 
 export type ReviewView = Awaited<ReturnType<typeof reviewView>>;
 /** What the page was asked to do when an error page is shown. */
 export type ReviewAction = 'view' | 'confirm' | 'discard';
-
-const localeOf = (tag: string): Locale => (isKnownLocale(tag) ? tag : DEFAULT_LOCALE);
-const esc = (s: string | number) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-// JSON inside a data block: nothing in it may close the element or start a comment.
-const jsonForHtml = (v: unknown) =>
-  JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** Same-origin base of one review link's URLs. */
 export const reviewBase = (token: string) => `/review/${encodeURIComponent(token)}`;
@@ -45,7 +31,7 @@ function head(locale: Locale, title: string, withScript: boolean): string {
 ${withScript ? `<link rel="modulepreload" href="${esc(assetUrl('pdf.min.mjs'))}">\n<script type="module" src="${esc(assetUrl('review.js'))}"></script>\n` : ''}</head>`;
 }
 
-function topbar(v: ReviewView, s: ReviewStrings, download: string | null): string {
+function topbar(v: ReviewView, s: Strings<'review'>, download: string | null): string {
   return `<header class="topbar">
   <div class="topbar-inner">
     <div class="doc-meta">
@@ -66,11 +52,11 @@ const pdfName = (title: string) =>
       .slice(0, 120) || 'document'
   }.pdf`;
 
-const channelName = (s: ReviewStrings, channel: string) =>
+const channelName = (s: Strings<'review'>, channel: string) =>
   channel === 'sms' ? s.channelSms : channel === 'email' ? s.channelEmail : channel;
 
 /** Template, workspace and (while staged) the review deadline. */
-function facts(v: ReviewView, s: ReviewStrings, locale: Locale): string {
+function facts(v: ReviewView, s: Strings<'review'>, locale: Locale): string {
   const deadline = v.instance.review_expires_at;
   const rows = [
     [s.template, esc(fill(s.templateVersion, { name: v.templateName, version: v.instance.template_version }))],
@@ -87,7 +73,7 @@ ${rows.map(([k, val]) => `  <div><dt>${esc(k!)}</dt><dd>${val}</dd></div>`).join
 }
 
 /** The sender's values and the recipients, as tables (server-rendered, so they need no script). */
-function tables(v: ReviewView, s: ReviewStrings): string {
+function tables(v: ReviewView, s: Strings<'review'>): string {
   const values = v.values.length
     ? `<table class="data values">
   <thead><tr><th scope="col">${esc(s.field)}</th><th scope="col">${esc(s.value)}</th></tr></thead>
@@ -132,9 +118,9 @@ export function renderReviewPage(v: ReviewView, token: string): string {
 }
 
 function renderStaged(v: ReviewView, token: string): string {
-  const locale = localeOf(v.document.locale);
-  const s = reviewStrings(locale);
-  const p = pageStrings(locale);
+  const locale = localeOrDefault(v.document.locale);
+  const s = strings(locale, 'review');
+  const p = strings(locale, 'page');
   const base = reviewBase(token);
   const pdf = `${base}/document.pdf`;
   const generate = v.instance.kind === 'generate';
@@ -182,7 +168,7 @@ ${topbar(v, s, pdf)}
 `;
 }
 
-const OUTCOMES: Record<string, { icon: string; lines: (s: ReviewStrings, v: ReviewView) => string[] }> = {
+const OUTCOMES: Record<string, { icon: string; lines: (s: Strings<'review'>, v: ReviewView) => string[] }> = {
   confirmed: {
     icon: '✓',
     lines: (s, v) => [v.instance.kind === 'generate' ? s.confirmedGenerate : s.confirmed],
@@ -192,8 +178,8 @@ const OUTCOMES: Record<string, { icon: string; lines: (s: ReviewStrings, v: Revi
 };
 
 function renderOutcome(v: ReviewView): string {
-  const locale = localeOf(v.document.locale);
-  const s = reviewStrings(locale);
+  const locale = localeOrDefault(v.document.locale);
+  const s = strings(locale, 'review');
   const o = OUTCOMES[v.state] ?? OUTCOMES.discarded!;
   const [first, ...rest] = o.lines(s, v);
   return `${head(locale, `${v.document.title} · ${s.title}`, false)}
@@ -216,7 +202,7 @@ ${topbar(v, s, null)}
 }
 
 /** Headline of a refused action, by catalogue error. */
-const ERROR_LINES: Partial<Record<ApiError['name_'], (s: ReviewStrings) => string[]>> = {
+const ERROR_LINES: Partial<Record<ApiError['name_'], (s: Strings<'review'>) => string[]>> = {
   not_found: (s) => [s.notFound],
   already_confirmed: (s) => [s.alreadyConfirmed],
   discarded: (s) => [s.alreadyDiscarded],
@@ -230,8 +216,8 @@ const ERROR_LINES: Partial<Record<ApiError['name_'], (s: ReviewStrings) => strin
  * unknown, the way back to the review. `err` is null for an unexpected failure (nothing about it is shown).
  */
 export function renderReviewError(locale: string, token: string, action: ReviewAction, err: ApiError | null): string {
-  const l = localeOf(locale);
-  const s = reviewStrings(l);
+  const l = localeOrDefault(locale);
+  const s = strings(l, 'review');
   const known = err ? ERROR_LINES[err.name_] : undefined;
   let lines: string[];
   // The catalogue's own words, in English, for a refusal the page has no sentence of its own for (e.g. an expiry).
@@ -239,10 +225,10 @@ export function renderReviewError(locale: string, token: string, action: ReviewA
   if (known) lines = known(s);
   else if (err && err.status < 500) {
     lines = [
-      action === 'discard' ? s.cannotDiscard : action === 'confirm' ? s.cannotConfirm : pageStrings(l).errorGeneric,
+      action === 'discard' ? s.cannotDiscard : action === 'confirm' ? s.cannotConfirm : strings(l, 'page').errorGeneric,
     ];
     detail = err.message;
-  } else lines = [pageStrings(l).errorGeneric];
+  } else lines = [strings(l, 'page').errorGeneric];
   const [first, ...rest] = lines;
   const code = err?.code ?? 'internal_error';
   const back =

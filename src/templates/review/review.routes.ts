@@ -10,7 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { migrationApplied } from '../../db/migrate.js';
 import { createFeatureGate, registerFeatureGate } from '../../http/feature-gate.js';
 import { ApiError } from '../../lib/errors.js';
-import { localeFromAcceptLanguage } from '../../signing/page/signer-page.js';
+import { localeFromAcceptLanguage } from '../../web/html.js';
 import { confirmInstance, discardInstance, reviewPdf, reviewView } from '../instances.js';
 import type { TemplatesDeps } from '../templates.service.js';
 import { renderReviewError, renderReviewPage, reviewBase, type ReviewAction } from './review-page.js';
