@@ -1,27 +1,29 @@
 // The API reference page: a shell that loads Redoc and its start-up script from our own /assets (versioned URLs,
 // cached for a year) and points it at the OpenAPI document. Without JavaScript it links the document itself.
 import { assetUrl } from '../signing/page/assets.routes.js';
+import { pageHeaders } from '../web/headers.js';
 
 export const OPENAPI_URL = '/v1/openapi.json';
 
 /**
- * Redoc needs inline styles (styled-components writes its rules into <style> elements at run time) and a worker
- * from a blob: URL (its search index). Scripts are ours only; the one image it would fetch from Redocly's CDN is
- * removed from the bundle we serve (see the assets table), and img-src would refuse it anyway.
+ * Never framed, no referrer. Redoc needs inline styles (styled-components writes its rules into <style> elements at
+ * run time) and a worker from a blob: URL (its search index). Scripts are ours only; the one image it would fetch
+ * from Redocly's CDN is removed from the bundle we serve (see the assets table), and img-src would refuse it anyway.
  */
-export const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  'worker-src blob:',
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DOCS_HEADERS = pageHeaders({
+  csp: {
+    scripts: ['self'],
+    styles: ['self', 'unsafe-inline'],
+    images: ['self', 'data:'],
+    fonts: ['self'],
+    connect: ['self'],
+    workers: ['blob:'],
+    objects: ['none'],
+    baseUri: ['none'],
+    formActions: ['none'],
+    frameAncestors: ['none'],
+  },
+});
 
 export function renderDocsPage(): string {
   return `<!doctype html>

@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SIGN_BODY_LIMIT } from '../limits.js';
 import { clientMeta } from '../http/request-context.js';
 import { assetUrl, sendUnversionedAsset } from '../signing/page/assets.routes.js';
-import { pageHeaders, renderClosedPage, renderSignerPage } from '../signing/page/signer-page.js';
+import { renderClosedPage, renderSignerPage, signerPageHeaders } from '../signing/page/signer-page.js';
 import { DeclineBody, SignBody, TokenParam } from '../signing/signing.schemas.js';
 import { declineRequest, signerPdf, signRequest, viewRequest, type SigningDeps } from '../signing/signing.service.js';
 import { actingSession, embedView } from './sessions.service.js';
@@ -35,9 +35,9 @@ export async function embedRoutes(fastify: FastifyInstance, deps: SigningDeps): 
       v = await embedView(deps, req.params.token);
     } catch (err) {
       if ((err as { code?: string }).code !== 'not_found') throw err;
-      return reply.code(404).headers(pageHeaders()).send(renderClosedPage('en', 'not_found'));
+      return reply.code(404).headers(signerPageHeaders()).send(renderClosedPage('en', 'not_found'));
     }
-    reply.headers(pageHeaders(v.session.origin));
+    reply.headers(signerPageHeaders(v.session.origin));
     const script = assetUrl('embed-bridge.js');
     if (v.state === 'open') {
       const view = { ...v.view, document: { ...v.view.document, locale: v.session.locale } };

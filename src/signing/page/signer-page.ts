@@ -2,6 +2,7 @@
 // (the `data-base` attribute), and the page loads nothing but its own /assets, as its CSP demands.
 import type { signerView } from '../signing.service.js';
 import { fill, localeOrDefault, strings, type Strings } from '../../i18n/i18n.js';
+import { PDF_VIEWER, pageHeaders, type Source } from '../../web/headers.js';
 import { esc, jsonForHtml, localeFromAcceptLanguage } from '../../web/html.js';
 import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from './assets.routes.js';
 
@@ -9,16 +10,10 @@ type View = Awaited<ReturnType<typeof signerView>>;
 
 /**
  * Headers of every signer page: no referrer (the URL holds the token), never cached, nothing but our own assets, and
- * framable only by `frameAncestor` (an embed session's canonical origin) or, without one, by nobody.
+ * framable only by `frameAncestor` (an embed session's canonical origin, keys/origins.ts) or, without one, by nobody.
  */
-export function pageHeaders(frameAncestor?: string): Record<string, string> {
-  return {
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store',
-    ...(frameAncestor ? {} : { 'x-frame-options': 'DENY' }),
-    'content-security-policy': `default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; frame-ancestors ${frameAncestor ?? "'none'"}`,
-  };
-}
+export const signerPageHeaders = (frameAncestor?: string): Record<string, string> =>
+  pageHeaders({ csp: { ...PDF_VIEWER, frameAncestors: frameAncestor ? [frameAncestor as Source] : ['none'] } });
 
 /**
  * What a page embedded in another site adds (embedded/): a same-origin module loaded before the page's own script,

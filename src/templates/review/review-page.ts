@@ -6,6 +6,7 @@
 import type { ApiError } from '../../lib/errors.js';
 import { fill, formatDateTime, localeOrDefault, strings, type Locale, type Strings } from '../../i18n/i18n.js';
 import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from '../../signing/page/assets.routes.js';
+import { PDF_VIEWER, pageHeaders } from '../../web/headers.js';
 import { esc, jsonForHtml } from '../../web/html.js';
 import type { reviewView } from '../instances.js';
 
@@ -15,6 +16,13 @@ export type ReviewAction = 'view' | 'confirm' | 'discard';
 
 /** Same-origin base of one review link's URLs. */
 export const reviewBase = (token: string) => `/review/${encodeURIComponent(token)}`;
+
+/** Like the signer pages: never framed, never cached, no referrer, scripts only from our own origin; forms post here. */
+export const REVIEW_PAGE_HEADERS = pageHeaders({
+  csp: { ...PDF_VIEWER, formActions: ['self'], frameAncestors: ['none'] },
+  noSniff: true,
+  noIndex: true,
+});
 
 function head(locale: Locale, title: string, withScript: boolean): string {
   return `<!doctype html>
