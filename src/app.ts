@@ -27,8 +27,7 @@ import type { MailQueue } from './mail/outbox.js';
 import type { SmsQueue } from './sms/outbox.js';
 import type { RateLimiter } from './ratelimit/ratelimit.js';
 import { documentsRoutes } from './signing/documents.routes.js';
-import { signerAssetRoutes } from './signing/page/assets.routes.js';
-import { renderTooManyRequestsPage } from './signing/page/signer-page.js';
+import { assetUrl, signerAssetRoutes } from './signing/page/assets.routes.js';
 import { retiredRoutes } from './signing/retired.routes.js';
 import { signerRoutes } from './signing/signer.routes.js';
 import { signingRoutes } from './signing/signing.routes.js';
@@ -45,6 +44,7 @@ import { embedRoutes } from './embedded/embed.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { docsRoutes } from './docs/docs.routes.js';
 import { apiDescription, describeResponses, onlyTheApi, refResolver } from './docs/openapi.js';
+import { renderTooManyRequestsPage } from './web/html.js';
 
 export type AppDeps = {
   config: Config;
@@ -172,7 +172,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     registerAddressLimit(keyless, {
       limiter: deps.limiter,
       limit: deps.config.limits.publicRateLimit,
-      page: (req, seconds) => renderTooManyRequestsPage(req.headers['accept-language'], seconds),
+      page: (req, seconds) =>
+        renderTooManyRequestsPage(req.headers['accept-language'], seconds, { stylesheets: [assetUrl('signer.css')] }),
     });
     await keyless.register(signerRoutes, signing);
     await keyless.register(reviewRoutes, signing);

@@ -2,6 +2,7 @@
 // cached for a year) and points it at the OpenAPI document. Without JavaScript it links the document itself.
 import { assetUrl } from '../signing/page/assets.routes.js';
 import { pageHeaders } from '../web/headers.js';
+import { deferredScript, htmlHead } from '../web/html.js';
 
 export const OPENAPI_URL = '/v1/openapi.json';
 
@@ -26,17 +27,13 @@ export const DOCS_HEADERS = pageHeaders({
 });
 
 export function renderDocsPage(): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Signet API reference</title>
-<link rel="stylesheet" href="${assetUrl('docs.css')}">
-<script defer src="${assetUrl('redoc.standalone.js')}"></script>
-<script defer src="${assetUrl('docs.js')}"></script>
-</head>
+  const head = htmlHead({
+    locale: 'en',
+    title: 'Signet API reference',
+    stylesheets: [assetUrl('docs.css')],
+    tags: [deferredScript(assetUrl('redoc.standalone.js')), deferredScript(assetUrl('docs.js'))],
+  });
+  return `${head}
 <body>
 <main id="redoc" data-spec-url="${OPENAPI_URL}">
 <p class="docs-loading">Loading the API reference… It needs JavaScript; the OpenAPI document itself is at <a href="${OPENAPI_URL}">${OPENAPI_URL}</a>.</p>

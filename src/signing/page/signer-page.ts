@@ -3,7 +3,7 @@
 import type { signerView } from '../signing.service.js';
 import { fill, localeOrDefault, strings, type Strings } from '../../i18n/i18n.js';
 import { PDF_VIEWER, pageHeaders, type Source } from '../../web/headers.js';
-import { esc, jsonForHtml, localeFromAcceptLanguage } from '../../web/html.js';
+import { esc, htmlHead, jsonBlock, modulePreload, moduleScript, resultPage } from '../../web/html.js';
 import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from './assets.routes.js';
 
 type View = Awaited<ReturnType<typeof signerView>>;
@@ -21,23 +21,17 @@ export const signerPageHeaders = (frameAncestor?: string): Record<string, string
  */
 export type Bridge = { script: string; data: unknown; endsInMs?: number };
 
-const bridgeTags = (b: Bridge | undefined) =>
-  b
-    ? `<script type="application/json" id="bridge-data">${jsonForHtml(b.data)}</script>\n<script type="module" src="${esc(b.script)}"></script>\n`
-    : '';
-
 function head(locale: string, title: string, withScript: boolean, bridge?: Bridge): string {
-  return `<!doctype html>
-<html lang="${esc(locale)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
-<title>${esc(title)}</title>
-<link rel="stylesheet" href="${esc(assetUrl('signer.css'))}">
-${bridgeTags(bridge)}${withScript ? `<link rel="modulepreload" href="${esc(assetUrl('pdf.min.mjs'))}">\n<script type="module" src="${esc(assetUrl('signer.js'))}"></script>\n` : ''}</head>`;
+  return htmlHead({
+    locale,
+    title,
+    private: true,
+    stylesheets: [assetUrl('signer.css')],
+    tags: [
+      ...(bridge ? [jsonBlock('bridge-data', bridge.data), moduleScript(bridge.script)] : []),
+      ...(withScript ? [modulePreload(assetUrl('pdf.min.mjs')), moduleScript(assetUrl('signer.js'))] : []),
+    ],
+  });
 }
 
 /** `base`: the same-origin path the page's requests go to (/sign/<token> or an embed session's). */
@@ -127,7 +121,7 @@ export function renderSignerPage(v: View, o: { base: string; bridge?: Bridge }):
     </div>
   </aside>
 </main>
-<script type="application/json" id="signer-data">${jsonForHtml(data)}</script>
+${jsonBlock('signer-data', data)}
 </body>
 </html>
 `;
@@ -150,35 +144,6 @@ export function renderClosedPage(locale: string, state: string, o: { ended?: boo
   const l = localeOrDefault(locale);
   const s = strings(l, 'page');
   const c = CLOSED[state] ?? CLOSED.closed!;
-  const [first, ...rest] = [...(o.ended ? [s.sessionEnded] : []), ...c.lines.map((k) => s[k])];
-  return `${head(l, s.title, false, o.bridge)}
-<body data-state="${esc(state)}">
-<main class="closed">
-  <div id="status" class="status result" role="status" data-state="${esc(state)}">
-    <span class="result-icon" aria-hidden="true">${c.icon}</span>
-    <h1>${esc(first!)}</h1>
-    ${rest.map((line) => `<p>${esc(line)}</p>`).join('\n    ')}
-  </div>
-</main>
-</body>
-</html>
-`;
-}
-
-/** The answer to a browser over the per-address limit: what happened and how long to wait, in its language. */
-export function renderTooManyRequestsPage(acceptLanguage: string | undefined, seconds: number): string {
-  const l = localeFromAcceptLanguage(acceptLanguage);
-  const s = strings(l, 'page');
-  return `${head(l, s.title, false)}
-<body data-state="rate_limited">
-<main class="closed">
-  <div id="status" class="status result" role="status" data-state="rate_limited">
-    <span class="result-icon" aria-hidden="true">◷</span>
-    <h1>${esc(s.tooManyRequests)}</h1>
-    <p>${esc(fill(s.tryAgainIn, { seconds }))}</p>
-  </div>
-</main>
-</body>
-</html>
-`;
+  const lines = [...(o.ended ? [s.sessionEnded] : []), ...c.lines.map((k) => s[k])];
+  return resultPage(head(l, s.title, false, o.bridge), state, c.icon, lines);
 }

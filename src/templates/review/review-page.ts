@@ -7,7 +7,7 @@ import type { ApiError } from '../../lib/errors.js';
 import { fill, formatDateTime, localeOrDefault, strings, type Locale, type Strings } from '../../i18n/i18n.js';
 import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from '../../signing/page/assets.routes.js';
 import { PDF_VIEWER, pageHeaders } from '../../web/headers.js';
-import { esc, jsonForHtml } from '../../web/html.js';
+import { esc, htmlHead, jsonBlock, modulePreload, moduleScript } from '../../web/html.js';
 import type { reviewView } from '../instances.js';
 
 export type ReviewView = Awaited<ReturnType<typeof reviewView>>;
@@ -24,19 +24,15 @@ export const REVIEW_PAGE_HEADERS = pageHeaders({
   noIndex: true,
 });
 
+// The signer page's stylesheet and PDF viewer, with the review page's own on top.
 function head(locale: Locale, title: string, withScript: boolean): string {
-  return `<!doctype html>
-<html lang="${esc(locale)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
-<title>${esc(title)}</title>
-<link rel="stylesheet" href="${esc(assetUrl('signer.css'))}">
-<link rel="stylesheet" href="${esc(assetUrl('review.css'))}">
-${withScript ? `<link rel="modulepreload" href="${esc(assetUrl('pdf.min.mjs'))}">\n<script type="module" src="${esc(assetUrl('review.js'))}"></script>\n` : ''}</head>`;
+  return htmlHead({
+    locale,
+    title,
+    private: true,
+    stylesheets: [assetUrl('signer.css'), assetUrl('review.css')],
+    tags: withScript ? [modulePreload(assetUrl('pdf.min.mjs')), moduleScript(assetUrl('review.js'))] : [],
+  });
 }
 
 function topbar(v: ReviewView, s: Strings<'review'>, download: string | null): string {
@@ -170,7 +166,7 @@ ${topbar(v, s, pdf)}
     </details>
   </aside>
 </main>
-<script type="application/json" id="review-data">${jsonForHtml(data)}</script>
+${jsonBlock('review-data', data)}
 </body>
 </html>
 `;
