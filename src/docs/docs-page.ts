@@ -1,6 +1,6 @@
 // The API reference page: a shell that loads Redoc and its start-up script from our own /assets (versioned URLs,
 // cached for a year) and points it at the OpenAPI document. Without JavaScript it links the document itself.
-import { assetUrl } from '../signing/page/assets.routes.js';
+import type { Assets } from '../web/assets.js';
 import { pageHeaders } from '../web/headers.js';
 import { deferredScript, htmlHead } from '../web/html.js';
 
@@ -9,7 +9,7 @@ export const OPENAPI_URL = '/v1/openapi.json';
 /**
  * Never framed, no referrer. Redoc needs inline styles (styled-components writes its rules into <style> elements at
  * run time) and a worker from a blob: URL (its search index). Scripts are ours only; the one image it would fetch
- * from Redocly's CDN is removed from the bundle we serve (see the assets table), and img-src would refuse it anyway.
+ * from Redocly's CDN is removed from the bundle we serve (docs.assets.ts), and img-src would refuse it anyway.
  */
 export const DOCS_HEADERS = pageHeaders({
   csp: {
@@ -26,12 +26,12 @@ export const DOCS_HEADERS = pageHeaders({
   },
 });
 
-export function renderDocsPage(): string {
+export function renderDocsPage(assets: Assets): string {
   const head = htmlHead({
     locale: 'en',
     title: 'Signet API reference',
-    stylesheets: [assetUrl('docs.css')],
-    tags: [deferredScript(assetUrl('redoc.standalone.js')), deferredScript(assetUrl('docs.js'))],
+    stylesheets: [assets.url('docs.css')],
+    tags: [deferredScript(assets.url('redoc.standalone.js')), deferredScript(assets.url('docs.js'))],
   });
   return `${head}
 <body>

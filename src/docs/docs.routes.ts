@@ -3,10 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import { DOCS_HEADERS, renderDocsPage } from './docs-page.js';
 
-const PAGE = renderDocsPage();
-
 export async function docsRoutes(app: FastifyInstance): Promise<void> {
+  // Rendered on first request: its asset versions mean reading Redoc's bundle, which most processes never serve.
+  let page: string | undefined;
   app.get('/docs', { schema: { hide: true } }, async (_req, reply) =>
-    reply.headers(DOCS_HEADERS).type('text/html; charset=utf-8').send(PAGE),
+    reply
+      .headers(DOCS_HEADERS)
+      .type('text/html; charset=utf-8')
+      .send((page ??= renderDocsPage(app.assets))),
   );
 }

@@ -31,11 +31,11 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
     try {
       const v = await signerView(deps, await requestByToken(deps, req.params.token));
       return v.state === 'open'
-        ? renderSignerPage(v, { base: `/sign/${encodeURIComponent(req.params.token)}` })
-        : renderClosedPage(v.document.locale, v.state);
+        ? renderSignerPage(app.assets, v, { base: `/sign/${encodeURIComponent(req.params.token)}` })
+        : renderClosedPage(app.assets, v.document.locale, v.state);
     } catch (err) {
       if ((err as { code?: string }).code === 'not_found')
-        return reply.code(404).send(renderClosedPage('en', 'not_found'));
+        return reply.code(404).send(renderClosedPage(app.assets, 'en', 'not_found'));
       throw err;
     }
   });

@@ -2,9 +2,9 @@
 // (the `data-base` attribute), and the page loads nothing but its own /assets, as its CSP demands.
 import type { signerView } from '../signing.service.js';
 import { fill, localeOrDefault, strings, type Strings } from '../../i18n/i18n.js';
+import type { Assets } from '../../web/assets.js';
 import { PDF_VIEWER, pageHeaders, type Source } from '../../web/headers.js';
 import { esc, htmlHead, jsonBlock, modulePreload, moduleScript, resultPage } from '../../web/html.js';
-import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from './assets.routes.js';
 
 type View = Awaited<ReturnType<typeof signerView>>;
 
@@ -21,21 +21,21 @@ export const signerPageHeaders = (frameAncestor?: string): Record<string, string
  */
 export type Bridge = { script: string; data: unknown; endsInMs?: number };
 
-function head(locale: string, title: string, withScript: boolean, bridge?: Bridge): string {
+function head(assets: Assets, locale: string, title: string, withScript: boolean, bridge?: Bridge): string {
   return htmlHead({
     locale,
     title,
     private: true,
-    stylesheets: [assetUrl('signer.css')],
+    stylesheets: [assets.url('signer.css')],
     tags: [
       ...(bridge ? [jsonBlock('bridge-data', bridge.data), moduleScript(bridge.script)] : []),
-      ...(withScript ? [modulePreload(assetUrl('pdf.min.mjs')), moduleScript(assetUrl('signer.js'))] : []),
+      ...(withScript ? [modulePreload(assets.url('pdf.min.mjs')), moduleScript(assets.url('signer.js'))] : []),
     ],
   });
 }
 
 /** `base`: the same-origin path the page's requests go to (/sign/<token> or an embed session's). */
-export function renderSignerPage(v: View, o: { base: string; bridge?: Bridge }): string {
+export function renderSignerPage(assets: Assets, v: View, o: { base: string; bridge?: Bridge }): string {
   const locale = localeOrDefault(v.document.locale);
   const s = strings(locale, 'page');
   const base = o.base;
@@ -56,14 +56,14 @@ export function renderSignerPage(v: View, o: { base: string; bridge?: Bridge }):
     })),
     endsInMs: o.bridge?.endsInMs ?? null,
     pdfjs: {
-      lib: assetUrl('pdf.min.mjs'),
-      worker: assetUrl('pdf.worker.min.mjs'),
-      view: assetUrl('pdf-view.js'),
-      fonts: PDFJS_FONTS_URL,
-      cmaps: PDFJS_CMAPS_URL,
+      lib: assets.url('pdf.min.mjs'),
+      worker: assets.url('pdf.worker.min.mjs'),
+      view: assets.url('pdf-view.js'),
+      fonts: assets.url('pdfjs/standard_fonts/'),
+      cmaps: assets.url('pdfjs/cmaps/'),
     },
   };
-  return `${head(locale, `${title} · ${s.title}`, true, o.bridge)}
+  return `${head(assets, locale, `${title} · ${s.title}`, true, o.bridge)}
 <body data-base="${esc(base)}" data-state="open">
 <a class="skip-link" href="#panel">${esc(s.reviewAndSign)}</a>
 <header class="topbar">
@@ -140,10 +140,15 @@ const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings<'page'>>
 };
 
 /** A final page; an embedded one opens with "session ended" (`ended`) and carries its bridge. */
-export function renderClosedPage(locale: string, state: string, o: { ended?: boolean; bridge?: Bridge } = {}): string {
+export function renderClosedPage(
+  assets: Assets,
+  locale: string,
+  state: string,
+  o: { ended?: boolean; bridge?: Bridge } = {},
+): string {
   const l = localeOrDefault(locale);
   const s = strings(l, 'page');
   const c = CLOSED[state] ?? CLOSED.closed!;
   const lines = [...(o.ended ? [s.sessionEnded] : []), ...c.lines.map((k) => s[k])];
-  return resultPage(head(l, s.title, false, o.bridge), state, c.icon, lines);
+  return resultPage(head(assets, l, s.title, false, o.bridge), state, c.icon, lines);
 }

@@ -5,7 +5,7 @@
 // but its own /assets, as its CSP demands.
 import type { ApiError } from '../../lib/errors.js';
 import { fill, formatDateTime, localeOrDefault, strings, type Locale, type Strings } from '../../i18n/i18n.js';
-import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from '../../signing/page/assets.routes.js';
+import type { Assets } from '../../web/assets.js';
 import { PDF_VIEWER, pageHeaders } from '../../web/headers.js';
 import { esc, htmlHead, jsonBlock, modulePreload, moduleScript } from '../../web/html.js';
 import type { reviewView } from '../instances.js';
@@ -25,13 +25,13 @@ export const REVIEW_PAGE_HEADERS = pageHeaders({
 });
 
 // The signer page's stylesheet and PDF viewer, with the review page's own on top.
-function head(locale: Locale, title: string, withScript: boolean): string {
+function head(assets: Assets, locale: Locale, title: string, withScript: boolean): string {
   return htmlHead({
     locale,
     title,
     private: true,
-    stylesheets: [assetUrl('signer.css'), assetUrl('review.css')],
-    tags: withScript ? [modulePreload(assetUrl('pdf.min.mjs')), moduleScript(assetUrl('review.js'))] : [],
+    stylesheets: [assets.url('signer.css'), assets.url('review.css')],
+    tags: withScript ? [modulePreload(assets.url('pdf.min.mjs')), moduleScript(assets.url('review.js'))] : [],
   });
 }
 
@@ -117,11 +117,11 @@ ${recipients}`;
 }
 
 /** The page of a link: the review itself while staged, else the outcome (confirmed, discarded, expired). */
-export function renderReviewPage(v: ReviewView, token: string): string {
-  return v.state === 'staged' ? renderStaged(v, token) : renderOutcome(v);
+export function renderReviewPage(assets: Assets, v: ReviewView, token: string): string {
+  return v.state === 'staged' ? renderStaged(assets, v, token) : renderOutcome(assets, v);
 }
 
-function renderStaged(v: ReviewView, token: string): string {
+function renderStaged(assets: Assets, v: ReviewView, token: string): string {
   const locale = localeOrDefault(v.document.locale);
   const s = strings(locale, 'review');
   const p = strings(locale, 'page');
@@ -132,14 +132,14 @@ function renderStaged(v: ReviewView, token: string): string {
     strings: { loading: p.loading, pageOf: p.pageOf, errorDocumentLoad: p.errorDocumentLoad },
     pdf,
     pdfjs: {
-      lib: assetUrl('pdf.min.mjs'),
-      worker: assetUrl('pdf.worker.min.mjs'),
-      view: assetUrl('pdf-view.js'),
-      fonts: PDFJS_FONTS_URL,
-      cmaps: PDFJS_CMAPS_URL,
+      lib: assets.url('pdf.min.mjs'),
+      worker: assets.url('pdf.worker.min.mjs'),
+      view: assets.url('pdf-view.js'),
+      fonts: assets.url('pdfjs/standard_fonts/'),
+      cmaps: assets.url('pdfjs/cmaps/'),
     },
   };
-  return `${head(locale, `${v.document.title} · ${s.title}`, true)}
+  return `${head(assets, locale, `${v.document.title} · ${s.title}`, true)}
 <body class="review" data-state="staged">
 <a class="skip-link" href="#panel">${esc(s.heading)}</a>
 ${topbar(v, s, pdf)}
@@ -181,12 +181,12 @@ const OUTCOMES: Record<string, { icon: string; lines: (s: Strings<'review'>, v: 
   expired: { icon: '◷', lines: (s) => [s.expired, s.expiredDetail] },
 };
 
-function renderOutcome(v: ReviewView): string {
+function renderOutcome(assets: Assets, v: ReviewView): string {
   const locale = localeOrDefault(v.document.locale);
   const s = strings(locale, 'review');
   const o = OUTCOMES[v.state] ?? OUTCOMES.discarded!;
   const [first, ...rest] = o.lines(s, v);
-  return `${head(locale, `${v.document.title} · ${s.title}`, false)}
+  return `${head(assets, locale, `${v.document.title} · ${s.title}`, false)}
 <body class="review" data-state="${esc(v.state)}">
 ${topbar(v, s, null)}
 <main class="closed" id="main">
@@ -219,7 +219,13 @@ const ERROR_LINES: Partial<Record<ApiError['name_'], (s: Strings<'review'>) => s
  * A readable page for a refused or failed action: what happened in the reviewer's language and, unless the link is
  * unknown, the way back to the review. `err` is null for an unexpected failure (nothing about it is shown).
  */
-export function renderReviewError(locale: string, token: string, action: ReviewAction, err: ApiError | null): string {
+export function renderReviewError(
+  assets: Assets,
+  locale: string,
+  token: string,
+  action: ReviewAction,
+  err: ApiError | null,
+): string {
   const l = localeOrDefault(locale);
   const s = strings(l, 'review');
   const known = err ? ERROR_LINES[err.name_] : undefined;
@@ -237,7 +243,7 @@ export function renderReviewError(locale: string, token: string, action: ReviewA
   const code = err?.code ?? 'internal_error';
   const back =
     err?.name_ === 'not_found' ? '' : `<p class="back"><a href="${esc(reviewBase(token))}">${esc(s.back)}</a></p>`;
-  return `${head(l, s.title, false)}
+  return `${head(assets, l, s.title, false)}
 <body class="review" data-state="error">
 <main class="closed" id="main">
   <div id="status" class="status result" role="alert" data-state="error" data-code="${esc(code)}">

@@ -72,14 +72,17 @@ export async function reviewRoutes(fastify: FastifyInstance, deps: TemplatesDeps
       .code(e?.status ?? 500)
       .headers(REVIEW_PAGE_HEADERS)
       .type(HTML)
-      .send(renderReviewError(locale, token, action, e));
+      .send(renderReviewError(app.assets, locale, token, action, e));
   }
 
   app.get('/review/:token', { schema: { hide: true, params: Token } }, async (req, reply) => {
     const { token } = req.params;
     try {
       const v = await reviewView(deps, token);
-      return reply.headers(REVIEW_PAGE_HEADERS).type(HTML).send(renderReviewPage(v, token));
+      return reply
+        .headers(REVIEW_PAGE_HEADERS)
+        .type(HTML)
+        .send(renderReviewPage(app.assets, v, token));
     } catch (err) {
       return errorPage(req, reply, token, 'view', err);
     }
