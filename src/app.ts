@@ -27,13 +27,13 @@ import type { MailQueue } from './mail/outbox.js';
 import type { SmsQueue } from './sms/outbox.js';
 import type { RateLimiter } from './ratelimit/ratelimit.js';
 import { documentsRoutes } from './signing/documents.routes.js';
-import { signerAssetRoutes } from './signing/page/assets.routes.js';
-import { renderTooManyRequestsPage } from './signing/page/signer-page.js';
+import { SIGNER_ASSETS } from './signing/signer.assets.js';
 import { retiredRoutes } from './signing/retired.routes.js';
 import { signerRoutes } from './signing/signer.routes.js';
 import { signingRoutes } from './signing/signing.routes.js';
 import type { SigningDeps } from './signing/signing.service.js';
 import { noWake, type Wakers } from './signing/transition.js';
+import { REVIEW_ASSETS } from './templates/review/review.assets.js';
 import { reviewRoutes } from './templates/review/review.routes.js';
 import { templatesRoutes } from './templates/templates.routes.js';
 import { hooksRoutes } from './webhooks/hooks.routes.js';
@@ -41,10 +41,23 @@ import { createHooksService, type HooksService } from './webhooks/hooks.service.
 import { createEmitter, type Emit } from './webhooks/outbox.repo.js';
 import { meRoutes } from './workspaces/me.routes.js';
 import { embeddedRoutes } from './embedded/embedded.routes.js';
+import { EMBED_ASSETS } from './embedded/embed.assets.js';
 import { embedRoutes } from './embedded/embed.routes.js';
+import { DASHBOARD_ASSETS } from './dashboard/dashboard.assets.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
+import { DOCS_ASSETS } from './docs/docs.assets.js';
 import { docsRoutes } from './docs/docs.routes.js';
 import { apiDescription, describeResponses, onlyTheApi, refResolver } from './docs/openapi.js';
+import { registerAssets, type NamesOf } from './web/assets.js';
+import { renderTooManyRequestsPage } from './web/html.js';
+
+/** Every feature's static files, served under /assets; a page may link any of them by name. */
+const ASSET_TABLES = [SIGNER_ASSETS, REVIEW_ASSETS, EMBED_ASSETS, DASHBOARD_ASSETS, DOCS_ASSETS] as const;
+declare module './web/assets.js' {
+  // An interface, not a type: only an interface merges into web/'s declaration.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface AssetNames extends NamesOf<(typeof ASSET_TABLES)[number]> {}
+}
 
 export type AppDeps = {
   config: Config;
@@ -149,6 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerErrorHandling(app);
   registerBodyDeadline(app, deps.config.limits);
   registerUploadBudget(app, createByteBudget(deps.config.limits.maxBodiesInFlightBytes));
+  const assets = registerAssets(app, ASSET_TABLES);
 
   await app.register(
     async (v1) => {
@@ -172,7 +186,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     registerAddressLimit(keyless, {
       limiter: deps.limiter,
       limit: deps.config.limits.publicRateLimit,
-      page: (req, seconds) => renderTooManyRequestsPage(req.headers['accept-language'], seconds),
+      page: (req, seconds) =>
+        renderTooManyRequestsPage(req.headers['accept-language'], seconds, { stylesheets: [assets.url('signer.css')] }),
     });
     await keyless.register(signerRoutes, signing);
     await keyless.register(reviewRoutes, signing);
@@ -180,7 +195,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await keyless.register(dashboardRoutes, { ...signing, hooks, limiter: deps.limiter, prefix: '/dashboard' });
     await keyless.register(docsRoutes);
   });
-  await app.register(signerAssetRoutes);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 
   return Object.assign(app, {

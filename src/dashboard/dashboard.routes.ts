@@ -15,6 +15,7 @@ import { Eta } from 'eta';
 import { migrationApplied } from '../db/migrate.js';
 import { createFeatureGate } from '../http/feature-gate.js';
 import { ApiError } from '../lib/errors.js';
+import { cspDirectives } from '../web/headers.js';
 import type { DashboardDeps } from './dashboard.service.js';
 import { viewerOf, type PeopleDeps, type Viewer } from './people.service.js';
 import { page, type Form } from './render.js';
@@ -44,16 +45,15 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps 
   await app.register(helmet, {
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-      },
+      directives: cspDirectives({
+        scripts: ['self'],
+        styles: ['self'],
+        images: ['self', 'data:'],
+        formActions: ['self'],
+        frameAncestors: ['none'],
+        baseUri: ['none'],
+        objects: ['none'],
+      }),
     },
     referrerPolicy: { policy: 'same-origin' },
     hsts: secure ? { maxAge: 15552000 } : false,

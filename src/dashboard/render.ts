@@ -1,16 +1,16 @@
 // What every dashboard page gets: the signed-in person, a fresh CSRF token, the versioned asset URLs and the date
 // formatters; and the form-reading helpers of the route files.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { assetUrl } from '../signing/page/assets.routes.js';
 
-const ASSETS = { pico: assetUrl('pico.min.css'), css: assetUrl('dashboard.css'), js: assetUrl('dashboard.js') };
 const fmt = (isoTime: string) => isoTime.replace('T', ' ').slice(0, 16) + ' UTC';
 const fmtSeconds = (isoTime: string) => isoTime.replace('T', ' ').slice(0, 19) + ' UTC';
 
 export function page(reply: FastifyReply, req: FastifyRequest, name: string, data: Record<string, unknown> = {}) {
+  const a = reply.server.assets;
+  const assets = { pico: a.url('pico.min.css'), css: a.url('dashboard.css'), js: a.url('dashboard.js') };
   return reply
     .type('text/html; charset=utf-8')
-    .viewAsync(name, { viewer: req.viewer, csrf: reply.generateCsrf(), assets: ASSETS, fmt, fmtSeconds, ...data });
+    .viewAsync(name, { viewer: req.viewer, csrf: reply.generateCsrf(), assets, fmt, fmtSeconds, ...data });
 }
 
 export type Form = Record<string, string | undefined>;

@@ -1,40 +1,39 @@
 // The API reference page: a shell that loads Redoc and its start-up script from our own /assets (versioned URLs,
 // cached for a year) and points it at the OpenAPI document. Without JavaScript it links the document itself.
-import { assetUrl } from '../signing/page/assets.routes.js';
+import type { Assets } from '../web/assets.js';
+import { pageHeaders } from '../web/headers.js';
+import { deferredScript, htmlHead } from '../web/html.js';
 
 export const OPENAPI_URL = '/v1/openapi.json';
 
 /**
- * Redoc needs inline styles (styled-components writes its rules into <style> elements at run time) and a worker
- * from a blob: URL (its search index). Scripts are ours only; the one image it would fetch from Redocly's CDN is
- * removed from the bundle we serve (see the assets table), and img-src would refuse it anyway.
+ * Never framed, no referrer. Redoc needs inline styles (styled-components writes its rules into <style> elements at
+ * run time) and a worker from a blob: URL (its search index). Scripts are ours only; the one image it would fetch
+ * from Redocly's CDN is removed from the bundle we serve (docs.assets.ts), and img-src would refuse it anyway.
  */
-export const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  'worker-src blob:',
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DOCS_HEADERS = pageHeaders({
+  csp: {
+    scripts: ['self'],
+    styles: ['self', 'unsafe-inline'],
+    images: ['self', 'data:'],
+    fonts: ['self'],
+    connect: ['self'],
+    workers: ['blob:'],
+    objects: ['none'],
+    baseUri: ['none'],
+    formActions: ['none'],
+    frameAncestors: ['none'],
+  },
+});
 
-export function renderDocsPage(): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Signet API reference</title>
-<link rel="stylesheet" href="${assetUrl('docs.css')}">
-<script defer src="${assetUrl('redoc.standalone.js')}"></script>
-<script defer src="${assetUrl('docs.js')}"></script>
-</head>
+export function renderDocsPage(assets: Assets): string {
+  const head = htmlHead({
+    locale: 'en',
+    title: 'Signet API reference',
+    stylesheets: [assets.url('docs.css')],
+    tags: [deferredScript(assets.url('redoc.standalone.js')), deferredScript(assets.url('docs.js'))],
+  });
+  return `${head}
 <body>
 <main id="redoc" data-spec-url="${OPENAPI_URL}">
 <p class="docs-loading">Loading the API reference… It needs JavaScript; the OpenAPI document itself is at <a href="${OPENAPI_URL}">${OPENAPI_URL}</a>.</p>

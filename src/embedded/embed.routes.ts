@@ -6,8 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SIGN_BODY_LIMIT } from '../limits.js';
 import { clientMeta } from '../http/request-context.js';
-import { assetUrl, sendUnversionedAsset } from '../signing/page/assets.routes.js';
-import { pageHeaders, renderClosedPage, renderSignerPage } from '../signing/page/signer-page.js';
+import { renderClosedPage, renderSignerPage, signerPageHeaders } from '../signing/page/signer-page.js';
 import { DeclineBody, SignBody, TokenParam } from '../signing/signing.schemas.js';
 import { declineRequest, signerPdf, signRequest, viewRequest, type SigningDeps } from '../signing/signing.service.js';
 import { actingSession, embedView } from './sessions.service.js';
@@ -22,10 +21,10 @@ export async function embedRoutes(fastify: FastifyInstance, deps: SigningDeps): 
   const hide = { hide: true, params: TokenParam };
 
   app.get('/embed/signet.js', { schema: { hide: true } }, async (req, reply) =>
-    sendUnversionedAsset('signet.js', req, reply, HELPER_MAX_AGE_SECONDS),
+    app.assets.sendUnversioned('signet.js', req, reply, HELPER_MAX_AGE_SECONDS),
   );
   app.get('/embed/signet.d.ts', { schema: { hide: true } }, async (req, reply) =>
-    sendUnversionedAsset('signet.d.ts', req, reply, HELPER_MAX_AGE_SECONDS),
+    app.assets.sendUnversioned('signet.d.ts', req, reply, HELPER_MAX_AGE_SECONDS),
   );
 
   app.get('/embed/sign/:token', { schema: hide }, async (req, reply) => {
@@ -35,18 +34,21 @@ export async function embedRoutes(fastify: FastifyInstance, deps: SigningDeps): 
       v = await embedView(deps, req.params.token);
     } catch (err) {
       if ((err as { code?: string }).code !== 'not_found') throw err;
-      return reply.code(404).headers(pageHeaders()).send(renderClosedPage('en', 'not_found'));
+      return reply
+        .code(404)
+        .headers(signerPageHeaders())
+        .send(renderClosedPage(app.assets, 'en', 'not_found'));
     }
-    reply.headers(pageHeaders(v.session.origin));
-    const script = assetUrl('embed-bridge.js');
+    reply.headers(signerPageHeaders(v.session.origin));
+    const script = app.assets.url('embed-bridge.js');
     if (v.state === 'open') {
       const view = { ...v.view, document: { ...v.view.document, locale: v.session.locale } };
-      return renderSignerPage(view, {
+      return renderSignerPage(app.assets, view, {
         base: `/embed/sign/${encodeURIComponent(req.params.token)}`,
         bridge: { script, data: bridgeData(v.session, null), endsInMs: v.endsInMs },
       });
     }
-    return renderClosedPage(v.session.locale, v.state, {
+    return renderClosedPage(app.assets, v.session.locale, v.state, {
       ended: true,
       bridge: { script, data: bridgeData(v.session, endedEvent(v.state, v.request)) },
     });

@@ -11,7 +11,7 @@ import { originAllowed, parseExactOrigin } from '../keys/origins.js';
 import { iso } from '../lib/clock.js';
 import { apiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { isKnownLocale } from '../mail/locales.js';
+import { isKnownLocale } from '../i18n/i18n.js';
 import { findDocument, findRequest, type RequestRow } from '../signing/signing.repo.js';
 import { assertSignable, invalid, signerView, type SigningDeps } from '../signing/signing.service.js';
 import { newSignerToken, signerTokenHash } from '../signing/tokens.js';

@@ -7,7 +7,7 @@ import type { AddressObject } from 'mailparser';
 import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
 import { createWorkspace } from '../workspaces/workspaces.repo.js';
-import { KNOWN_LOCALES, type Locale } from './locales.js';
+import { KNOWN_LOCALES, type Locale } from '../i18n/i18n.js';
 import type { Logger } from '../lib/logger.js';
 import { createMailer, MAIL_MAX_ATTEMPTS, MAIL_RETRY_DELAYS_MS } from './mailer.js';
 import { getMail, listOutbox } from './outbox.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { isKnownLocale, type Locale } from './locales.js';
+import { isKnownLocale, type Locale } from '../i18n/i18n.js';
 import { findMail, findOutbox, insertMail, mailSenderOf } from './outbox.repo.js';
 import { presentMail, type MailView } from './presenters.js';
 import { isTemplateName, oneLine, renderMail, type TemplateName, type TemplateVars } from './templates.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { KNOWN_LOCALES } from './locales.js';
+import { KNOWN_LOCALES } from '../i18n/i18n.js';
 import { escapeHtml, renderMail, signerLink, TEMPLATE_NAMES, type TemplateVars } from './templates.js';
 
 const BASE = 'https://sign.example.com';

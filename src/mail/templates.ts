@@ -1,6 +1,6 @@
 // Pure e-mail builders: (template, locale, vars) → subject, plain text and HTML. Every interpolated value is
 // HTML-escaped in the HTML part; the signer link appears verbatim in both parts.
-import { formatDateTime, t, type Locale, type MessageKey } from './locales.js';
+import { formatDateTime, t, type Locale, type MessageKey } from '../i18n/i18n.js';
 
 export type InvitationVars = {
   workspaceName: string;

@@ -12,7 +12,7 @@ import { DEFAULT_EXPIRY_MS, MAX_EXPIRY_MS, MAX_FILE_BYTES } from '../limits.js';
 import type { AuthContext, ClientMeta } from '../http/request-context.js';
 import { createHook } from '../webhooks/hooks.repo.js';
 import { validateTargetUrl } from '../webhooks/hooks.service.js';
-import { isKnownLocale } from '../mail/locales.js';
+import { isKnownLocale } from '../i18n/i18n.js';
 import { keyActor, presentRequestBrief } from './presenters.js';
 import type { CreateBody, Created, FileIn } from './signing.schemas.js';
 import { countDocumentsSince, insertDocument, type DocumentRow, type RequestRow } from './signing.repo.js';

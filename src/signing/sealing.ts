@@ -11,7 +11,7 @@ import { iso } from '../lib/clock.js';
 import type { Sealer } from '../documents/pdf/seal.js';
 import type { Stamp, StampValue } from '../documents/pdf/stamp.js';
 import type { Field } from '../documents/pdf/types.js';
-import type { Locale } from '../mail/locales.js';
+import type { Locale } from '../i18n/i18n.js';
 import { auditPageInput, documentUrls } from './presenters.js';
 import {
   claimSealJobs,

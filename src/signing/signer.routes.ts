@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SIGN_BODY_LIMIT } from '../limits.js';
 import { clientMeta } from '../http/request-context.js';
 import { errorResponses } from '../http/schemas.js';
-import { pageHeaders, renderClosedPage, renderSignerPage } from './page/signer-page.js';
+import { renderClosedPage, renderSignerPage, signerPageHeaders } from './page/signer-page.js';
 import { presentSignerInfo } from './presenters.js';
 import { DeclineBody, SignBody, SignerActionOut, TokenParam } from './signing.schemas.js';
 import {
@@ -19,7 +19,7 @@ import {
 } from './signing.service.js';
 
 // E-mail-link pages are never framed (only an embed session's page is, by its own origin) nor leak the token.
-const PAGE_HEADERS = pageHeaders();
+const PAGE_HEADERS = signerPageHeaders();
 const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
 export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps): Promise<void> {
@@ -31,11 +31,11 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
     try {
       const v = await signerView(deps, await requestByToken(deps, req.params.token));
       return v.state === 'open'
-        ? renderSignerPage(v, { base: `/sign/${encodeURIComponent(req.params.token)}` })
-        : renderClosedPage(v.document.locale, v.state);
+        ? renderSignerPage(app.assets, v, { base: `/sign/${encodeURIComponent(req.params.token)}` })
+        : renderClosedPage(app.assets, v.document.locale, v.state);
     } catch (err) {
       if ((err as { code?: string }).code === 'not_found')
-        return reply.code(404).send(renderClosedPage('en', 'not_found'));
+        return reply.code(404).send(renderClosedPage(app.assets, 'en', 'not_found'));
       throw err;
     }
   });

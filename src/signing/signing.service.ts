@@ -10,7 +10,7 @@ import type { Field } from '../documents/pdf/types.js';
 import type { PdfEngine } from '../documents/pdf/engine.js';
 import type { AuthContext, ClientMeta } from '../http/request-context.js';
 import { apiError } from '../lib/errors.js';
-import type { Locale } from '../mail/locales.js';
+import type { Locale } from '../i18n/i18n.js';
 import type { OutgoingMail } from '../mail/outbox.js';
 import { MAX_PNG_BYTES } from '../limits.js';
 import { eventSigner, keyActor, signerActor } from './presenters.js';

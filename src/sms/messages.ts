@@ -1,8 +1,8 @@
-// The text of each SMS kind, per locale (the mail locales). Guarantees: plain text, one line, no HTML; the link is
-// never shortened; the fixed wording uses only the GSM-7 alphabet (straight quotes, no guillemets or no-break
-// spaces), so a message with plain names fits one segment when it can; and a message never exceeds
+// The text of each SMS kind (wording: `sms.*` in the i18n catalogue). Guarantees: plain text, one line, no HTML; the
+// link is never shortened; the fixed wording uses only the GSM-7 alphabet (straight quotes, no guillemets or no-break
+// spaces; outbox.test.ts checks), so a message with plain names fits one segment when it can; and a message never exceeds
 // MAX_SMS_SEGMENTS: the title, then the workspace name, are cut (ending in "...") until it fits.
-import { isKnownLocale, type Locale } from '../mail/locales.js';
+import { isKnownLocale, t, type Locale } from '../i18n/i18n.js';
 import { oneLine } from '../mail/templates.js';
 
 export const SMS_TEMPLATE_NAMES = ['invitation', 'reminder'] as const;
@@ -23,26 +23,6 @@ export type SmsVars = {
 };
 
 export const MAX_SMS_SEGMENTS = 3;
-
-// {workspace}, {title}, {url}, {date}.
-const TEXTS: Readonly<Record<Locale, Readonly<Record<SmsTemplateName, string>>>> = {
-  en: {
-    invitation: '{workspace} asks you to sign "{title}": {url} (link expires {date}).',
-    reminder: 'Reminder: {workspace} asks you to sign "{title}": {url} (link expires {date}).',
-  },
-  de: {
-    invitation: '{workspace} bittet Sie, "{title}" zu unterschreiben: {url} (gültig bis {date}).',
-    reminder: 'Erinnerung: {workspace} bittet Sie, "{title}" zu unterschreiben: {url} (gültig bis {date}).',
-  },
-  fr: {
-    invitation: '{workspace} vous invite à signer "{title}" : {url} (expire le {date}).',
-    reminder: 'Rappel : {workspace} vous invite à signer "{title}" : {url} (expire le {date}).',
-  },
-  es: {
-    invitation: '{workspace} le solicita que firme "{title}": {url} (vence el {date}).',
-    reminder: 'Recordatorio: {workspace} le solicita que firme "{title}": {url} (vence el {date}).',
-  },
-};
 
 // GSM 03.38: the basic alphabet (one septet each) and the extension table (two septets each, escape included).
 const GSM7_BASIC = new Set(
@@ -83,12 +63,9 @@ export function renderSms(template: SmsTemplateName, locale: Locale, vars: SmsVa
   if (!isSmsTemplateName(template)) throw new Error(`unknown SMS template "${String(template)}"`);
   if (!/^https?:\/\/\S+$/i.test(vars.url)) throw new Error('url must be an http(s) URL without spaces');
   if (!Number.isFinite(vars.expiresAt)) throw new Error('expiresAt must be epoch milliseconds');
-  const pattern = TEXTS[locale][template];
   const date = isoDate(vars.expiresAt);
   const fill = (workspace: string, title: string) =>
-    pattern.replace(/\{(\w+)\}/g, (_, k: string) =>
-      k === 'workspace' ? workspace : k === 'title' ? title : k === 'url' ? vars.url : date,
-    );
+    t(locale, `sms.${template}`, { workspace, title, url: vars.url, date });
   const fits = (text: string) => smsSegments(text).segments <= MAX_SMS_SEGMENTS;
 
   const workspace = oneLine(vars.workspaceName);

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
-import { KNOWN_LOCALES } from '../mail/locales.js';
+import { KNOWN_LOCALES } from '../i18n/i18n.js';
 import { signetJson } from '../testing/child-server.js';
 import { freshPostgres, postgresForTests } from '../testing/services.js';
 import { createWorkspace } from '../workspaces/workspaces.repo.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { isKnownLocale, type Locale } from '../mail/locales.js';
+import { isKnownLocale, type Locale } from '../i18n/i18n.js';
 import { isSmsTemplateName, renderSms, type SmsTemplateName, type SmsVars } from './messages.js';
 import { findSms, findSmsOutbox, insertSms, workspaceNameOf, type SmsStatus } from './outbox.repo.js';
 import { toE164 } from './phone.js';

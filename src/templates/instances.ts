@@ -14,7 +14,7 @@ import { apiError, ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { DEFAULT_EXPIRY_MS, REVIEW_WINDOW_MS } from '../limits.js';
 import type { AuthContext, ClientMeta } from '../http/request-context.js';
-import { isKnownLocale } from '../mail/locales.js';
+import { isKnownLocale } from '../i18n/i18n.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { Stamp } from '../documents/pdf/stamp.js';
 import { toE164 } from '../sms/phone.js';

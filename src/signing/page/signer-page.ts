@@ -1,31 +1,19 @@
 // Server-rendered signer pages. Every interpolated value is escaped; the token only appears in same-origin URLs
 // (the `data-base` attribute), and the page loads nothing but its own /assets, as its CSP demands.
 import type { signerView } from '../signing.service.js';
-import { DEFAULT_LOCALE, fill, isKnownLocale, pageStrings, type Locale, type PageStrings } from '../../mail/locales.js';
-import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from './assets.routes.js';
+import { fill, localeOrDefault, strings, type Strings } from '../../i18n/i18n.js';
+import type { Assets } from '../../web/assets.js';
+import { PDF_VIEWER, pageHeaders, type Source } from '../../web/headers.js';
+import { esc, htmlHead, jsonBlock, modulePreload, moduleScript, resultPage } from '../../web/html.js';
 
 type View = Awaited<ReturnType<typeof signerView>>;
 
 /**
  * Headers of every signer page: no referrer (the URL holds the token), never cached, nothing but our own assets, and
- * framable only by `frameAncestor` (an embed session's canonical origin) or, without one, by nobody.
+ * framable only by `frameAncestor` (an embed session's canonical origin, keys/origins.ts) or, without one, by nobody.
  */
-export function pageHeaders(frameAncestor?: string): Record<string, string> {
-  return {
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store',
-    ...(frameAncestor ? {} : { 'x-frame-options': 'DENY' }),
-    'content-security-policy': `default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; frame-ancestors ${frameAncestor ?? "'none'"}`,
-  };
-}
-
-type Strings = PageStrings;
-const localeOf = (tag: string): Locale => (isKnownLocale(tag) ? tag : DEFAULT_LOCALE);
-
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-// JSON inside a data block: nothing in it may close the element or start a comment.
-const jsonForHtml = (v: unknown) =>
-  JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const signerPageHeaders = (frameAncestor?: string): Record<string, string> =>
+  pageHeaders({ csp: { ...PDF_VIEWER, frameAncestors: frameAncestor ? [frameAncestor as Source] : ['none'] } });
 
 /**
  * What a page embedded in another site adds (embedded/): a same-origin module loaded before the page's own script,
@@ -33,29 +21,23 @@ const jsonForHtml = (v: unknown) =>
  */
 export type Bridge = { script: string; data: unknown; endsInMs?: number };
 
-const bridgeTags = (b: Bridge | undefined) =>
-  b
-    ? `<script type="application/json" id="bridge-data">${jsonForHtml(b.data)}</script>\n<script type="module" src="${esc(b.script)}"></script>\n`
-    : '';
-
-function head(locale: string, title: string, withScript: boolean, bridge?: Bridge): string {
-  return `<!doctype html>
-<html lang="${esc(locale)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
-<title>${esc(title)}</title>
-<link rel="stylesheet" href="${esc(assetUrl('signer.css'))}">
-${bridgeTags(bridge)}${withScript ? `<link rel="modulepreload" href="${esc(assetUrl('pdf.min.mjs'))}">\n<script type="module" src="${esc(assetUrl('signer.js'))}"></script>\n` : ''}</head>`;
+function head(assets: Assets, locale: string, title: string, withScript: boolean, bridge?: Bridge): string {
+  return htmlHead({
+    locale,
+    title,
+    private: true,
+    stylesheets: [assets.url('signer.css')],
+    tags: [
+      ...(bridge ? [jsonBlock('bridge-data', bridge.data), moduleScript(bridge.script)] : []),
+      ...(withScript ? [modulePreload(assets.url('pdf.min.mjs')), moduleScript(assets.url('signer.js'))] : []),
+    ],
+  });
 }
 
 /** `base`: the same-origin path the page's requests go to (/sign/<token> or an embed session's). */
-export function renderSignerPage(v: View, o: { base: string; bridge?: Bridge }): string {
-  const locale = localeOf(v.document.locale);
-  const s = pageStrings(locale);
+export function renderSignerPage(assets: Assets, v: View, o: { base: string; bridge?: Bridge }): string {
+  const locale = localeOrDefault(v.document.locale);
+  const s = strings(locale, 'page');
   const base = o.base;
   const title = v.document.title;
   const data = {
@@ -74,14 +56,14 @@ export function renderSignerPage(v: View, o: { base: string; bridge?: Bridge }):
     })),
     endsInMs: o.bridge?.endsInMs ?? null,
     pdfjs: {
-      lib: assetUrl('pdf.min.mjs'),
-      worker: assetUrl('pdf.worker.min.mjs'),
-      view: assetUrl('pdf-view.js'),
-      fonts: PDFJS_FONTS_URL,
-      cmaps: PDFJS_CMAPS_URL,
+      lib: assets.url('pdf.min.mjs'),
+      worker: assets.url('pdf.worker.min.mjs'),
+      view: assets.url('pdf-view.js'),
+      fonts: assets.url('pdfjs/standard_fonts/'),
+      cmaps: assets.url('pdfjs/cmaps/'),
     },
   };
-  return `${head(locale, `${title} · ${s.title}`, true, o.bridge)}
+  return `${head(assets, locale, `${title} · ${s.title}`, true, o.bridge)}
 <body data-base="${esc(base)}" data-state="open">
 <a class="skip-link" href="#panel">${esc(s.reviewAndSign)}</a>
 <header class="topbar">
@@ -139,14 +121,14 @@ export function renderSignerPage(v: View, o: { base: string; bridge?: Bridge }):
     </div>
   </aside>
 </main>
-<script type="application/json" id="signer-data">${jsonForHtml(data)}</script>
+${jsonBlock('signer-data', data)}
 </body>
 </html>
 `;
 }
 
 /** States whose page is final; anything unexpected gets the generic "no longer open". */
-const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings> }> = {
+const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings<'page'>> }> = {
   signed: { icon: '✓', lines: ['signedThanks', 'signedNext'] },
   declined: { icon: '✕', lines: ['declinedDone'] },
   withdrawn: { icon: '–', lines: ['withdrawn'] },
@@ -158,58 +140,15 @@ const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings> }> = {
 };
 
 /** A final page; an embedded one opens with "session ended" (`ended`) and carries its bridge. */
-export function renderClosedPage(locale: string, state: string, o: { ended?: boolean; bridge?: Bridge } = {}): string {
-  const l = localeOf(locale);
-  const s = pageStrings(l);
+export function renderClosedPage(
+  assets: Assets,
+  locale: string,
+  state: string,
+  o: { ended?: boolean; bridge?: Bridge } = {},
+): string {
+  const l = localeOrDefault(locale);
+  const s = strings(l, 'page');
   const c = CLOSED[state] ?? CLOSED.closed!;
-  const [first, ...rest] = [...(o.ended ? [s.sessionEnded] : []), ...c.lines.map((k) => s[k])];
-  return `${head(l, s.title, false, o.bridge)}
-<body data-state="${esc(state)}">
-<main class="closed">
-  <div id="status" class="status result" role="status" data-state="${esc(state)}">
-    <span class="result-icon" aria-hidden="true">${c.icon}</span>
-    <h1>${esc(first!)}</h1>
-    ${rest.map((line) => `<p>${esc(line)}</p>`).join('\n    ')}
-  </div>
-</main>
-</body>
-</html>
-`;
-}
-
-/** The first of the client's Accept-Language tags (by order, then q) that is a known locale; else the default. */
-export function localeFromAcceptLanguage(header: string | undefined): Locale {
-  const tags = String(header ?? '')
-    .split(',')
-    .map((part, i) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = Number(
-        params
-          .find((p) => p.trim().startsWith('q='))
-          ?.trim()
-          .slice(2) ?? 1,
-      );
-      return { tag: (tag ?? '').toLowerCase().split('-')[0]!, q: Number.isFinite(q) ? q : 0, i };
-    })
-    .filter((t) => t.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i);
-  return tags.map((t) => t.tag).find(isKnownLocale) ?? DEFAULT_LOCALE;
-}
-
-/** The answer to a browser over the per-address limit: what happened and how long to wait, in its language. */
-export function renderTooManyRequestsPage(acceptLanguage: string | undefined, seconds: number): string {
-  const l = localeFromAcceptLanguage(acceptLanguage);
-  const s = pageStrings(l);
-  return `${head(l, s.title, false)}
-<body data-state="rate_limited">
-<main class="closed">
-  <div id="status" class="status result" role="status" data-state="rate_limited">
-    <span class="result-icon" aria-hidden="true">◷</span>
-    <h1>${esc(s.tooManyRequests)}</h1>
-    <p>${esc(fill(s.tryAgainIn, { seconds }))}</p>
-  </div>
-</main>
-</body>
-</html>
-`;
+  const lines = [...(o.ended ? [s.sessionEnded] : []), ...c.lines.map((k) => s[k])];
+  return resultPage(head(assets, l, s.title, false, o.bridge), state, c.icon, lines);
 }

@@ -4,48 +4,38 @@
 // pdf.js. Every interpolated value is escaped, the token appears only in same-origin URLs, and the page loads nothing
 // but its own /assets, as its CSP demands.
 import type { ApiError } from '../../lib/errors.js';
-import {
-  DEFAULT_LOCALE,
-  fill,
-  formatDateTime,
-  isKnownLocale,
-  pageStrings,
-  reviewStrings,
-  type Locale,
-  type ReviewStrings,
-} from '../../mail/locales.js';
-import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from '../../signing/page/assets.routes.js';
+import { fill, formatDateTime, localeOrDefault, strings, type Locale, type Strings } from '../../i18n/i18n.js';
+import type { Assets } from '../../web/assets.js';
+import { PDF_VIEWER, pageHeaders } from '../../web/headers.js';
+import { esc, htmlHead, jsonBlock, modulePreload, moduleScript } from '../../web/html.js';
 import type { reviewView } from '../instances.js';
 
 export type ReviewView = Awaited<ReturnType<typeof reviewView>>;
 /** What the page was asked to do when an error page is shown. */
 export type ReviewAction = 'view' | 'confirm' | 'discard';
 
-const localeOf = (tag: string): Locale => (isKnownLocale(tag) ? tag : DEFAULT_LOCALE);
-const esc = (s: string | number) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-// JSON inside a data block: nothing in it may close the element or start a comment.
-const jsonForHtml = (v: unknown) =>
-  JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
 /** Same-origin base of one review link's URLs. */
 export const reviewBase = (token: string) => `/review/${encodeURIComponent(token)}`;
 
-function head(locale: Locale, title: string, withScript: boolean): string {
-  return `<!doctype html>
-<html lang="${esc(locale)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<link rel="icon" href="data:,">
-<title>${esc(title)}</title>
-<link rel="stylesheet" href="${esc(assetUrl('signer.css'))}">
-<link rel="stylesheet" href="${esc(assetUrl('review.css'))}">
-${withScript ? `<link rel="modulepreload" href="${esc(assetUrl('pdf.min.mjs'))}">\n<script type="module" src="${esc(assetUrl('review.js'))}"></script>\n` : ''}</head>`;
+/** Like the signer pages: never framed, never cached, no referrer, scripts only from our own origin; forms post here. */
+export const REVIEW_PAGE_HEADERS = pageHeaders({
+  csp: { ...PDF_VIEWER, formActions: ['self'], frameAncestors: ['none'] },
+  noSniff: true,
+  noIndex: true,
+});
+
+// The signer page's stylesheet and PDF viewer, with the review page's own on top.
+function head(assets: Assets, locale: Locale, title: string, withScript: boolean): string {
+  return htmlHead({
+    locale,
+    title,
+    private: true,
+    stylesheets: [assets.url('signer.css'), assets.url('review.css')],
+    tags: withScript ? [modulePreload(assets.url('pdf.min.mjs')), moduleScript(assets.url('review.js'))] : [],
+  });
 }
 
-function topbar(v: ReviewView, s: ReviewStrings, download: string | null): string {
+function topbar(v: ReviewView, s: Strings<'review'>, download: string | null): string {
   return `<header class="topbar">
   <div class="topbar-inner">
     <div class="doc-meta">
@@ -66,11 +56,11 @@ const pdfName = (title: string) =>
       .slice(0, 120) || 'document'
   }.pdf`;
 
-const channelName = (s: ReviewStrings, channel: string) =>
+const channelName = (s: Strings<'review'>, channel: string) =>
   channel === 'sms' ? s.channelSms : channel === 'email' ? s.channelEmail : channel;
 
 /** Template, workspace and (while staged) the review deadline. */
-function facts(v: ReviewView, s: ReviewStrings, locale: Locale): string {
+function facts(v: ReviewView, s: Strings<'review'>, locale: Locale): string {
   const deadline = v.instance.review_expires_at;
   const rows = [
     [s.template, esc(fill(s.templateVersion, { name: v.templateName, version: v.instance.template_version }))],
@@ -87,7 +77,7 @@ ${rows.map(([k, val]) => `  <div><dt>${esc(k!)}</dt><dd>${val}</dd></div>`).join
 }
 
 /** The sender's values and the recipients, as tables (server-rendered, so they need no script). */
-function tables(v: ReviewView, s: ReviewStrings): string {
+function tables(v: ReviewView, s: Strings<'review'>): string {
   const values = v.values.length
     ? `<table class="data values">
   <thead><tr><th scope="col">${esc(s.field)}</th><th scope="col">${esc(s.value)}</th></tr></thead>
@@ -127,14 +117,14 @@ ${recipients}`;
 }
 
 /** The page of a link: the review itself while staged, else the outcome (confirmed, discarded, expired). */
-export function renderReviewPage(v: ReviewView, token: string): string {
-  return v.state === 'staged' ? renderStaged(v, token) : renderOutcome(v);
+export function renderReviewPage(assets: Assets, v: ReviewView, token: string): string {
+  return v.state === 'staged' ? renderStaged(assets, v, token) : renderOutcome(assets, v);
 }
 
-function renderStaged(v: ReviewView, token: string): string {
-  const locale = localeOf(v.document.locale);
-  const s = reviewStrings(locale);
-  const p = pageStrings(locale);
+function renderStaged(assets: Assets, v: ReviewView, token: string): string {
+  const locale = localeOrDefault(v.document.locale);
+  const s = strings(locale, 'review');
+  const p = strings(locale, 'page');
   const base = reviewBase(token);
   const pdf = `${base}/document.pdf`;
   const generate = v.instance.kind === 'generate';
@@ -142,14 +132,14 @@ function renderStaged(v: ReviewView, token: string): string {
     strings: { loading: p.loading, pageOf: p.pageOf, errorDocumentLoad: p.errorDocumentLoad },
     pdf,
     pdfjs: {
-      lib: assetUrl('pdf.min.mjs'),
-      worker: assetUrl('pdf.worker.min.mjs'),
-      view: assetUrl('pdf-view.js'),
-      fonts: PDFJS_FONTS_URL,
-      cmaps: PDFJS_CMAPS_URL,
+      lib: assets.url('pdf.min.mjs'),
+      worker: assets.url('pdf.worker.min.mjs'),
+      view: assets.url('pdf-view.js'),
+      fonts: assets.url('pdfjs/standard_fonts/'),
+      cmaps: assets.url('pdfjs/cmaps/'),
     },
   };
-  return `${head(locale, `${v.document.title} · ${s.title}`, true)}
+  return `${head(assets, locale, `${v.document.title} · ${s.title}`, true)}
 <body class="review" data-state="staged">
 <a class="skip-link" href="#panel">${esc(s.heading)}</a>
 ${topbar(v, s, pdf)}
@@ -176,13 +166,13 @@ ${topbar(v, s, pdf)}
     </details>
   </aside>
 </main>
-<script type="application/json" id="review-data">${jsonForHtml(data)}</script>
+${jsonBlock('review-data', data)}
 </body>
 </html>
 `;
 }
 
-const OUTCOMES: Record<string, { icon: string; lines: (s: ReviewStrings, v: ReviewView) => string[] }> = {
+const OUTCOMES: Record<string, { icon: string; lines: (s: Strings<'review'>, v: ReviewView) => string[] }> = {
   confirmed: {
     icon: '✓',
     lines: (s, v) => [v.instance.kind === 'generate' ? s.confirmedGenerate : s.confirmed],
@@ -191,12 +181,12 @@ const OUTCOMES: Record<string, { icon: string; lines: (s: ReviewStrings, v: Revi
   expired: { icon: '◷', lines: (s) => [s.expired, s.expiredDetail] },
 };
 
-function renderOutcome(v: ReviewView): string {
-  const locale = localeOf(v.document.locale);
-  const s = reviewStrings(locale);
+function renderOutcome(assets: Assets, v: ReviewView): string {
+  const locale = localeOrDefault(v.document.locale);
+  const s = strings(locale, 'review');
   const o = OUTCOMES[v.state] ?? OUTCOMES.discarded!;
   const [first, ...rest] = o.lines(s, v);
-  return `${head(locale, `${v.document.title} · ${s.title}`, false)}
+  return `${head(assets, locale, `${v.document.title} · ${s.title}`, false)}
 <body class="review" data-state="${esc(v.state)}">
 ${topbar(v, s, null)}
 <main class="closed" id="main">
@@ -216,7 +206,7 @@ ${topbar(v, s, null)}
 }
 
 /** Headline of a refused action, by catalogue error. */
-const ERROR_LINES: Partial<Record<ApiError['name_'], (s: ReviewStrings) => string[]>> = {
+const ERROR_LINES: Partial<Record<ApiError['name_'], (s: Strings<'review'>) => string[]>> = {
   not_found: (s) => [s.notFound],
   already_confirmed: (s) => [s.alreadyConfirmed],
   discarded: (s) => [s.alreadyDiscarded],
@@ -229,9 +219,15 @@ const ERROR_LINES: Partial<Record<ApiError['name_'], (s: ReviewStrings) => strin
  * A readable page for a refused or failed action: what happened in the reviewer's language and, unless the link is
  * unknown, the way back to the review. `err` is null for an unexpected failure (nothing about it is shown).
  */
-export function renderReviewError(locale: string, token: string, action: ReviewAction, err: ApiError | null): string {
-  const l = localeOf(locale);
-  const s = reviewStrings(l);
+export function renderReviewError(
+  assets: Assets,
+  locale: string,
+  token: string,
+  action: ReviewAction,
+  err: ApiError | null,
+): string {
+  const l = localeOrDefault(locale);
+  const s = strings(l, 'review');
   const known = err ? ERROR_LINES[err.name_] : undefined;
   let lines: string[];
   // The catalogue's own words, in English, for a refusal the page has no sentence of its own for (e.g. an expiry).
@@ -239,15 +235,15 @@ export function renderReviewError(locale: string, token: string, action: ReviewA
   if (known) lines = known(s);
   else if (err && err.status < 500) {
     lines = [
-      action === 'discard' ? s.cannotDiscard : action === 'confirm' ? s.cannotConfirm : pageStrings(l).errorGeneric,
+      action === 'discard' ? s.cannotDiscard : action === 'confirm' ? s.cannotConfirm : strings(l, 'page').errorGeneric,
     ];
     detail = err.message;
-  } else lines = [pageStrings(l).errorGeneric];
+  } else lines = [strings(l, 'page').errorGeneric];
   const [first, ...rest] = lines;
   const code = err?.code ?? 'internal_error';
   const back =
     err?.name_ === 'not_found' ? '' : `<p class="back"><a href="${esc(reviewBase(token))}">${esc(s.back)}</a></p>`;
-  return `${head(l, s.title, false)}
+  return `${head(assets, l, s.title, false)}
 <body class="review" data-state="error">
 <main class="closed" id="main">
   <div id="status" class="status result" role="alert" data-state="error" data-code="${esc(code)}">

@@ -10,21 +10,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { migrationApplied } from '../../db/migrate.js';
 import { createFeatureGate, registerFeatureGate } from '../../http/feature-gate.js';
 import { ApiError } from '../../lib/errors.js';
-import { localeFromAcceptLanguage } from '../../signing/page/signer-page.js';
+import { localeFromAcceptLanguage } from '../../web/html.js';
 import { confirmInstance, discardInstance, reviewPdf, reviewView } from '../instances.js';
 import type { TemplatesDeps } from '../templates.service.js';
-import { renderReviewError, renderReviewPage, reviewBase, type ReviewAction } from './review-page.js';
+import {
+  renderReviewError,
+  renderReviewPage,
+  REVIEW_PAGE_HEADERS,
+  reviewBase,
+  type ReviewAction,
+} from './review-page.js';
 
-// Like the signer pages: never framed, never cached, no referrer, scripts only from our own origin.
-const PAGE_HEADERS = {
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'x-robots-tag': 'noindex, nofollow',
-  'content-security-policy':
-    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:; form-action 'self'; frame-ancestors 'none'",
-};
 const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 /** The forms send no fields; a few KB leaves room for what a browser might add. */
 const FORM_BODY_LIMIT = 8 * 1024;
@@ -74,16 +70,19 @@ export async function reviewRoutes(fastify: FastifyInstance, deps: TemplatesDeps
     if (e?.headers) reply.headers(e.headers);
     return reply
       .code(e?.status ?? 500)
-      .headers(PAGE_HEADERS)
+      .headers(REVIEW_PAGE_HEADERS)
       .type(HTML)
-      .send(renderReviewError(locale, token, action, e));
+      .send(renderReviewError(app.assets, locale, token, action, e));
   }
 
   app.get('/review/:token', { schema: { hide: true, params: Token } }, async (req, reply) => {
     const { token } = req.params;
     try {
       const v = await reviewView(deps, token);
-      return reply.headers(PAGE_HEADERS).type(HTML).send(renderReviewPage(v, token));
+      return reply
+        .headers(REVIEW_PAGE_HEADERS)
+        .type(HTML)
+        .send(renderReviewPage(app.assets, v, token));
     } catch (err) {
       return errorPage(req, reply, token, 'view', err);
     }

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  catalogues,
-  fill,
-  formatDateTime,
-  isKnownLocale,
-  KNOWN_LOCALES,
-  pageStrings,
-  t,
-  type MessageKey,
-} from './locales.js';
+import { catalogues, fill, formatDateTime, isKnownLocale, KNOWN_LOCALES, strings, t, type MessageKey } from './i18n.js';
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 // Words that are the same in English and the other language; everything else must really be translated.
 const SAME_AS_ENGLISH = new Set(['fr:page.date', 'fr:page.signature', 'de:page.text']);
 
-describe('locales', () => {
+describe('i18n', () => {
   test('known locales are exact tags', () => {
     assert.deepEqual([...KNOWN_LOCALES], ['en', 'de', 'fr', 'es']);
     for (const l of KNOWN_LOCALES) assert.equal(isKnownLocale(l), true);
@@ -38,7 +29,7 @@ describe('locales', () => {
     }
   });
 
-  test('pageStrings covers the signer page in every locale', () => {
+  test('strings(locale, "page") covers the signer page in every locale', () => {
     const needed = [
       'title',
       'reviewAndSign',
@@ -64,16 +55,16 @@ describe('locales', () => {
       'errorNetwork',
     ];
     for (const l of KNOWN_LOCALES) {
-      const s = pageStrings(l) as Record<string, string>;
+      const s = strings(l, 'page') as Record<string, string>;
       for (const k of needed) assert.ok(s[k], `${l}:${k}`);
       assert.ok(
         !Object.keys(s).some((k) => k.startsWith('page.') || k.startsWith('mail.')),
         "!Object.keys(s).some((k) => k.startsWith('page.') || k.startsWith('mail.'))",
       );
     }
-    assert.equal(pageStrings('en').reviewAndSign, 'Review and sign');
-    assert.equal(pageStrings('de').decline, 'Ablehnen');
-    assert.equal(fill(pageStrings('fr').pageOf, { page: 2, pages: 5 }), 'Page 2 sur 5');
+    assert.equal(strings('en', 'page').reviewAndSign, 'Review and sign');
+    assert.equal(strings('de', 'page').decline, 'Ablehnen');
+    assert.equal(fill(strings('fr', 'page').pageOf, { page: 2, pages: 5 }), 'Page 2 sur 5');
     assert.equal(t('es', 'page.pageOf', { page: 1, pages: 3 }), 'Página 1 de 3');
   });
 
@@ -81,6 +72,22 @@ describe('locales', () => {
     assert.equal(t('en', 'page.sentBy', { workspace: '{title} $& $1' }), 'Sent by {title} $& $1');
     assert.throws(() => t('en', 'page.sentBy'), /missing value for \{workspace\}/);
     assert.throws(() => t('it' as never, 'page.sign'), /unknown locale/);
+  });
+
+  test('strings picks one section, without its prefix, in the catalogue order', () => {
+    for (const l of KNOWN_LOCALES) {
+      const review = strings(l, 'review');
+      const want = Object.keys(catalogues[l])
+        .filter((k) => k.startsWith('review.'))
+        .map((k) => k.slice('review.'.length));
+      assert.deepEqual(Object.keys(review), want, l);
+      assert.equal(review.back, catalogues[l]['review.back']);
+      assert.equal(strings(l, 'sms').invitation, catalogues[l]['sms.invitation']);
+      assert.ok(Object.isFrozen(review), 'frozen');
+    }
+    assert.throws(() => strings('it' as never, 'page'), /unknown locale/);
+    // @ts-expect-error: a section that is no key's prefix does not compile.
+    assert.deepEqual(strings('en', 'nope'), {});
   });
 
   test('dates are written in the locale, in UTC', () => {

@@ -1,0 +1,83 @@
+// The product's words: which languages exist, a message by key, placeholders, dates. A locale is "known" only when
+// its catalogue is complete: en.ts defines the keys and the other languages are typed against them, so a missing or
+// invented key fails to compile. Values are inserted raw everywhere: HTML callers escape the result.
+import { de } from './de.js';
+import { en, type Catalogue, type MessageKey } from './en.js';
+import { es } from './es.js';
+import { fr } from './fr.js';
+
+export type { Catalogue, MessageKey } from './en.js';
+
+export const KNOWN_LOCALES = ['en', 'de', 'fr', 'es'] as const;
+export type Locale = (typeof KNOWN_LOCALES)[number];
+export const DEFAULT_LOCALE: Locale = 'en';
+
+/** Exact tags only: `de` is known, `de-DE`, `DE` and `de_DE` are not (callers answer 400). */
+export const isKnownLocale = (tag: unknown): tag is Locale =>
+  typeof tag === 'string' && (KNOWN_LOCALES as readonly string[]).includes(tag);
+
+/** A stored tag as a locale: one we no longer know (or never checked) falls back to the default. */
+export const localeOrDefault = (tag: string): Locale => (isKnownLocale(tag) ? tag : DEFAULT_LOCALE);
+
+export const catalogues: Readonly<Record<Locale, Catalogue>> = { en, de, fr, es };
+
+export type Vars = Readonly<Record<string, string | number>>;
+
+/** Fills `{name}` placeholders. A placeholder without a value is a programming error, so it throws. */
+export function fill(template: string, vars: Vars = {}): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const v = vars[name];
+    if (v === undefined) throw new Error(`missing value for {${name}} in "${template}"`);
+    return String(v);
+  });
+}
+
+function catalogue(locale: Locale): Catalogue {
+  const cat = catalogues[locale];
+  if (!cat) throw new Error(`unknown locale "${String(locale)}"`);
+  return cat;
+}
+
+/** The message `key` in `locale`, placeholders filled. */
+export function t(locale: Locale, key: MessageKey, vars?: Vars): string {
+  return fill(catalogue(locale)[key], vars);
+}
+
+type PrefixOf<K> = K extends `${infer P}.${string}` ? P : never;
+/** A key's first segment: the part of the product it belongs to (`mail`, `page`, `review`, `sms`, …). */
+export type Section = PrefixOf<MessageKey>;
+type KeyIn<S extends string, K = MessageKey> = K extends `${S}.${infer Rest}` ? Rest : never;
+/** Every string of one section, keyed without the `section.` prefix. */
+export type Strings<S extends Section> = { readonly [K in KeyIn<S>]: string };
+
+const sections = new Map<string, object>();
+
+/**
+ * Every string of `section` in `locale`, keyed without its prefix and in the catalogue's order (pages embed them
+ * as JSON). Values may hold placeholders; fill them with `fill()` or on the client. The object is shared: frozen.
+ */
+export function strings<S extends Section>(locale: Locale, section: S): Strings<S> {
+  const id = `${locale}:${section}`;
+  let out = sections.get(id);
+  if (!out) {
+    const prefix = `${section}.`;
+    const picked: Record<string, string> = {};
+    for (const [k, v] of Object.entries(catalogue(locale)))
+      if (k.startsWith(prefix)) picked[k.slice(prefix.length)] = v;
+    sections.set(id, (out = Object.freeze(picked)));
+  }
+  return out as Strings<S>;
+}
+
+/** Date and time in the locale's words, in UTC and labelled so, e.g. "6. Dezember 2026 um 10:00 UTC". */
+export function formatDateTime(locale: Locale, ms: number): string {
+  return new Intl.DateTimeFormat(locale, {
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'UTC',
+    timeZoneName: 'short',
+  }).format(ms);
+}
