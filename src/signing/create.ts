@@ -17,7 +17,7 @@ import { keyActor, presentRequestBrief } from './presenters.js';
 import type { CreateBody, Created, FileIn } from './signing.schemas.js';
 import { countDocumentsSince, insertDocument, type DocumentRow, type RequestRow } from './signing.repo.js';
 import { BASE64, invalid, invitationMessage, type SigningDeps } from './signing.service.js';
-import { newSignerToken } from './tokens.js';
+import { newLinkToken } from '../lib/tokens.js';
 import { inTransaction } from './transition.js';
 
 export const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
@@ -33,7 +33,7 @@ export function newRequestRow(
   released: boolean,
   now: number,
 ): { row: RequestRow; token: string } {
-  const tk = newSignerToken();
+  const tk = newLinkToken();
   const row: RequestRow = {
     id: newId('sr'),
     document_id: doc.id,

@@ -7,7 +7,7 @@
 //   one event is emitted; the loser gets 409 (or 410 once the review window closed, before or after the job ran);
 // - a confirm emits exactly one `signing_request.sent` (source `template_instance`) for the first recipient
 //   released; later turns emit none (signing.service.ts releases them);
-// - review links carry a 256-bit token; only its hash is stored.
+// - review links carry a one-time link token (lib/tokens.ts); only its hash is stored.
 import { iso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { apiError, ApiError } from '../lib/errors.js';
@@ -31,7 +31,7 @@ import {
   type RequestRow,
 } from '../signing/signing.repo.js';
 import { invalid, inviteSigner } from '../signing/signing.service.js';
-import { newSignerToken, signerTokenHash } from '../signing/tokens.js';
+import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { inTransaction, transition, type TransitionDeps, type Tx } from '../signing/transition.js';
 import type { ScheduledJob } from '../jobs/scheduler.js';
 import { stampKind, templateInputError, validateFieldValues } from './fields.js';
@@ -273,7 +273,7 @@ const callbackOf = async (deps: TemplatesDeps, url: string | undefined) =>
 /** The one transaction that writes a new instance, its document and (without review) what confirming does. */
 async function create(deps: TemplatesDeps, meta: ClientMeta, p: Prepared): Promise<InstanceCreated> {
   const docId = newId('doc');
-  const review = p.review ? newSignerToken() : null;
+  const review = p.review ? newLinkToken() : null;
   const out = await inTransaction(
     deps,
     async (tx) => {
@@ -486,7 +486,7 @@ async function instanceFor(deps: TemplatesDeps, who: Reviewer, id?: string): Pro
   let inst: InstanceRow | undefined;
   if ('auth' in who) inst = await findInstance(deps.db.kysely, who.auth.workspace.id, id!);
   else {
-    const hash = signerTokenHash(who.reviewToken);
+    const hash = linkTokenHash(who.reviewToken);
     inst = hash ? await findInstanceByReviewHash(deps.db.kysely, hash) : undefined;
   }
   if (!inst) throw apiError('not_found', { message: 'No such template instance.' });
