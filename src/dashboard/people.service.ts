@@ -14,6 +14,7 @@ import { newId } from '../lib/ids.js';
 import { apiError } from '../lib/errors.js';
 import type { MailQueue } from '../mail/outbox.js';
 import type { RateLimiter } from '../ratelimit/ratelimit.js';
+import { isEmailAddress } from '../lib/email.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { recordAudit } from '../workspaces/workspaces.repo.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
@@ -49,7 +50,6 @@ export const SIGNIN_PER_ADDRESS = 30;
 export type PeopleDeps = { db: Db; clock: Clock; limiter: RateLimiter; config: Pick<Config, 'baseUrl'> };
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
-const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 
 /**
  * The user with this e-mail (created without a password if new) made a member of the workspace with `role`, and a
@@ -84,7 +84,7 @@ export async function createUserLink(
   o: { email: string; workspaceId: string; role: Role; by: string },
 ): Promise<{ userId: string; email: string; url: string; expiresAt: number }> {
   const email = normaliseEmail(o.email);
-  if (!EMAIL.test(email)) throw new Error(`"${o.email}" is not an e-mail address`);
+  if (!isEmailAddress(email)) throw new Error(`"${o.email}" is not an e-mail address`);
   const now = deps.clock.now();
   const { token, hash } = newLinkToken();
   const userId = await deps.db.kysely.transaction().execute(async (trx) => {
@@ -118,7 +118,7 @@ export async function inviteMember(
 ): Promise<InviteResult> {
   if (v.role !== 'owner') throw apiError('forbidden', { message: 'Only owners of this workspace can invite people.' });
   const email = normaliseEmail(o.email);
-  if (!EMAIL.test(email)) return { ok: false, problem: 'Enter an e-mail address.' };
+  if (!isEmailAddress(email)) return { ok: false, problem: 'Enter an e-mail address.' };
   if (!(ROLES as readonly string[]).includes(o.role)) return { ok: false, problem: 'Choose a role.' };
   const now = deps.clock.now();
   const { token, hash } = newLinkToken();

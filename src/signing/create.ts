@@ -5,6 +5,7 @@
 // `signing_request.sent` per signer and the invitations of the signers released now.
 import { iso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { isEmailAddress } from '../lib/email.js';
 import { requireFeature } from '../workspaces/features.js';
 import { apiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -19,8 +20,6 @@ import { countDocumentsSince, insertDocument, type DocumentRow, type RequestRow 
 import { BASE64, invalid, invitationMessage, type SigningDeps } from './signing.service.js';
 import { newLinkToken } from '../lib/tokens.js';
 import { inTransaction } from './transition.js';
-
-export const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 
 /**
  * A new signing request of `doc` with a fresh link (the token is returned once, for the invitation; only its hash is
@@ -98,7 +97,7 @@ export async function fileOf(deps: SigningDeps, body: { file?: FileIn; file_url?
 function validateSigners(signers: CreateBody['signers']): void {
   const roles = new Set<string>();
   signers.forEach((s, i) => {
-    if (!EMAIL.test(s.email)) throw invalid(`signers[${i}].email`, `signers[${i}].email is not an e-mail address.`);
+    if (!isEmailAddress(s.email)) throw invalid(`signers[${i}].email`, `signers[${i}].email is not an e-mail address.`);
     if (s.name.trim() === '') throw invalid(`signers[${i}].name`, `signers[${i}].name is empty.`);
     if (roles.has(s.role)) throw invalid(`signers[${i}].role`, `Role "${s.role}" appears twice; roles must be unique.`);
     roles.add(s.role);

@@ -10,6 +10,7 @@
 // - review links carry a one-time link token (lib/tokens.ts); only its hash is stored.
 import { iso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { isEmailAddress } from '../lib/email.js';
 import { apiError, ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { DEFAULT_EXPIRY_MS, REVIEW_WINDOW_MS } from '../limits.js';
@@ -20,7 +21,7 @@ import type { Stamp } from '../documents/pdf/stamp.js';
 import { toE164 } from '../sms/phone.js';
 import { createHook } from '../webhooks/hooks.repo.js';
 import { validateTargetUrl } from '../webhooks/hooks.service.js';
-import { checkMonthlyCap, EMAIL, newRequestRow, resolveExpiry } from '../signing/create.js';
+import { checkMonthlyCap, newRequestRow, resolveExpiry } from '../signing/create.js';
 import {
   findDocumentById,
   insertDocument,
@@ -100,7 +101,8 @@ export function resolveRecipients(
     if (r.name.trim() === '') add('name', 'name_required', `${at}.name is empty.`);
     const channel = r.channel ?? 'email';
     const email = r.email?.trim() || null;
-    if (email !== null && !EMAIL.test(email)) add('email', 'invalid_email', `${at}.email is not an e-mail address.`);
+    if (email !== null && !isEmailAddress(email))
+      add('email', 'invalid_email', `${at}.email is not an e-mail address.`);
     if (channel === 'email' && email === null) add('email', 'email_required', `${at} needs an email (channel email).`);
     let phone: string | null = null;
     if (r.phone !== undefined) {
