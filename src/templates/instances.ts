@@ -1,7 +1,8 @@
 // Template instances: instantiate (a document for recipients) and generate (a finished file, no signers), sent at
 // once or staged for review, then confirmed or discarded. Guarantees:
 // - nothing is created when a call is refused: tier, template, version, recipients, field values, expiry, callback
-//   and the monthly cap are checked, and the PDF rendered in a worker thread, before the one transaction that writes;
+//   and the monthly cap are checked, and the PDF rendered in a worker thread, before the one transaction that writes
+//   (it opens the document through signing/open.ts, then writes the instance);
 // - a staged instance has a `draft` document: nobody is invited and nothing is sealed until it is confirmed;
 // - confirm and discard are guarded moves inside the document's transition, so of racing calls exactly one wins and
 //   one event is emitted; the loser gets 409 (or 410 once the review window closed, before or after the job ran);
@@ -9,7 +10,6 @@
 //   released; later turns emit none (signing.service.ts releases them);
 // - review links carry a one-time link token (lib/tokens.ts); only its hash is stored.
 import { iso } from '../lib/clock.js';
-import { sha256Hex } from '../lib/crypto.js';
 import { isEmailAddress } from '../lib/email.js';
 import { apiError, ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -19,13 +19,12 @@ import { isKnownLocale } from '../mail/locales.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { Stamp } from '../documents/pdf/stamp.js';
 import { toE164 } from '../sms/phone.js';
-import { createHook } from '../webhooks/hooks.repo.js';
-import { validateTargetUrl } from '../webhooks/hooks.service.js';
-import { checkMonthlyCap, newRequestRow, resolveExpiry } from '../signing/create.js';
+import { callbackUrlOf, checkMonthlyCap, newRequestRow, openDocument, resolveExpiry } from '../signing/open.js';
+import { sentEventFields } from '../signing/presenters.js';
 import {
   findDocumentById,
-  insertDocument,
   insertRequests,
+  markSealPending,
   moveDocument,
   workspaceNameOf,
   type DocumentRow,
@@ -214,10 +213,10 @@ export async function instantiate(
   const { resolved, problems } = validateFieldValues(versionFields(version), body.field_values);
   if (problems.length) throw templateInputError(problems);
   const expiresAt = resolveExpiry(body.expires_at, now);
-  const callbackUrl = await callbackOf(deps, body.callback_url);
+  const callbackUrl = await callbackUrlOf(deps, body.callback_url);
   await checkMonthlyCap(deps, auth, now);
   const rendered = await render(deps, version, resolved);
-  return create(deps, meta, {
+  return openInstance(deps, meta, {
     kind: 'instantiate',
     auth,
     templateId: tpl.id,
@@ -248,10 +247,10 @@ export async function generate(
   const version = await versionOf(deps, tpl, body.version);
   const { resolved, problems } = validateFieldValues(versionFields(version), body.field_values);
   if (problems.length) throw templateInputError(problems);
-  const callbackUrl = await callbackOf(deps, body.callback_url);
+  const callbackUrl = await callbackUrlOf(deps, body.callback_url);
   await checkMonthlyCap(deps, auth, now);
   const rendered = await render(deps, version, resolved);
-  return create(deps, meta, {
+  return openInstance(deps, meta, {
     kind: 'generate',
     auth,
     templateId: tpl.id,
@@ -269,72 +268,46 @@ export async function generate(
   });
 }
 
-const callbackOf = async (deps: TemplatesDeps, url: string | undefined) =>
-  url !== undefined ? validateTargetUrl(url, deps.config.allowPrivateNetwork) : null;
-
 /** The one transaction that writes a new instance, its document and (without review) what confirming does. */
-async function create(deps: TemplatesDeps, meta: ClientMeta, p: Prepared): Promise<InstanceCreated> {
+async function openInstance(deps: TemplatesDeps, meta: ClientMeta, p: Prepared): Promise<InstanceCreated> {
   const docId = newId('doc');
   const review = p.review ? newLinkToken() : null;
   const out = await inTransaction(
     deps,
     async (tx) => {
-      const doc: DocumentRow = {
-        id: docId,
-        workspace_id: p.auth.workspace.id,
-        title: p.title,
-        message: p.message,
-        locale: p.locale,
-        status: p.review ? 'draft' : 'in_progress',
-        signing_order: new Set(p.recipients.map((r) => r.signing_order)).size > 1 ? 'sequential' : 'parallel',
-        placement: 'template',
-        file_name: p.version.file_name,
-        page_count: p.version.page_count,
-        fields: JSON.stringify(recipientFields(versionFields(p.version))),
-        original_sha256: p.version.original_sha256,
-        original_blob: p.version.original_blob,
-        prepared_sha256: sha256Hex(p.rendered),
-        prepared_blob: await deps.blobs.put(p.rendered, 'prepared', tx.trx),
-        signed_blob: null,
-        signed_sha256: null,
-        cert_serial: null,
-        tsa_provider: null,
-        tsa_signed_at: null,
-        callback_hook_id: null,
-        created_by_key_id: p.auth.keyId,
-        seal_state: 'none',
-        seal_claimed_by: null,
-        seal_claim_expires_at: null,
-        seal_attempts: 0,
-        seal_last_error: null,
-        final_request_id: null,
-        expires_at: p.expiresAt,
-        created_at: p.now,
-        updated_at: p.now,
-        completed_at: null,
-        closed_at: null,
-        template_id: p.templateId,
-        template_version: p.version.version,
-      };
-      let callback: { hook_id: string; secret: string } | undefined;
-      if (p.callbackUrl) {
-        const hook = await createHook(
-          tx.trx,
-          {
-            workspaceId: doc.workspace_id,
-            targetUrl: p.callbackUrl,
-            events: [],
-            documentId: docId,
-            source: 'callback',
-          },
-          p.now,
-        );
-        doc.callback_hook_id = hook.id;
-        callback = { hook_id: hook.id, secret: hook.secret };
-      }
-      await insertDocument(tx.trx, doc, []);
+      const instanceId = newId('tin');
+      const { doc, callback } = await openDocument(deps, tx, {
+        auth: p.auth,
+        meta,
+        document: {
+          id: docId,
+          title: p.title,
+          message: p.message,
+          locale: p.locale,
+          status: p.review ? 'draft' : 'in_progress',
+          signingOrder: new Set(p.recipients.map((r) => r.signing_order)).size > 1 ? 'sequential' : 'parallel',
+          placement: 'template',
+          fileName: p.version.file_name,
+          pageCount: p.version.page_count,
+          fields: recipientFields(versionFields(p.version)),
+          original: { sha256: p.version.original_sha256, blob: p.version.original_blob },
+          prepared: p.rendered,
+          expiresAt: p.expiresAt,
+          template: { id: p.templateId, version: p.version.version },
+        },
+        requests: [],
+        callbackUrl: p.callbackUrl,
+        detail: {
+          sha256: p.version.original_sha256,
+          template_id: p.templateId,
+          template_version: p.version.version,
+          instance_id: instanceId,
+          kind: p.kind,
+          pages: p.version.page_count,
+        },
+      });
       const inst: InstanceRow = {
-        id: newId('tin'),
+        id: instanceId,
         workspace_id: doc.workspace_id,
         template_id: p.templateId,
         template_version: p.version.version,
@@ -354,20 +327,6 @@ async function create(deps: TemplatesDeps, meta: ClientMeta, p: Prepared): Promi
         created_at: p.now,
         updated_at: p.now,
       };
-      await tx.audit(doc, {
-        action: 'document.created',
-        actor: `api_key:${p.auth.keyId}`,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-        detail: {
-          sha256: doc.original_sha256,
-          template_id: p.templateId,
-          template_version: p.version.version,
-          instance_id: inst.id,
-          kind: p.kind,
-          pages: doc.page_count,
-        },
-      });
       if (review) {
         await insertInstance(tx.trx, inst);
         const url = reviewUrl(deps.config.baseUrl, review.token);
@@ -408,7 +367,9 @@ async function release(
   const actor = templateActor(keyId);
   const out: RecipientOut[] = [];
   if (inst.kind === 'generate') {
-    await sealWhenConfirmed(tx, doc);
+    // Sealed by the sealing job like any signed PDF (no stamps; the audit page; the seal).
+    await markSealPending(tx.trx, doc.id, null, tx.now);
+    tx.sealAfterCommit();
   } else {
     const first = recipients[0]?.signing_order;
     const tokens: string[] = [];
@@ -441,13 +402,7 @@ async function release(
         detail: { email: r.email, phone: r.phone, channel: r.channel, role: r.role, queued },
       });
       if (i === 0)
-        await tx.emit('signing_request.sent', doc.workspace_id, {
-          signing_request_id: r.id,
-          document_id: doc.id,
-          signer: { email: r.email, role: r.role, name: r.name, slot: r.slot },
-          locale: doc.locale,
-          source: 'template_instance',
-        });
+        await tx.emit('signing_request.sent', doc.workspace_id, sentEventFields(doc, r, 'template_instance'));
       if (!queued) await inviteSigner(deps, tx, doc, r, tokens[i]!, 'invitation');
     }
   }
@@ -466,17 +421,6 @@ async function release(
     recipients: out,
   });
   return confirmed;
-}
-
-/** A generated file is sealed by the sealing job, like any signed PDF (stamps: none; audit page; seal). */
-async function sealWhenConfirmed(tx: Tx, doc: DocumentRow): Promise<void> {
-  await tx.trx
-    .updateTable('documents')
-    .set({ seal_state: 'pending', updated_at: tx.now })
-    .where('id', '=', doc.id)
-    .where('seal_state', '=', 'none')
-    .execute();
-  tx.sealAfterCommit();
 }
 
 // ── Review: confirm, discard, expiry ─────────────────────────────────────────────────────────────────────────────
