@@ -1,58 +1,34 @@
-// Template instances: instantiate (a document for recipients) and generate (a finished file, no signers), sent at
-// once or staged for review, then confirmed or discarded. Guarantees:
+// Template instances: instantiate (a document for recipients) and generate (a finished file, no signers), each sent
+// at once or staged for review (staging.ts confirms or discards it later). Guarantees:
 // - nothing is created when a call is refused: tier, template, version, recipients, field values, expiry, callback
-//   and the monthly cap are checked, and the PDF rendered in a worker thread, before the one transaction that writes
-//   (it opens the document through signing/open.ts, then writes the instance);
-// - a staged instance has a `draft` document: nobody is invited and nothing is sealed until it is confirmed;
-// - confirm and discard are guarded moves inside the document's transition, so of racing calls exactly one wins and
-//   one event is emitted; the loser gets 409 (or 410 once the review window closed, before or after the job ran);
-// - a confirm emits exactly one `signing_request.sent` (source `template_instance`) for the first recipient
-//   released; later turns emit none (signing.service.ts releases them);
+//   and the monthly cap are checked, and the PDF rendered in a worker thread, before the one transaction that writes;
+// - that transaction opens the document (signing/open.ts) and writes the instance; a staged instance has a `draft`
+//   document: nobody is invited and nothing is sealed until it is confirmed;
+// - a release (at once, or at confirm) emits exactly one `signing_request.sent` (source `template_instance`) for the
+//   first recipient released; later turns emit none (signing.service.ts releases them);
 // - review links carry a one-time link token (lib/tokens.ts); only its hash is stored.
 import { iso } from '../lib/clock.js';
-import { isEmailAddress } from '../lib/email.js';
 import { apiError, ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { DEFAULT_EXPIRY_MS, REVIEW_WINDOW_MS } from '../limits.js';
 import type { AuthContext, ClientMeta } from '../http/request-context.js';
 import { isKnownLocale } from '../mail/locales.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { Stamp } from '../documents/pdf/stamp.js';
-import { toE164 } from '../sms/phone.js';
 import { callbackUrlOf, checkMonthlyCap, newRequestRow, openDocument, resolveExpiry } from '../signing/open.js';
 import { sentEventFields } from '../signing/presenters.js';
-import {
-  findDocumentById,
-  insertRequests,
-  markSealPending,
-  moveDocument,
-  workspaceNameOf,
-  type DocumentRow,
-  type RequestRow,
-} from '../signing/signing.repo.js';
+import { insertRequests, markSealPending, type DocumentRow, type RequestRow } from '../signing/signing.repo.js';
 import { invalid, inviteSigner } from '../signing/signing.service.js';
-import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
-import { inTransaction, transition, type TransitionDeps, type Tx } from '../signing/transition.js';
-import type { ScheduledJob } from '../jobs/scheduler.js';
+import { inTransaction, type Tx } from '../signing/transition.js';
 import { stampKind, templateInputError, validateFieldValues } from './fields.js';
-import {
-  instanceEventFields,
-  instanceRecipients,
-  presentInstance,
-  reviewUrl,
-  templateActor,
-  versionFields,
-  versionSlots,
-} from './presenters.js';
+import { instanceEventFields, presentInstance, reviewUrl, templateActor, versionFields } from './presenters.js';
+import { checkChannels, resolveRecipients } from './recipients.js';
 import type { InstanceKind } from './states.js';
 import {
   findInstance,
-  findInstanceById,
   findInstanceByReviewHash,
   insertInstance,
-  moveInstance,
-  dueReviewExpiries,
-  findTemplateById,
   type InstanceRow,
   type VersionRow,
 } from './templates.repo.js';
@@ -61,82 +37,10 @@ import {
   type GenerateBody,
   type InstanceCreated,
   type InstantiateBody,
-  type RecipientIn,
   type RecipientOut,
   type TemplateFieldOut,
 } from './templates.schemas.js';
 import { templateOf, versionOf, type TemplatesDeps } from './templates.service.js';
-import { requireFeature } from '../workspaces/features.js';
-
-type RecipientProblem = { recipient: number; field: string; code: string; message: string };
-
-/** `channel: "sms"` is a template channel: Enterprise only, refused before anything is looked up or created. */
-function checkChannels(auth: AuthContext, recipients: readonly RecipientIn[] | undefined): void {
-  if (recipients?.some((r) => r.channel === 'sms')) requireFeature(auth.workspace, 'template_channels');
-}
-
-/**
- * The recipients as they will be invited, in turn order, or every problem with them: 422 invalid_recipients
- * (meta.problems[]) and 422 missing_recipients (meta.slots) when a slot with fields has nobody.
- */
-export function resolveRecipients(
-  version: VersionRow,
-  input: readonly RecipientIn[],
-  o: { confirm: boolean },
-): RecipientOut[] {
-  const slots = versionSlots(version);
-  const problems: RecipientProblem[] = [];
-  const seenSlots = new Set<string>();
-  const seenOrders = new Set<number>();
-  const out: RecipientOut[] = [];
-  input.forEach((r, i) => {
-    const at = `recipients[${i}]`;
-    const add = (field: string, code: string, message: string) =>
-      problems.push({ recipient: i, field: `${at}.${field}`, code, message });
-    const slot = slots.find((s) => s.name === r.slot);
-    if (!slot) add('slot', 'unknown_slot', `${at}.slot "${r.slot}" is not a slot of this template.`);
-    else if (seenSlots.has(r.slot)) add('slot', 'duplicate_slot', `Slot "${r.slot}" has more than one recipient.`);
-    seenSlots.add(r.slot);
-    if (r.name.trim() === '') add('name', 'name_required', `${at}.name is empty.`);
-    const channel = r.channel ?? 'email';
-    const email = r.email?.trim() || null;
-    if (email !== null && !isEmailAddress(email))
-      add('email', 'invalid_email', `${at}.email is not an e-mail address.`);
-    if (channel === 'email' && email === null) add('email', 'email_required', `${at} needs an email (channel email).`);
-    let phone: string | null = null;
-    if (r.phone !== undefined) {
-      phone = toE164(r.phone.trim());
-      if (phone === null) add('phone', 'invalid_phone', `${at}.phone is not an E.164 number (like +14155550100).`);
-    } else if (channel === 'sms') add('phone', 'phone_required', `${at} needs a phone number (channel sms).`);
-    if (o.confirm && r.signing_order !== undefined) {
-      if (seenOrders.has(r.signing_order))
-        add('signing_order', 'duplicate_signing_order', `signing_order ${r.signing_order} is given twice.`);
-      seenOrders.add(r.signing_order);
-    }
-    out.push({
-      slot: r.slot,
-      name: r.name.trim(),
-      email,
-      phone,
-      channel,
-      signing_order: r.signing_order ?? slot?.signing_order ?? 1,
-    });
-  });
-  if (problems.length)
-    throw apiError('invalid_recipients', {
-      message: `${problems.length} recipient problem(s): ${problems[0]!.message}`,
-      meta: { problems },
-    });
-  const withFields = new Set(versionFields(version).map((f) => f.slot));
-  const missing = slots.filter((s) => withFields.has(s.name) && !seenSlots.has(s.name)).map((s) => s.name);
-  if (missing.length)
-    throw apiError('missing_recipients', {
-      message: `No recipient for slot(s) ${missing.join(', ')}, which have fields.`,
-      meta: { slots: missing },
-    });
-  const slotIndex = (name: string) => slots.findIndex((s) => s.name === name);
-  return out.sort((a, b) => a.signing_order - b.signing_order || slotIndex(a.slot) - slotIndex(b.slot));
-}
 
 /** The sender's values stamped onto the version's PDF, in a worker thread; a failure is 502 render_failed. */
 async function render(deps: TemplatesDeps, version: VersionRow, resolved: Record<string, string>): Promise<Uint8Array> {
@@ -356,7 +260,7 @@ async function openInstance(deps: TemplatesDeps, meta: ClientMeta, p: Prepared):
  * the first turn is invited (one `signing_request.sent`, for the first recipient released); a generated file goes
  * to the sealing job. Then `template_instance.confirmed`.
  */
-async function release(
+export async function release(
   deps: TemplatesDeps,
   tx: Tx,
   doc: DocumentRow,
@@ -423,12 +327,10 @@ async function release(
   return confirmed;
 }
 
-// ── Review: confirm, discard, expiry ─────────────────────────────────────────────────────────────────────────────
-
-/** Who acts on a staged instance: an API key (its workspace), or the holder of the review link. */
+/** Who acts on an instance: an API key (its workspace), or the holder of the review link. */
 export type Reviewer = { auth: AuthContext } | { reviewToken: string };
 
-async function instanceFor(deps: TemplatesDeps, who: Reviewer, id?: string): Promise<InstanceRow> {
+export async function instanceFor(deps: TemplatesDeps, who: Reviewer, id?: string): Promise<InstanceRow> {
   let inst: InstanceRow | undefined;
   if ('auth' in who) inst = await findInstance(deps.db.kysely, who.auth.workspace.id, id!);
   else {
@@ -439,151 +341,6 @@ async function instanceFor(deps: TemplatesDeps, who: Reviewer, id?: string): Pro
   return inst;
 }
 
-/** Why a confirm or discard cannot proceed, or nothing when the instance is staged and its window still open. */
-export function stateError(inst: InstanceRow, now: number): ApiError | null {
-  if (inst.status === 'confirmed') return apiError(inst.staged_at === null ? 'not_staged' : 'already_confirmed');
-  if (inst.status === 'discarded')
-    return inst.discard_reason === 'expired' ? apiError('review_expired') : apiError('discarded');
-  if (inst.review_expires_at !== null && inst.review_expires_at <= now) return apiError('review_expired');
-  return null;
-}
-
-/** The instance re-read with its document locked: the one the move will see. */
-async function lockedStaged(tx: Tx, id: string): Promise<InstanceRow> {
-  const cur = (await findInstanceById(tx.trx, id))!;
-  const err = stateError(cur, tx.now);
-  if (err) throw err;
-  return cur;
-}
-
 export async function getInstance(deps: TemplatesDeps, auth: AuthContext, id: string) {
   return presentInstance(await instanceFor(deps, { auth }, id));
-}
-
-/**
- * Confirm: the staged file is checked once more in a worker thread (a file that cannot be rendered is 502
- * render_failed and nothing is sent), then, in the document's transaction, the guarded move, the invitations (or the
- * seal) and `template_instance.confirmed`. Replacement recipients are validated exactly as at instantiate.
- */
-export async function confirmInstance(
-  deps: TemplatesDeps,
-  who: Reviewer,
-  id: string | undefined,
-  replacement?: readonly RecipientIn[],
-) {
-  const found = await instanceFor(deps, who, id);
-  const early = stateError(found, deps.clock.now());
-  if (early) throw early;
-  let recipients = instanceRecipients(found);
-  if (replacement !== undefined) {
-    if (found.kind === 'generate') throw invalid('recipients', 'A generated file has no recipients.');
-    if ('auth' in who) checkChannels(who.auth, replacement);
-    const tpl = await findTemplateAny(deps, found);
-    recipients = resolveRecipients(await versionOf(deps, tpl, found.template_version), replacement, { confirm: true });
-  }
-  const doc0 = await findDocumentById(deps.db.kysely, found.document_id);
-  try {
-    await deps.pdf.inspect(await deps.blobs.get(doc0!.prepared_blob));
-  } catch {
-    throw apiError('render_failed', { message: 'The staged PDF could not be rendered; nothing was sent.' });
-  }
-  const keyId = 'auth' in who ? who.auth.keyId : null;
-  const confirmed = await transition(deps, found.document_id, async (tx, doc) => {
-    const cur = await lockedStaged(tx, found.id);
-    if (doc!.expires_at <= tx.now)
-      throw invalid('expires_at', 'The expiry given at instantiate has passed; instantiate again.');
-    if (!(await moveDocument(tx.trx, doc!.id, 'send', { updated_at: tx.now }))) throw apiError('not_staged');
-    const next = await release(deps, tx, doc!, cur, recipients, keyId);
-    const { status: _s, id: _i, ...patch } = next;
-    if (!(await moveInstance(tx.trx, cur.id, 'confirm', patch)))
-      throw stateError(cur, tx.now) ?? apiError('not_staged');
-    return next;
-  });
-  return presentInstance(confirmed);
-}
-
-/** Discard by hand: `template_instance.discarded` with reason `discarded`; the draft document is discarded too. */
-export async function discardInstance(deps: TemplatesDeps, who: Reviewer, id?: string) {
-  const found = await instanceFor(deps, who, id);
-  const early = stateError(found, deps.clock.now());
-  if (early) throw early;
-  const actor = 'auth' in who ? `api_key:${who.auth.keyId}` : 'review_page';
-  const out = await transition(deps, found.document_id, async (tx) => {
-    const cur = await lockedStaged(tx, found.id);
-    return discard(tx, cur, 'discarded', actor);
-  });
-  return presentInstance(out!);
-}
-
-async function discard(tx: Tx, cur: InstanceRow, reason: 'discarded' | 'expired', actor: string) {
-  const patch = { discarded_at: tx.now, discard_reason: reason, updated_at: tx.now };
-  if (!(await moveInstance(tx.trx, cur.id, reason === 'expired' ? 'expire' : 'discard', patch))) return null;
-  const doc = { id: cur.document_id, workspace_id: cur.workspace_id };
-  await moveDocument(tx.trx, cur.document_id, 'discard', { closed_at: tx.now, updated_at: tx.now });
-  await tx.audit(doc, { action: 'template_instance.discarded', actor, detail: { instance_id: cur.id, reason } });
-  await tx.emit('template_instance.discarded', cur.workspace_id, { ...instanceEventFields(cur), reason });
-  return { ...cur, ...patch, status: 'discarded' as const };
-}
-
-/**
- * The `expire-reviews` job: every staged instance past its review window is discarded with reason `expired` (one
- * event each). A confirm or discard arriving first already answers 410 (stateError), so the job only tidies up.
- */
-export function expireReviewsJob(deps: TransitionDeps): ScheduledJob {
-  return {
-    everyMs: 3600_000,
-    async run(): Promise<Record<string, unknown>> {
-      let expired = 0;
-      for (;;) {
-        const due = await dueReviewExpiries(deps.db.kysely, deps.clock.now(), 100);
-        if (due.length === 0) break;
-        for (const d of due) {
-          const done = await transition(deps, d.document_id, async (tx) => {
-            const cur = await findInstanceById(tx.trx, d.id);
-            if (!cur || cur.status !== 'staged' || (cur.review_expires_at ?? Infinity) > tx.now) return false;
-            return (await discard(tx, cur, 'expired', 'system')) !== null;
-          });
-          if (done) expired++;
-        }
-        if (due.length < 100) break;
-      }
-      return { expired };
-    },
-  };
-}
-
-const findTemplateAny = async (deps: TemplatesDeps, inst: InstanceRow) =>
-  (await findTemplateById(deps.db.kysely, inst.template_id))!;
-
-// ── The review page's reads ──────────────────────────────────────────────────────────────────────────────────────
-
-/** What the review page shows: the state, the rendered document's facts, the sender's values and the recipients. */
-export async function reviewView(deps: TemplatesDeps, token: string) {
-  const inst = await instanceFor(deps, { reviewToken: token });
-  const doc = (await findDocumentById(deps.db.kysely, inst.document_id))!;
-  const tpl = (await findTemplateById(deps.db.kysely, inst.template_id))!;
-  const version = await versionOf(deps, tpl, inst.template_version);
-  const resolved = JSON.parse(inst.field_values) as Record<string, string>;
-  const values = versionFields(version)
-    .filter((f) => f.slot === SENDER_SLOT)
-    .map((f) => ({ key: f.key, label: f.label ?? f.key, type: f.type, value: resolved[f.key] ?? '' }));
-  const err = stateError(inst, deps.clock.now());
-  const state = !err ? 'staged' : err.name_ === 'review_expired' ? 'expired' : inst.status;
-  const workspaceName = (await workspaceNameOf(deps.db.kysely, inst.workspace_id)) ?? '';
-  return {
-    state,
-    instance: inst,
-    document: doc,
-    templateName: tpl.name,
-    workspaceName,
-    values,
-    recipients: instanceRecipients(inst),
-  };
-}
-
-/** The rendered PDF under review (the document's file with the sender's values stamped). */
-export async function reviewPdf(deps: TemplatesDeps, token: string): Promise<Uint8Array> {
-  const inst = await instanceFor(deps, { reviewToken: token });
-  const doc = (await findDocumentById(deps.db.kysely, inst.document_id))!;
-  return deps.blobs.get(doc.prepared_blob);
 }

@@ -15,7 +15,7 @@ import {
   type ReviewStrings,
 } from '../../mail/locales.js';
 import { assetUrl, PDFJS_CMAPS_URL, PDFJS_FONTS_URL } from '../../signing/page/assets.routes.js';
-import type { reviewView } from '../instances.js';
+import type { reviewView } from './review.service.js';
 
 export type ReviewView = Awaited<ReturnType<typeof reviewView>>;
 /** What the page was asked to do when an error page is shown. */
