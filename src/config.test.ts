@@ -50,6 +50,9 @@ test('a bad value stops start-up with one line naming the variable, never echoin
     [{ SIGNET_ALLOW_PRIVATE_NETWORK: 'maybe' }, /^SIGNET_ALLOW_PRIVATE_NETWORK /],
     [{ SIGNET_TIER_CAPS: 'gold=5' }, /^SIGNET_TIER_CAPS /],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL /],
+    [{ MAIL_FROM: 'Signet <no-reply@example.com>' }, /^MAIL_FROM /],
+    // Fit for a From header (lib/email.ts): a comma would split it.
+    [{ MAIL_FROM: 'ops,team@example.com' }, /^MAIL_FROM /],
   ];
   for (const [env, re] of bad) {
     assert.throws(

@@ -1,5 +1,6 @@
 // The only reader of process.env. Parsed once at start-up; a bad value throws ConfigError with one clear line.
 import path from 'node:path';
+import { isHeaderAddress } from './lib/email.js';
 import { canonicaliseAllowlist } from './lib/ip.js';
 import {
   FILE_BODY_LIMIT,
@@ -184,8 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const smtpUrl = env.SMTP_URL ? parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:']) : null;
   const mailFrom = env.MAIL_FROM || 'no-reply@localhost';
-  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(mailFrom))
-    throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
+  if (!isHeaderAddress(mailFrom)) throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
   const tsaUrl = env.TSA_URL ? parseUrl('TSA_URL', env.TSA_URL, ['http:', 'https:']) : null;
   const sealP12 = env.SEAL_P12 ? path.resolve(env.SEAL_P12) : null;
   // Refused rather than ignored: a deployment that expects qualified seals must not run believing it has them.

@@ -20,7 +20,7 @@ import { createMailQueue } from './mail/outbox.js';
 import { createSmsQueue } from './sms/outbox.js';
 import { createSmsSender, type SmsSender } from './sms/sender.js';
 import { createTwilioTransport } from './sms/transport.js';
-import { expireReviewsJob } from './templates/instances.js';
+import { expireReviewsJob } from './templates/staging.js';
 import { pruneEmbedSessionsJob } from './embedded/sessions.service.js';
 import { createBlobStore, type BlobStore } from './documents/blob-store.js';
 import { createFileFetcher, type FileFetcher } from './documents/fetch-file.js';

@@ -307,6 +307,9 @@ for (const d of databases) {
       assert.match(again.text, /already in this workspace/);
       const bad = await owner.post('/dashboard/people', { email: 'nobody', role: 'member' });
       assert.equal(bad.status, 400);
+      // The API's rule (lib/email.ts): an address the mail outbox could not write into a header is refused up front.
+      const unmailable = await owner.post('/dashboard/people', { email: 'a(b@example.com', role: 'member' });
+      assert.equal(unmailable.status, 400);
 
       const invited = dashboardClient(h);
       await invited.get(link);

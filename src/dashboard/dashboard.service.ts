@@ -12,7 +12,7 @@ import {
   setKeyIpsAs,
   setKeyOriginsAs,
 } from '../keys/keys.service.js';
-import { monthStart } from '../signing/create.js';
+import { monthStart } from '../signing/open.js';
 import { countDocumentsSince, failingSeals } from '../signing/signing.repo.js';
 import { iso } from '../lib/clock.js';
 import { listDeliveries } from '../webhooks/hooks.service.js';

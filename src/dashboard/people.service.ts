@@ -14,7 +14,8 @@ import { newId } from '../lib/ids.js';
 import { apiError } from '../lib/errors.js';
 import type { MailQueue } from '../mail/outbox.js';
 import type { RateLimiter } from '../ratelimit/ratelimit.js';
-import { newSignerToken, signerTokenHash } from '../signing/tokens.js';
+import { isEmailAddress } from '../lib/email.js';
+import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { recordAudit } from '../audit/audit-log.repo.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import {
@@ -49,7 +50,6 @@ export const SIGNIN_PER_ADDRESS = 30;
 export type PeopleDeps = { db: Db; clock: Clock; limiter: RateLimiter; config: Pick<Config, 'baseUrl'> };
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
-const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 
 /**
  * The user with this e-mail (created without a password if new) made a member of the workspace with `role`, and a
@@ -84,9 +84,9 @@ export async function createUserLink(
   o: { email: string; workspaceId: string; role: Role; by: string },
 ): Promise<{ userId: string; email: string; url: string; expiresAt: number }> {
   const email = normaliseEmail(o.email);
-  if (!EMAIL.test(email)) throw new Error(`"${o.email}" is not an e-mail address`);
+  if (!isEmailAddress(email)) throw new Error(`"${o.email}" is not an e-mail address`);
   const now = deps.clock.now();
-  const { token, hash } = newSignerToken();
+  const { token, hash } = newLinkToken();
   const userId = await deps.db.kysely.transaction().execute(async (trx) => {
     const user = await grantLink(trx, { ...o, email, kind: 'set_password', hash }, now);
     await recordAudit(
@@ -118,10 +118,10 @@ export async function inviteMember(
 ): Promise<InviteResult> {
   if (v.role !== 'owner') throw apiError('forbidden', { message: 'Only owners of this workspace can invite people.' });
   const email = normaliseEmail(o.email);
-  if (!EMAIL.test(email)) return { ok: false, problem: 'Enter an e-mail address.' };
+  if (!isEmailAddress(email)) return { ok: false, problem: 'Enter an e-mail address.' };
   if (!(ROLES as readonly string[]).includes(o.role)) return { ok: false, problem: 'Choose a role.' };
   const now = deps.clock.now();
-  const { token, hash } = newSignerToken();
+  const { token, hash } = newLinkToken();
   return deps.db.kysely.transaction().execute(async (trx): Promise<InviteResult> => {
     const known = await findUserByEmail(trx, email);
     if (known && (await findMembership(trx, v.workspace.id, known.id)))
@@ -160,7 +160,7 @@ export async function inviteMember(
 
 /** The account a set-password link opens, if it is still usable. */
 export async function linkAccount(deps: PeopleDeps, token: string) {
-  const hash = signerTokenHash(token);
+  const hash = linkTokenHash(token);
   const t = hash ? await findToken(deps.db.kysely, hash) : undefined;
   if (!t || t.used_at !== null || t.expires_at <= deps.clock.now()) return null;
   const user = await findUser(deps.db.kysely, t.user_id);
@@ -243,7 +243,7 @@ export async function signIn(
   if (!perAccount.allowed || !perAddress.allowed || !user || !user.password_hash || !matches) return { ok: false };
   const workspaces = await membershipsOf(deps.db.kysely, user.id);
   if (workspaces.length === 0) return { ok: false };
-  const { token, hash } = newSignerToken();
+  const { token, hash } = newLinkToken();
   const now = deps.clock.now();
   await insertSession(deps.db.kysely, {
     token_hash: hash,
@@ -267,7 +267,7 @@ export type Viewer = {
 
 /** The signed-in person behind a session cookie, or null (unknown, revoked, idle too long, no longer a member). */
 export async function viewerOf(deps: PeopleDeps, cookie: string | undefined): Promise<Viewer | null> {
-  const hash = cookie ? signerTokenHash(cookie) : null;
+  const hash = cookie ? linkTokenHash(cookie) : null;
   if (!hash) return null;
   const s = await findSession(deps.db.kysely, hash);
   const now = deps.clock.now();

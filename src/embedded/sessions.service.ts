@@ -14,7 +14,7 @@ import { newId } from '../lib/ids.js';
 import { isKnownLocale } from '../i18n/i18n.js';
 import { findDocument, findRequest, type RequestRow } from '../signing/signing.repo.js';
 import { assertSignable, invalid, signerView, type SigningDeps } from '../signing/signing.service.js';
-import { newSignerToken, signerTokenHash } from '../signing/tokens.js';
+import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import type { SessionBody, SessionOut } from './embedded.schemas.js';
 import { deleteEndedSessions, findSessionByTokenHash, insertSession, type SessionRow } from './sessions.repo.js';
 
@@ -45,7 +45,7 @@ export async function mintSession(deps: SigningDeps, auth: AuthContext, body: Se
   const now = deps.clock.now();
   assertSignable(await findDocument(deps.db.kysely, r.workspace_id, r.document_id), r, now);
 
-  const { token, hash } = newSignerToken();
+  const { token, hash } = newLinkToken();
   const row: SessionRow = {
     id: newId('ses'),
     workspace_id: auth.workspace.id,
@@ -65,7 +65,7 @@ export type OpenSession = { session: SessionRow; request: RequestRow; ended: boo
 
 /** The session a page's token opens, its request, and whether the session's own time is up; 404 otherwise. */
 export async function sessionByToken(deps: Pick<SigningDeps, 'db' | 'clock'>, token: string): Promise<OpenSession> {
-  const hash = signerTokenHash(token);
+  const hash = linkTokenHash(token);
   const session = hash ? await findSessionByTokenHash(deps.db.kysely, hash) : undefined;
   const request = session && (await findRequest(deps.db.kysely, session.workspace_id, session.signing_request_id));
   if (!session || !request) throw apiError('not_found', { message: 'This signing session is not valid.' });

@@ -7,6 +7,7 @@ import type { Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { isKnownLocale, type Locale } from '../i18n/i18n.js';
+import { isHeaderAddress } from '../lib/email.js';
 import { findMail, findOutbox, insertMail, mailSenderOf } from './outbox.repo.js';
 import { presentMail, type MailView } from './presenters.js';
 import { isTemplateName, oneLine, renderMail, type TemplateName, type TemplateVars } from './templates.js';
@@ -31,8 +32,6 @@ export type MailQueue = {
   enqueue(trx: Kysely<Database>, msg: OutgoingMail): Promise<{ id: string; status: 'queued' }>;
 };
 
-/** One address, no display name, nothing that could split a header. */
-export const PLAIN_ADDRESS = /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+$/;
 const newMailId = () => `mail_${randomBytes(12).toString('hex')}`;
 
 export function createMailQueue(clock: Clock): MailQueue {
@@ -41,11 +40,11 @@ export function createMailQueue(clock: Clock): MailQueue {
       if (!isKnownLocale(msg.locale)) throw new Error(`unknown locale "${String(msg.locale)}"`);
       if (!isTemplateName(msg.template)) throw new Error(`unknown mail template "${String(msg.template)}"`);
       const toEmail = msg.to.email.trim();
-      if (!PLAIN_ADDRESS.test(toEmail)) throw new Error(`not a plain e-mail address: "${msg.to.email}"`);
+      if (!isHeaderAddress(toEmail)) throw new Error(`not a plain e-mail address: "${msg.to.email}"`);
       const ws = await mailSenderOf(trx, msg.workspaceId);
       if (!ws) throw new Error(`no workspace ${msg.workspaceId}`);
       const replyTo = msg.replyTo === undefined ? ws.reply_to : msg.replyTo;
-      if (replyTo != null && !PLAIN_ADDRESS.test(replyTo))
+      if (replyTo != null && !isHeaderAddress(replyTo))
         throw new Error(`reply-to is not a plain e-mail address: "${replyTo}"`);
       const rendered = renderMail(msg.template, msg.locale, { ...msg.vars, workspaceName: ws.name } as never);
       const now = clock.now();

@@ -3,9 +3,9 @@
 import type { Transporter } from 'nodemailer';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import type { Clock } from '../lib/clock.js';
+import { isHeaderAddress } from '../lib/email.js';
 import { describeError, type Logger } from '../lib/logger.js';
 import type { MailRow } from './outbox.repo.js';
-import { PLAIN_ADDRESS } from './outbox.js';
 import { oneLine } from './templates.js';
 
 export type MailTransport = {
@@ -34,7 +34,7 @@ class SendTimeout extends Error {}
 
 export function createTransport(o: TransportOptions): MailTransport {
   const parsedFrom = addressparser(o.from, { flatten: true });
-  if (parsedFrom.length !== 1 || !PLAIN_ADDRESS.test(parsedFrom[0]!.address)) {
+  if (parsedFrom.length !== 1 || !isHeaderAddress(parsedFrom[0]!.address)) {
     throw new Error(`mail from must be one address like "Signet <no-reply@example.com>", got "${o.from}"`);
   }
   if (!o.smtpUrl) return logTransport(o.logger);

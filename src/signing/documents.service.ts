@@ -2,7 +2,7 @@
 // and the placement dry run.
 import { listAudit, verifyChain } from '../documents/audit.repo.js';
 import { apiError } from '../lib/errors.js';
-import { fileOf } from './create.js';
+import { fileOf } from './file-input.js';
 import {
   auditCertificateEvents,
   auditPageInput,

@@ -84,6 +84,22 @@ export const presentSignerInfo = (v: {
   fields: v.fields,
 });
 
+/**
+ * `signing_request.sent`: a signer was invited as their document opened (for a template instance, its first
+ * recipient released, `source: "template_instance"`); later releases emit none.
+ */
+export const sentEventFields = (
+  doc: Pick<DocumentRow, 'id' | 'locale'>,
+  r: RequestRow,
+  source: 'v1_api' | 'template_instance',
+) => ({
+  signing_request_id: r.id,
+  document_id: doc.id,
+  signer: presentSigner(r),
+  locale: doc.locale,
+  source,
+});
+
 /** The signer as webhook payloads carry it (signed, viewed, declined, expired). */
 export const eventSigner = (r: RequestRow) => ({ email: r.email, name: r.name });
 

@@ -9,6 +9,7 @@ import {
   DOCUMENT_MOVES,
   OPEN_REQUEST_STATUSES,
   REQUEST_MOVES,
+  SEAL_MOVES,
   type DocumentMove,
   type DocumentStatus,
   type RequestMove,
@@ -127,13 +128,17 @@ export async function setSignerToken(trx: Trx, id: string, tokenHash: string, pa
     .execute();
 }
 
-/** Every signer signed: the document waits for the sealing job (none → pending, once). */
-export async function markSealPending(trx: Trx, id: string, finalRequestId: string, now: number): Promise<void> {
+/**
+ * The document waits for the sealing job (none → pending, once): every signer signed (`finalRequestId`: the last
+ * signature), or a generated file with no signers was confirmed (null).
+ */
+export async function markSealPending(trx: Trx, id: string, finalRequestId: string | null, now: number): Promise<void> {
+  const { from, to } = SEAL_MOVES.queue;
   await trx
     .updateTable('documents')
-    .set({ seal_state: 'pending', final_request_id: finalRequestId, updated_at: now })
+    .set({ seal_state: to, ...(finalRequestId !== null ? { final_request_id: finalRequestId } : {}), updated_at: now })
     .where('id', '=', id)
-    .where('seal_state', '=', 'none')
+    .where('seal_state', 'in', [...from])
     .execute();
 }
 
@@ -181,8 +186,8 @@ export const completeSealed = (trx: Trx, id: string, workerId: string, patch: Do
     SEAL_LEASE,
     id,
     workerId,
-    { ...patch, seal_state: 'done', status: DOCUMENT_MOVES.complete.to },
-    { release: false, where: { seal_state: 'pending', status: DOCUMENT_MOVES.complete.from } },
+    { ...patch, seal_state: SEAL_MOVES.complete.to, status: DOCUMENT_MOVES.complete.to },
+    { release: false, where: { seal_state: SEAL_MOVES.complete.from, status: DOCUMENT_MOVES.complete.from } },
   );
 
 /** A failed seal: the error, and a lease that now lapses at the retry time, so any worker retries then. */

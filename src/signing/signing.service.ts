@@ -30,7 +30,7 @@ import {
   type RequestRow,
 } from './signing.repo.js';
 import { canMoveRequest, isOpenRequest } from './states.js';
-import { newSignerToken, signerTokenHash } from './tokens.js';
+import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { transition, type TransitionDeps, type Tx } from './transition.js';
 
 export type SigningDeps = TransitionDeps & {
@@ -112,7 +112,7 @@ export const hasEmail = (r: RequestRow): boolean => r.email !== '';
 
 /** The signing request an e-mail link's token opens; 404 for anything else. */
 export async function requestByToken(deps: Pick<SigningDeps, 'db'>, token: string): Promise<RequestRow> {
-  const hash = signerTokenHash(token);
+  const hash = linkTokenHash(token);
   const r = hash ? await findRequestByTokenHash(deps.db.kysely, hash) : undefined;
   if (!r) throw apiError('not_found', { message: 'This signing link is not valid.' });
   return r;
@@ -279,7 +279,7 @@ async function releaseNext(deps: SigningDeps, tx: Tx, doc: DocumentRow, all: Req
     });
     if (!released) continue;
     // A fresh link replaces the one minted at creation, which was never sent.
-    const tk = newSignerToken();
+    const tk = newLinkToken();
     await setSignerToken(tx.trx, next.id, tk.hash);
     await tx.audit(doc, { action: 'signing_request.released', actor: 'system', signingRequestId: next.id });
     await inviteSigner(deps, tx, doc, next, tk.token, 'invitation');
@@ -392,7 +392,7 @@ export async function remindRequest(deps: SigningDeps, auth: Sender, id: string)
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
-    const tk = newSignerToken();
+    const tk = newLinkToken();
     await setSignerToken(tx.trx, r.id, tk.hash, { reminded_at: tx.now, updated_at: tx.now });
     await tx.audit(doc, { action: 'signing_request.reminded', actor: senderActor(auth), signingRequestId: r.id });
     await inviteSigner(deps, tx, doc, r, tk.token, 'reminder');

@@ -6,6 +6,8 @@ import {
   OPEN_REQUEST_STATUSES,
   REQUEST_MOVES,
   REQUEST_STATUSES,
+  SEAL_MOVES,
+  SEAL_STATES,
   canMoveRequest,
 } from './states.js';
 
@@ -26,6 +28,18 @@ test('every move names known statuses, and no move leaves a final state', () => 
     if (m.from[0] === 'draft') assert.ok(['in_progress', 'discarded'].includes(m.to), name);
     else assert.deepEqual([m.from[0], finalDocument.includes(m.to)], ['in_progress', true], name);
   }
+});
+
+test('sealing only moves forward: none → pending → done, each from exactly one state', () => {
+  const order: readonly string[] = SEAL_STATES;
+  for (const [name, m] of Object.entries(SEAL_MOVES)) {
+    assert.equal(m.from.length, 1, name);
+    assert.equal(order.indexOf(m.to), order.indexOf(m.from[0]!) + 1, name);
+  }
+  assert.deepEqual(
+    Object.values(SEAL_MOVES).map((m) => m.to),
+    ['pending', 'done'],
+  );
 });
 
 test("the spec's rows: a signer signs from pending (or viewed); the hourly expiry takes pending and viewed only", () => {

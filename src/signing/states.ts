@@ -25,11 +25,20 @@ export const DOCUMENT_STATUSES = [
 ] as const;
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
-/** Sealing of an in-progress document: `pending` once every signer signed, `done` with the sealed file. */
+/**
+ * Sealing of an in-progress document: `pending` once every signer signed (or a generated file was confirmed), `done`
+ * with the sealed file.
+ */
 export const SEAL_STATES = ['none', 'pending', 'done'] as const;
 export type SealState = (typeof SEAL_STATES)[number];
 
 type Move<S extends string> = { readonly from: readonly S[]; readonly to: S };
+
+/** Sealing moves, each made once: queued for the sealing job, then sealed by it (under its lease). */
+export const SEAL_MOVES = {
+  queue: { from: ['none'], to: 'pending' },
+  complete: { from: ['pending'], to: 'done' },
+} as const satisfies Record<string, Move<SealState>>;
 
 /** Signing-request moves. The spec's rows: sign (pending → signed) and the hourly expiry (pending|viewed → expired). */
 export const REQUEST_MOVES = {

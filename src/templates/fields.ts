@@ -3,6 +3,7 @@
 // validateFieldValues then checks every sender value against the same rules and reports all problems at once, and
 // only values that passed those rules are turned into the text stamped on the PDF.
 import safeRegex from 'safe-regex2';
+import { isEmailAddress } from '../lib/email.js';
 import { apiError, type ApiError } from '../lib/errors.js';
 import { MAX_FIELD_VALUE_LENGTH } from '../limits.js';
 import { SENDER_SLOT, type SlotIn, type TemplateFieldIn, type TemplateFieldType } from './templates.schemas.js';
@@ -20,8 +21,6 @@ export type FieldProblem = { field: string; code: ProblemCode; message: string }
 
 /** Boxes smaller than this (points) could not hold a legible stamp. */
 const MIN_BOX_SIDE = 5;
-// The same plausibility test as signers' addresses (signing/create.ts): one @, no spaces, a dot in the domain.
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** Beyond this many options an error message names their count instead of listing them. */
 const LISTED_OPTIONS = 10;
@@ -181,7 +180,7 @@ function checkValue(f: TemplateFieldIn, value: unknown, subject: string): Checke
         return isCalendarDate(s) ? { text: s } : wrong('invalid_type', 'must be a date (YYYY-MM-DD).');
       const max = f.max_length ?? MAX_FIELD_VALUE_LENGTH;
       if ([...s].length > max) return wrong('too_long', `is longer than ${max} characters.`);
-      if (f.type === 'email' && !EMAIL.test(s)) return wrong('pattern_mismatch', 'is not an e-mail address.');
+      if (f.type === 'email' && !isEmailAddress(s)) return wrong('pattern_mismatch', 'is not an e-mail address.');
       if (f.pattern !== undefined && !new RegExp(`^(?:${f.pattern})$`, 'u').test(s))
         return wrong('pattern_mismatch', "does not match the field's pattern.");
       return { text: s };

@@ -8,7 +8,8 @@ import { createFeatureGate, registerFeatureGate } from '../http/feature-gate.js'
 import { authOf, clientMeta } from '../http/request-context.js';
 import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
 import { UPLOAD_ROUTE } from '../http/upload-budget.js';
-import { confirmInstance, discardInstance, generate, getInstance, instantiate } from './instances.js';
+import { generate, getInstance, instantiate } from './instances.js';
+import { confirmInstance, discardInstance } from './staging.js';
 import {
   ConfirmBody,
   CreateTemplateBody,

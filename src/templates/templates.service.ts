@@ -6,7 +6,7 @@ import { sha256Hex } from '../lib/crypto.js';
 import { apiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { AuthContext } from '../http/request-context.js';
-import { decodeFile } from '../signing/create.js';
+import { decodeFile } from '../signing/file-input.js';
 import { invalid, type SigningDeps } from '../signing/signing.service.js';
 import { inTransaction } from '../signing/transition.js';
 import { checkFieldDefinitions, stampKind } from './fields.js';

@@ -8,7 +8,7 @@ import { fill, formatDateTime, localeOrDefault, strings, type Locale, type Strin
 import type { Assets } from '../../web/assets.js';
 import { PDF_VIEWER, pageHeaders } from '../../web/headers.js';
 import { esc, htmlHead, jsonBlock, modulePreload, moduleScript } from '../../web/html.js';
-import type { reviewView } from '../instances.js';
+import type { reviewView } from './review.service.js';
 
 export type ReviewView = Awaited<ReturnType<typeof reviewView>>;
 /** What the page was asked to do when an error page is shown. */

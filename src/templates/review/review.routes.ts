@@ -11,7 +11,8 @@ import { migrationApplied } from '../../db/migrate.js';
 import { createFeatureGate, registerFeatureGate } from '../../http/feature-gate.js';
 import { ApiError } from '../../lib/errors.js';
 import { localeFromAcceptLanguage } from '../../web/html.js';
-import { confirmInstance, discardInstance, reviewPdf, reviewView } from '../instances.js';
+import { confirmInstance, discardInstance } from '../staging.js';
+import { reviewPdf, reviewView } from './review.service.js';
 import type { TemplatesDeps } from '../templates.service.js';
 import {
   renderReviewError,
