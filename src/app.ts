@@ -44,7 +44,7 @@ import { embeddedRoutes } from './embedded/embedded.routes.js';
 import { embedRoutes } from './embedded/embed.routes.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { docsRoutes } from './docs/docs.routes.js';
-import { apiDescription, describeResponses, onlyTheApi, refResolver } from './docs/openapi.js';
+import { apiDescription, finishDocument, onlyTheApi, refResolver } from './docs/openapi.js';
 
 export type AppDeps = {
   config: Config;
@@ -139,7 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       security: [{ bearer: [] }],
     },
     transform: onlyTheApi,
-    transformObject: describeResponses,
+    transformObject: finishDocument,
     refResolver,
   });
   app.addSchema(ErrorBody);

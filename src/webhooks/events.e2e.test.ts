@@ -1,13 +1,16 @@
 // Every event kind the service sends, made to happen through the real app (HTTP, signer links from the e-mails, the
 // clock-driven jobs), with every body checked against its event's schema with no field more or less: the receiver
-// (testing/e2e.ts) refuses a body that does not fit, and this test checks each one again and that each kind came.
+// (testing/e2e.ts) refuses a body that does not fit; this test checks each one again, against the OpenAPI document's
+// schema too, and that each kind came.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import Schema from 'typebox/schema';
+import { eventComponentName } from '../docs/webhooks.js';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
-import { eventBodyProblems } from '../testing/schemas.js';
+import { eventBodyProblems, strictSchema } from '../testing/schemas.js';
 import { templateBody, VALUES } from '../templates/testing/fixtures.js';
-import { EVENT_NAMES } from './events.js';
+import { EVENT_NAMES, type EventName } from './events.js';
 
 const DAY = 24 * 3600_000;
 const email = (who: string) => `${who}.${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -95,7 +98,14 @@ test('every event kind arrives, and every body fits its schema exactly', async (
 
   const bodies = e.rx.events.filter((x) => x.path === '/ws');
   assert.deepEqual(e.rx.misfits, []);
-  for (const b of bodies) assert.deepEqual(eventBodyProblems(b.body), [], b.body);
+  // Each fits its schema here, and the one the OpenAPI document publishes (which the SDK's types come from).
+  const doc = (await e.h.request('GET', '/v1/openapi.json')).json;
+  const published = (name: EventName) =>
+    strictSchema(doc.components.schemas[eventComponentName(name)], doc.components.schemas);
+  for (const b of bodies) {
+    assert.deepEqual(eventBodyProblems(b.body), [], b.body);
+    assert.ok(Schema.Check(published(b.event.event), b.event), `the document's schema: ${b.body}`);
+  }
   const kinds = new Set(bodies.map((b) => b.event.event as string));
   // placement_expired is retired: nothing sends it.
   assert.deepEqual(

@@ -177,9 +177,9 @@ export const EVENT_FIELDS = {
   // Retired: only the retired manual placement ever emitted it (nothing does now). The spec does not show its
   // fields beyond `document_id`, so the schema stays open.
   placement_expired: event(
-    'Retired: a manual placement expired',
-    'Retired with manual placement (2026-07-31): nothing sends it any more. It was sent when a placement token ' +
-      'elapsed before review. Its fields beyond `document_id` are not specified.',
+    'A manual placement expired (retired)',
+    'Nothing sends it any more: it belonged to manual placement, retired on 2026-07-31, and was sent when a ' +
+      'placement token elapsed before review. Its fields beyond `document_id` are not specified.',
     { document_id: Type.String({ description: 'The document (`doc_…`).' }) },
     true,
   ),
