@@ -23,6 +23,7 @@ import { createRedisLimiter } from '../src/ratelimit/redis-store.js';
 import { freshPostgres, postgresForTests, redisForTests, redisTestPrefix } from '../src/testing/services.js';
 import { createDispatcher } from '../src/webhooks/dispatcher.js';
 import { createHook } from '../src/webhooks/hooks.repo.js';
+import { EVENT_EXAMPLES } from '../src/webhooks/events.schemas.js';
 import { createEmitter } from '../src/webhooks/outbox.repo.js';
 import { createWorkspace } from '../src/workspaces/workspaces.repo.js';
 import type { LoadJob, LoadReport } from './load.js';
@@ -365,6 +366,7 @@ async function dispatch(): Promise<DispatchResult> {
     await db.kysely.transaction().execute(async (trx) => {
       for (let i = from; i < Math.min(from + EMIT_BATCH, DISPATCH_EVENTS); i++) {
         await emit(trx, 'signing_request.signed', ws.id, {
+          ...EVENT_EXAMPLES['signing_request.signed'],
           document_id: `doc_bench_${i}`,
           signing_request_id: `req_bench_${i}`,
         });

@@ -47,7 +47,7 @@ import { DASHBOARD_ASSETS } from './dashboard/dashboard.assets.js';
 import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 import { DOCS_ASSETS } from './docs/docs.assets.js';
 import { docsRoutes } from './docs/docs.routes.js';
-import { apiDescription, describeResponses, onlyTheApi, refResolver } from './docs/openapi.js';
+import { apiDescription, finishDocument, onlyTheApi, refResolver } from './docs/openapi.js';
 import { registerAssets, type NamesOf } from './web/assets.js';
 import { renderTooManyRequestsPage } from './web/html.js';
 
@@ -152,7 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       security: [{ bearer: [] }],
     },
     transform: onlyTheApi,
-    transformObject: describeResponses,
+    transformObject: finishDocument,
     refResolver,
   });
   app.addSchema(ErrorBody);

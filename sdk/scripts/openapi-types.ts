@@ -25,7 +25,10 @@ export async function fetchOpenApiDocument(): Promise<OpenAPI3> {
   }
 }
 
-/** The SDK wraps the key-authenticated API only; signer pages and the dashboard are not part of it. */
+/**
+ * The SDK wraps the key-authenticated API only; signer pages and the dashboard are not part of it. The `webhooks`
+ * (the event bodies, src/events.ts) and the components stay as they are.
+ */
 function apiOnly(doc: OpenAPI3): OpenAPI3 {
   const paths = Object.fromEntries(Object.entries(doc.paths ?? {}).filter(([p]) => p.startsWith('/v1/')));
   return { ...doc, paths };

@@ -1,8 +1,8 @@
-// The webhook event catalogue (the spec's "Event kinds"): one type per event, a union over all of them. Fields that
-// the API also returns are looked up in the generated types; the rest follow the spec's table (the OpenAPI document
-// describes requests and responses, not webhook bodies). A test checks the names against the server's catalogue and
-// the fields against real deliveries.
-import type { CreatedSigningRequest, TemplateInstance } from './types.js';
+// The webhook events (the spec's "Event kinds"): one type per event and the union over all of them, each taken from
+// the generated types of the OpenAPI document's `webhooks` (src/generated/openapi.ts), where the server publishes the
+// schemas it checks its payloads against. Nothing here is declared by hand but the list of names, which must equal
+// the document's (checked when this compiles, and by a test against the server's catalogue).
+import type { components, webhooks } from './generated/openapi.js';
 
 export const EVENT_NAMES = [
   'signing_request.sent',
@@ -15,120 +15,41 @@ export const EVENT_NAMES = [
   'template_instance.confirmed',
   'template_instance.discarded',
   'placement_expired',
-] as const;
+] as const satisfies readonly (keyof webhooks)[];
 
 export type WebhookEventName = (typeof EVENT_NAMES)[number];
+// Compiles only while the list has every event of the document (`satisfies` above refuses one the document lacks).
+const everyEventListed: [Exclude<keyof webhooks, WebhookEventName>] extends [never] ? true : false = true;
+void everyEventListed;
 
-/** The four envelope fields every body carries, beside the event's own fields. */
-export type EventEnvelope<N extends WebhookEventName = WebhookEventName> = {
-  event: N;
-  /** `evt_` + 32 hex; stable across retries: deduplicate on it. */
-  event_id: string;
-  /** ISO 8601 UTC with milliseconds. */
-  created_at: string;
-  workspace_id: string;
-};
-
-/** The signer as a create call returns it: email, role, name, slot. */
-export type EventSigner = CreatedSigningRequest['signing_requests'][number]['signer'];
-export type EventSignerRef = Pick<EventSigner, 'email' | 'name'>;
-type Recipients = TemplateInstance['recipients'];
-type InstanceFields = Pick<TemplateInstance, 'document_id' | 'template_id' | 'template_version' | 'kind'> & {
-  instance_id: TemplateInstance['id'];
-};
-
-export type SigningRequestSentEvent = EventEnvelope<'signing_request.sent'> & {
-  signing_request_id: string;
-  document_id: string;
-  signer: EventSigner;
-  locale: string;
-  source: 'v1_api' | 'template_instance';
-  /** Only on the dashboard's (or `POST /v1/hooks/{id}/test`'s) synthetic test event. */
-  test?: true;
-};
-
-export type SigningRequestViewedEvent = EventEnvelope<'signing_request.viewed'> & {
-  signing_request_id: string;
-  document_id: string;
-  signer: EventSignerRef;
-};
-
-export type SigningRequestSignedEvent = EventEnvelope<'signing_request.signed'> & {
-  signing_request_id: string;
-  document_id: string;
-  signer: EventSignerRef;
-  /** SHA-256 of the PDF the signer saw. */
-  sha256: string;
-};
-
-export type SigningRequestDeclinedEvent = EventEnvelope<'signing_request.declined'> & {
-  signing_request_id: string;
-  document_id: string;
-  signer: EventSignerRef;
-  reason: string;
-};
-
-export type SigningRequestExpiredEvent = EventEnvelope<'signing_request.expired'> & {
-  signing_request_id: string;
-  document_id: string;
-  signer: EventSignerRef;
-  /** Equals the request's `expires_at`. */
-  expired_at: string;
-};
-
-export type DocumentCompletedEvent = EventEnvelope<'document.completed'> & {
-  /** null for a generated template file, which has no signers. */
-  signing_request_id: string | null;
-  document_id: string;
-  signer: EventSignerRef | null;
-  /** `{base_url}/v1/documents/<id>/signed`; fetch it with your API key (`documents.signedPdf`). */
-  signed_pdf_url: string;
-  /** `{base_url}/v1/documents/<id>/audit-trail` (`documents.auditTrail`). */
-  audit_trail_url: string;
-  sha256: string;
-  cert_serial: string;
-  tsa_provider: string;
-  /** ISO 8601 UTC. */
-  tsa_signed_at: string;
-};
-
-export type TemplateInstanceStagedEvent = EventEnvelope<'template_instance.staged'> &
-  InstanceFields & {
-    review_url: string;
-    review_expires_at: string;
-    recipients: Recipients;
-  };
-
-export type TemplateInstanceConfirmedEvent = EventEnvelope<'template_instance.confirmed'> &
-  InstanceFields & {
-    /** `api` or `review_page`. */
-    actor: string;
-    recipients: Recipients;
-  };
-
-export type TemplateInstanceDiscardedEvent = EventEnvelope<'template_instance.discarded'> &
-  InstanceFields & {
-    reason: 'discarded' | 'expired';
-  };
-
-/** Retired manual placement only; its payload fields are not specified beyond `document_id`. */
-export type PlacementExpiredEvent = EventEnvelope<'placement_expired'> & {
-  document_id: string;
-  [field: string]: unknown;
-};
+/** The body of one event as the document publishes it: `EventOf<'document.completed'>`. */
+export type EventOf<N extends WebhookEventName> = webhooks[N]['post']['requestBody']['content']['application/json'];
 
 /** Every webhook body; narrow it on `event`. */
-export type WebhookEvent =
-  | SigningRequestSentEvent
-  | SigningRequestViewedEvent
-  | SigningRequestSignedEvent
-  | SigningRequestDeclinedEvent
-  | SigningRequestExpiredEvent
-  | DocumentCompletedEvent
-  | TemplateInstanceStagedEvent
-  | TemplateInstanceConfirmedEvent
-  | TemplateInstanceDiscardedEvent
-  | PlacementExpiredEvent;
+export type WebhookEvent = { [N in WebhookEventName]: EventOf<N> }[WebhookEventName];
 
-/** The event type of one name: `EventOf<'document.completed'>`. */
-export type EventOf<N extends WebhookEventName> = Extract<WebhookEvent, { event: N }>;
+/** The four envelope fields every body carries, beside the event's own fields. */
+export type EventEnvelope<N extends WebhookEventName = WebhookEventName> = Pick<
+  EventOf<N>,
+  'event' | 'event_id' | 'created_at' | 'workspace_id'
+>;
+
+type Schemas = components['schemas'];
+/** The signer of `signing_request.sent`: email, role, name, slot (as a create call returns it). */
+export type EventSigner = Schemas['EventSigner'];
+/** The signer other signing events are about: email and name. */
+export type EventSignerRef = Schemas['EventSignerRef'];
+/** A template instance's recipient in `template_instance.*` events. */
+export type EventRecipient = Schemas['TemplateRecipient'];
+
+export type SigningRequestSentEvent = EventOf<'signing_request.sent'>;
+export type SigningRequestViewedEvent = EventOf<'signing_request.viewed'>;
+export type SigningRequestSignedEvent = EventOf<'signing_request.signed'>;
+export type SigningRequestDeclinedEvent = EventOf<'signing_request.declined'>;
+export type SigningRequestExpiredEvent = EventOf<'signing_request.expired'>;
+export type DocumentCompletedEvent = EventOf<'document.completed'>;
+export type TemplateInstanceStagedEvent = EventOf<'template_instance.staged'>;
+export type TemplateInstanceConfirmedEvent = EventOf<'template_instance.confirmed'>;
+export type TemplateInstanceDiscardedEvent = EventOf<'template_instance.discarded'>;
+/** Retired with manual placement: nothing sends it; its fields beyond `document_id` are not specified. */
+export type PlacementExpiredEvent = EventOf<'placement_expired'>;

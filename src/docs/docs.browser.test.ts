@@ -1,13 +1,15 @@
 // The API reference in Debian's Chromium, as an integrator reads it: the page renders from Signet alone (every request
 // to another host is blocked and counted: none may be made), every /v1 path of the OpenAPI document is on it, the
-// search finds an operation and takes the reader there, the error catalogue is readable, and axe finds no serious
-// problem. Screenshots go to /tmp/signet-docs-*.png.
+// search finds an operation and takes the reader there, the error catalogue is readable, every webhook event is there
+// with its body, and axe finds no serious problem. Screenshots go to /tmp/signet-docs-*.png.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { catalogue } from '../lib/errors.js';
 import { axe, launchChromium, skipWithoutChromium } from '../testing/browser.js';
 import { startHarness, type Harness } from '../testing/harness.js';
+import { EVENT_NAMES } from '../webhooks/events.js';
+import { EVENTS_TAG } from './webhooks.js';
 
 describe('API reference in Chromium', { skip: skipWithoutChromium }, () => {
   let h: Harness;
@@ -109,6 +111,28 @@ describe('API reference in Chromium', { skip: skipWithoutChromium }, () => {
       missing.map((e) => e.code),
       [],
     );
+  });
+
+  test('the webhook events: every event is on the page, and the navigation leads to one with its body', async () => {
+    const text = await page.locator('.api-content').innerText();
+    assert.deepEqual(
+      EVENT_NAMES.filter((n) => !text.includes(n)),
+      [],
+    );
+    await page.getByRole('menuitem', { name: EVENTS_TAG, exact: true }).click();
+    const item = page.getByRole('menuitem', { name: /document\.completed/ });
+    await item.waitFor();
+    await page.screenshot({ path: '/tmp/signet-docs-webhooks.png' });
+    await item.click();
+    await page.waitForURL(/#tag\/Webhook-events\/paths\/document\.completed\/post$/);
+    const event = page.locator('[id="tag/Webhook-events/paths/document.completed/post"]');
+    await event.locator('h2', { hasText: 'document.completed' }).waitFor();
+    // Its headers, its fields and its example body are there beside it.
+    const shown = await event.innerText();
+    for (const s of ['X-Service-Signature', 'X-Legacy-Event', 'signed_pdf_url', 'tsa_signed_at', 'EventSignerRef'])
+      assert.ok(shown.includes(s), s);
+    assert.match(shown, /"event": "document\.completed"/);
+    await page.screenshot({ path: '/tmp/signet-docs-event.png' });
   });
 
   test('axe finds no serious or critical problem', async (t) => {

@@ -5,7 +5,10 @@ import { after, before, test } from 'node:test';
 import Schema from 'typebox/schema';
 import { catalogue } from '../lib/errors.js';
 import { startHarness, type Harness } from '../testing/harness.js';
+import { strictSchema } from '../testing/schemas.js';
 import { EVENT_NAMES } from '../webhooks/events.js';
+import { deliveryHeaders } from '../webhooks/signature.js';
+import { eventComponentName } from './webhooks.js';
 
 let h: Harness;
 let doc: any;
@@ -67,14 +70,7 @@ test('/docs is a key-less page under the per-address limit, and HEAD works', asy
 // ── The document ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** The schema with its $refs inlined and, where it says nothing, no properties beyond the declared ones. */
-function strict(s: any): any {
-  if (Array.isArray(s)) return s.map(strict);
-  if (!s || typeof s !== 'object') return s;
-  if (typeof s.$ref === 'string') return strict(doc.components.schemas[s.$ref.replace('#/components/schemas/', '')]);
-  const out: any = Object.fromEntries(Object.entries(s).map(([k, v]) => [k, k === 'examples' ? v : strict(v)]));
-  if (out.type === 'object' && out.properties && !('additionalProperties' in out)) out.additionalProperties = false;
-  return out;
-}
+const strict = (s: unknown) => strictSchema(s, doc.components.schemas);
 
 /** An example's ids, event names and secrets look like the service's own. */
 function shapeProblems(v: unknown, at: string): string[] {
@@ -149,7 +145,14 @@ test('the OpenAPI document covers the /v1 API only, with request and response ex
 });
 
 test('the document has the error body once and the error catalogue: every code with its status and meaning', () => {
-  assert.deepEqual(Object.keys(doc.components.schemas), ['Error']);
+  // The error body, then the webhook events' bodies and the pieces they share (below).
+  assert.deepEqual(Object.keys(doc.components.schemas), [
+    'Error',
+    ...EVENT_NAMES.map(eventComponentName),
+    'EventSigner',
+    'EventSignerRef',
+    'TemplateRecipient',
+  ]);
   const description: string = doc.info.description;
   assert.match(description, /<SchemaDefinition schemaRef="#\/components\/schemas\/Error"/);
   const rows = [...description.matchAll(/^\| `([^`]+)` \| (\d{3}) [^|]*\| (.+) \|$/gm)].map((m) => ({
@@ -165,4 +168,46 @@ test('the document has the error body once and the error catalogue: every code w
   const retired = doc.paths['/v1/documents'].post.responses['410'].content['application/json'];
   assert.equal(retired.example.code, catalogue.placement_retired_endpoint.code);
   assert.equal(retired.example.error, catalogue.placement_retired_endpoint.message);
+});
+
+test('webhooks: one POST per event, its body a named component with an example that fits, and the headers', () => {
+  assert.deepEqual(Object.keys(doc.webhooks), EVENT_NAMES);
+  // The headers every delivery carries (Content-Type is the body's media type).
+  const sent = Object.keys(deliveryHeaders('whsec_x', 0, 'evt_x', 'x', '')).filter((k) => k !== 'content-type');
+  const problems: string[] = [];
+  for (const name of EVENT_NAMES) {
+    const op = doc.webhooks[name].post;
+    assert.ok(op.summary && op.description, `${name}: summary and description`);
+    assert.deepEqual(op.security, [], `${name}: no API key; the signature authenticates`);
+    assert.match(op.responses['2XX'].description, /2xx/);
+    const headers = op.parameters.map((p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p));
+    assert.deepEqual(
+      headers.map((x: any) => x.name.toLowerCase()),
+      sent,
+      name,
+    );
+    const named = headers.filter((x: any) => /-event$/i.test(x.name));
+    assert.deepEqual(
+      named.map((x: any) => x.example),
+      [name, name],
+    );
+    for (const x of headers) {
+      assert.equal(x.in, 'header');
+      if (!Schema.Check(x.schema, x.example)) problems.push(`${name} ${x.name}: example does not fit`);
+    }
+    const media = op.requestBody.content['application/json'];
+    assert.equal(media.schema.$ref, `#/components/schemas/${eventComponentName(name)}`);
+    const examples = examplesOf(media);
+    assert.equal(examples.length, 1, name);
+    for (const ex of examples as any[]) {
+      assert.equal(ex.event, name);
+      if (!Schema.Check(strict(media.schema), ex))
+        problems.push(`${name}: example does not fit: ${JSON.stringify(Schema.Errors(strict(media.schema), ex))}`);
+      // Strict: one field more does not fit (the retired placement_expired alone is open).
+      if (name !== 'placement_expired' && Schema.Check(strict(media.schema), { ...ex, extra: 1 }))
+        problems.push(`${name}: a field more still fits`);
+      problems.push(...shapeProblems(ex, name));
+    }
+  }
+  assert.deepEqual(problems, []);
 });

@@ -1,10 +1,11 @@
 // What the OpenAPI document says beyond the routes' own schemas: the API's introduction, the error catalogue (built
 // from lib/errors.ts, so the reference can never list a code the service does not have, or miss one), which routes
-// it covers, and how its shared schemas are named.
+// it covers, how its shared schemas are named, and the webhook events (webhooks.ts).
 import { STATUS_CODES } from 'node:http';
 import type { FastifySchema } from 'fastify';
 import { catalogue } from '../lib/errors.js';
 import { RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
+import { publishWebhooks, type WebhookDocument } from './webhooks.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 
@@ -50,13 +51,18 @@ export const onlyTheApi = ({ schema, url }: { schema: FastifySchema; url: string
 
 /** A response whose schema has no description is described by its status ("Accepted"), not "Default Response". */
 type Operations = Record<string, Record<string, { responses?: Record<string, { description?: string }> }>>;
-export function describeResponses(d: { openapiObject: object } | { swaggerObject: object }) {
-  const doc = ('openapiObject' in d ? d.openapiObject : d.swaggerObject) as { paths?: Operations };
+function describeResponses(doc: { paths?: Operations }) {
   for (const methods of Object.values(doc.paths ?? {}))
     for (const op of Object.values(methods))
       for (const [status, r] of Object.entries(op.responses ?? {}))
         if (r.description === 'Default Response') r.description = STATUS_CODES[status] ?? status;
-  return doc as never;
+}
+
+/** @fastify/swagger's last step: responses described by their status, then the webhook events published. */
+export function finishDocument(d: { openapiObject: object } | { swaggerObject: object }) {
+  const doc = ('openapiObject' in d ? d.openapiObject : d.swaggerObject) as { paths?: Operations } & WebhookDocument;
+  describeResponses(doc);
+  return publishWebhooks(doc) as never;
 }
 
 /** Shared schemas are named by their `$id` (`Error`) instead of `def-0`. */

@@ -5,6 +5,7 @@ import type { AuditEvent, AuditInfo } from '../documents/pdf/audit-page.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { AuthContext } from '../http/request-context.js';
 import { iso } from '../lib/clock.js';
+import type { EventFields } from '../webhooks/events.js';
 import type { DocumentRow, RequestRow } from './signing.repo.js';
 import type { AuditTrailOut, DocumentOut, RequestBrief, RequestOut } from './signing.schemas.js';
 
@@ -91,8 +92,8 @@ export const presentSignerInfo = (v: {
 export const sentEventFields = (
   doc: Pick<DocumentRow, 'id' | 'locale'>,
   r: RequestRow,
-  source: 'v1_api' | 'template_instance',
-) => ({
+  source: EventFields<'signing_request.sent'>['source'],
+): EventFields<'signing_request.sent'> => ({
   signing_request_id: r.id,
   document_id: doc.id,
   signer: presentSigner(r),

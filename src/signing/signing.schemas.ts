@@ -2,6 +2,7 @@
 // the service's input and output types are derived from them.
 import { Type, type Static } from 'typebox';
 import { FILE_BODY_LIMIT, MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
+import { EventSigner } from '../webhooks/events.schemas.js';
 
 const Role = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 
@@ -108,7 +109,8 @@ export const CreateBody = Type.Object(
 );
 export type CreateBody = Static<typeof CreateBody>;
 
-const SignerOut = Type.Object({ email: Type.String(), role: Type.String(), name: Type.String(), slot: Type.Integer() });
+/** The signer as `signing_request.sent` shows it too (one shape: webhooks/events.schemas.ts). */
+const SignerOut = Type.Object(EventSigner.properties);
 export const RequestBrief = Type.Object({
   id: Type.String(),
   status: Type.String(),

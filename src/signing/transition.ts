@@ -11,7 +11,7 @@ import { appendAudit, type AuditInput } from '../documents/audit.repo.js';
 import type { Clock } from '../lib/clock.js';
 import type { MailQueue, OutgoingMail } from '../mail/outbox.js';
 import type { OutgoingSms, SmsQueue } from '../sms/outbox.js';
-import type { EventName } from '../webhooks/events.js';
+import type { EventFields, EventName } from '../webhooks/events.js';
 import type { Emit } from '../webhooks/outbox.repo.js';
 import { lockDocument, type DocumentRow } from './signing.repo.js';
 
@@ -30,7 +30,7 @@ export type Tx = {
     doc: Pick<DocumentRow, 'id' | 'workspace_id'>,
     entry: Omit<AuditInput, 'documentId' | 'workspaceId'>,
   ): Promise<void>;
-  emit(name: EventName, workspaceId: string, fields: Record<string, unknown>): Promise<void>;
+  emit<N extends EventName>(name: N, workspaceId: string, fields: EventFields<N>): Promise<void>;
   mail(msg: OutgoingMail): Promise<void>;
   sms(msg: OutgoingSms): Promise<void>;
   /** The document is ready to seal: wake the sealing job after the commit. */

@@ -310,18 +310,19 @@ export async function release(
       if (!queued) await inviteSigner(deps, tx, doc, r, tokens[i]!, 'invitation');
     }
   }
+  const by = keyId ? 'api' : 'review_page';
   const confirmed: InstanceRow = {
     ...inst,
     status: 'confirmed',
     recipients: JSON.stringify(out),
     confirmed_at: tx.now,
-    confirmed_by: keyId ? 'api' : 'review_page',
+    confirmed_by: by,
     updated_at: tx.now,
   };
   await tx.audit(doc, { action: 'template_instance.confirmed', actor, detail: { instance_id: inst.id } });
   await tx.emit('template_instance.confirmed', doc.workspace_id, {
     ...instanceEventFields(confirmed),
-    actor: confirmed.confirmed_by,
+    actor: by,
     recipients: out,
   });
   return confirmed;

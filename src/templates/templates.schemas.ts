@@ -11,6 +11,7 @@ import {
   MAX_URL_LENGTH,
 } from '../limits.js';
 import { FileIn } from '../signing/signing.schemas.js';
+import { TemplateRecipient } from '../webhooks/events.schemas.js';
 
 // The examples of the OpenAPI document: one services agreement with a client and a provider, through every route.
 const ex = {
@@ -356,15 +357,8 @@ export const ConfirmBody = Type.Object(
 );
 export type ConfirmBody = Static<typeof ConfirmBody>;
 
-export const RecipientOut = Type.Object({
-  slot: Type.String(),
-  name: Type.String(),
-  email: Type.Union([Type.String(), Type.Null()]),
-  phone: Type.Union([Type.String(), Type.Null()]),
-  channel: Type.String(),
-  signing_order: Type.Integer(),
-  signing_request_id: Type.Optional(Type.String()),
-});
+/** A recipient as the `template_instance.*` events show it too (one shape: webhooks/events.schemas.ts). */
+export const RecipientOut = Type.Object(TemplateRecipient.properties);
 export type RecipientOut = Static<typeof RecipientOut>;
 
 export const InstanceOut = Type.Object(

@@ -1,10 +1,13 @@
 // End-to-end fixtures: the real app with a real SMTP peer and a real webhook receiver whose deliveries are verified
-// with Stripe's verifier (an implementation no one here wrote). Links are taken from the e-mails, as a signer would.
+// with Stripe's verifier (an implementation no one here wrote) and checked against their event's schema, strictly:
+// a body with a field more or less is refused, and the fixture's next `work()` or `eventsOf()` throws naming it.
+// Links are taken from the e-mails, as a signer would.
 import http from 'node:http';
 import Stripe from 'stripe';
 import { setRateLimit } from '../keys/keys.repo.js';
 import { startHarness, type Harness, type HarnessOptions } from './harness.js';
 import { startSmtpPeer, type SmtpPeer } from '../mail/testing/smtp-peer.js';
+import { eventBodyProblems } from './schemas.js';
 
 export type ReceivedEvent = {
   path: string;
@@ -16,6 +19,8 @@ export type ReceivedEvent = {
 export type Receiver = {
   url(path: string): string;
   events: ReceivedEvent[];
+  /** Signed deliveries whose body did not fit its event's schema (refused with 400). */
+  misfits: { path: string; body: string; problems: string[] }[];
   secrets: Map<string, string>;
   close(): Promise<void>;
 };
@@ -25,6 +30,7 @@ const stripe = new Stripe('sk_test_unused');
 /** A webhook receiver; each path is one hook whose secret must be registered in `secrets` before delivery. */
 export async function startReceiver(): Promise<Receiver> {
   const events: ReceivedEvent[] = [];
+  const misfits: Receiver['misfits'] = [];
   const secrets = new Map<string, string>();
   const server = http.createServer((req, res) => {
     let body = '';
@@ -41,6 +47,11 @@ export async function startReceiver(): Promise<Receiver> {
           secret,
           1e9,
         ) as unknown as Record<string, any>;
+        const problems = eventBodyProblems(body);
+        if (problems.length > 0) {
+          misfits.push({ path, body, problems });
+          throw new Error(problems.join('; '));
+        }
         events.push({ path, headers: req.headers, body, event });
         res.writeHead(200).end('ok');
       } catch (err) {
@@ -53,6 +64,7 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     events,
+    misfits,
     secrets,
     close: () => new Promise((r) => server.close(() => r())),
   };
@@ -92,23 +104,35 @@ export async function startE2E(opts: HarnessOptions & { tier?: string } = {}): P
       .map((m) => /\/sign\/([A-Za-z0-9_-]{43})/.exec(m.text ?? '')?.[1])
       .filter((x): x is string => Boolean(x));
   };
+  const assertFits = () => {
+    if (rx.misfits.length === 0) return;
+    const m = rx.misfits[0]!;
+    throw new Error(
+      `${rx.misfits.length} webhook bodies do not fit their schema; first: ${m.problems.join('; ')}\n${m.body}`,
+    );
+  };
   return {
     h,
     smtp,
     rx,
     token: t.token,
     workspaceId: t.workspaceId,
-    work: () => h.work(),
+    async work() {
+      await h.work();
+      assertFits();
+    },
     linksFor,
     async linkFor(email) {
       const all = await linksFor(email);
       if (all.length === 0) throw new Error(`no signer link mailed to ${email}`);
       return all[all.length - 1]!;
     },
-    eventsOf: (name, documentId, path = '/ws') =>
-      rx.events
+    eventsOf(name, documentId, path = '/ws') {
+      assertFits();
+      return rx.events
         .filter((e) => e.path === path && e.event.event === name && (!documentId || e.event.document_id === documentId))
-        .map((e) => e.event),
+        .map((e) => e.event);
+    },
     api: (method, path, body) => h.request(method, path, { token: t.token, body }),
     async close() {
       await h.close();

@@ -12,6 +12,7 @@ import { freshPostgres, postgresForTests } from '../testing/services.js';
 import { claimDue, recordOutcomes } from './deliveries.repo.js';
 import { getDelivery, listDeliveries, replayDelivery } from './hooks.service.js';
 import { createDispatcher } from './dispatcher.js';
+import { EVENT_EXAMPLES } from './events.schemas.js';
 import { createEmitter } from './outbox.repo.js';
 import { newWebhookSecret } from './signature.js';
 
@@ -71,8 +72,13 @@ async function seed(db: Db, clock: ManualClock, targetUrl: string, n: number) {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       ids.push(
-        (await emit(trx, 'document.completed', workspaceId, { signing_request_id: `sr_${i}`, document_id: `doc_${i}` }))
-          .eventId,
+        (
+          await emit(trx, 'document.completed', workspaceId, {
+            ...EVENT_EXAMPLES['document.completed'],
+            signing_request_id: `sr_${i}`,
+            document_id: `doc_${i}`,
+          })
+        ).eventId,
       );
     }
     return ids;

@@ -1,22 +1,13 @@
-// The event catalogue: the only list of event names, and the only builder of the wire envelope.
+// The event catalogue: the event names (from their payload schemas, events.schemas.ts), and the only builder of the
+// wire envelope.
 import { iso } from '../lib/clock.js';
 import { newEventId } from '../lib/ids.js';
+import { EVENT_FIELDS, type EventFields, type EventName } from './events.schemas.js';
 
-export const EVENT_NAMES = [
-  'signing_request.sent',
-  'signing_request.viewed',
-  'signing_request.signed',
-  'signing_request.declined',
-  'signing_request.expired',
-  'document.completed',
-  'template_instance.staged',
-  'template_instance.confirmed',
-  'template_instance.discarded',
-  // Retired with manual placement: still a name hooks may filter on (the spec lists it), but nothing emits it.
-  'placement_expired',
-] as const;
+export type { EventFields, EventName } from './events.schemas.js';
 
-export type EventName = (typeof EVENT_NAMES)[number];
+/** Every event name, in the catalogue's order; the names are the keys of the payload schemas. */
+export const EVENT_NAMES = Object.keys(EVENT_FIELDS) as readonly EventName[];
 
 const known = new Set<string>(EVENT_NAMES);
 export const isEventName = (name: string): name is EventName => known.has(name);
@@ -24,10 +15,10 @@ export const isEventName = (name: string): name is EventName => known.has(name);
 export type Envelope = { id: string; createdAt: number; body: string };
 
 /** Envelope fields first, then the event's own fields at the same level; serialised once, sent byte for byte. */
-export function buildEnvelope(
-  name: EventName,
+export function buildEnvelope<N extends EventName>(
+  name: N,
   workspaceId: string,
-  fields: Record<string, unknown>,
+  fields: EventFields<N>,
   now: number,
 ): Envelope {
   const id = newEventId();
@@ -42,7 +33,7 @@ export function buildEnvelope(
 }
 
 /** The spec's synthetic test event: a `signing_request.sent` with `test: true` and fixed synthetic ids. */
-export const testEventFields = (): Record<string, unknown> => ({
+export const testEventFields = (): EventFields<'signing_request.sent'> => ({
   test: true,
   signing_request_id: 'req_test_synthetic',
   document_id: 'doc_test_synthetic',

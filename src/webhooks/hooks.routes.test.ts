@@ -8,6 +8,7 @@ import { startHarness, type Harness, type Res } from '../testing/harness.js';
 import { createDispatcher } from './dispatcher.js';
 import { createHook } from './hooks.repo.js';
 import { EVENT_NAMES } from './events.js';
+import { EVENT_EXAMPLES } from './events.schemas.js';
 import { HookView } from './hooks.schemas.js';
 
 type Received = { headers: http.IncomingHttpHeaders; body: string };
@@ -275,7 +276,7 @@ describe('/v1/hooks', () => {
     const targets = async (name: 'signing_request.sent' | 'signing_request.signed', doc: string) => {
       const r = await h.db.kysely
         .transaction()
-        .execute((trx) => h.app.emit(trx, name, t.workspaceId, { document_id: doc, signing_request_id: 'sr_1' }));
+        .execute((trx) => h.app.emit(trx, name, t.workspaceId, { ...EVENT_EXAMPLES[name], document_id: doc }));
       const rows = await h.db.kysely
         .selectFrom('deliveries')
         .select('hook_id')
@@ -293,7 +294,10 @@ describe('/v1/hooks', () => {
       .executeTakeFirstOrThrow();
     await assert.rejects(
       h.db.kysely.transaction().execute(async (trx) => {
-        await h.app.emit(trx, 'signing_request.sent', t.workspaceId, { document_id: 'doc_a' });
+        await h.app.emit(trx, 'signing_request.sent', t.workspaceId, {
+          ...EVENT_EXAMPLES['signing_request.sent'],
+          document_id: 'doc_a',
+        });
         throw new Error('state change failed');
       }),
     );

@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { DeliveryStatus } from './deliveries.repo.js';
-import { buildEnvelope, type EventName } from './events.js';
+import { buildEnvelope, type EventFields, type EventName } from './events.js';
 
 export type EmitOptions = {
   /** The document the event is about; document-scoped hooks of other documents never match. */
@@ -14,11 +14,12 @@ export type EmitOptions = {
   onlyHookId?: string;
 };
 
-export type Emit = (
+/** Writes one event; its fields are typed by its name (events.schemas.ts). */
+export type Emit = <N extends EventName>(
   trx: Kysely<Database>,
-  name: EventName,
+  name: N,
   workspaceId: string,
-  fields: Record<string, unknown>,
+  fields: EventFields<N>,
   opts?: EmitOptions,
 ) => Promise<{ eventId: string; deliveries: number }>;
 
@@ -42,7 +43,7 @@ export const pendingDelivery = (eventId: string, hookId: string, workspaceId: st
 export function createEmitter(clock: Clock): Emit {
   return async (trx, name, workspaceId, fields, opts = {}) => {
     const now = clock.now();
-    const documentId = opts.documentId ?? (typeof fields.document_id === 'string' ? fields.document_id : null);
+    const documentId = opts.documentId ?? fields.document_id;
     const env = buildEnvelope(name, workspaceId, fields, now);
     await trx
       .insertInto('events')

@@ -4687,7 +4687,975 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'signing_request.sent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * signing_request.sent
+     * @description **A signer was invited.** A create call dispatched its invitations: one event per signer (`source: "v1_api"`). A template instance sent at once or confirmed: one event for the first recipient released (`source: "template_instance"`). Not sent again when sequential signing releases the next signer. The hook test sends a synthetic one (`test: true`, `signing_request_id: "req_test_synthetic"`, `document_id: "doc_test_synthetic"`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description Always the same.
+           * @example service-webhooks/1.0
+           */
+          'User-Agent': components['parameters']['User-Agent'];
+          /**
+           * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Service-Signature': components['parameters']['X-Service-Signature'];
+          /**
+           * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Service-Event-Id': components['parameters']['X-Service-Event-Id'];
+          /**
+           * @description The body’s `event`.
+           * @example signing_request.sent
+           */
+          'X-Service-Event': 'signing_request.sent';
+          /**
+           * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Legacy-Signature': components['parameters']['X-Legacy-Signature'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Legacy-Event-Id': components['parameters']['X-Legacy-Event-Id'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event`, sent permanently for receivers written against it.
+           * @example signing_request.sent
+           */
+          'X-Legacy-Event': 'signing_request.sent';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The `signing_request.sent` event: the envelope, then the event’s own fields, in one JSON object. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "event": "signing_request.sent",
+           *       "event_id": "evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "workspace_id": "ws_7c1e4b2a9d8f6e5c3b2a1d0e",
+           *       "signing_request_id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+           *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+           *       "signer": {
+           *         "email": "ana@example.com",
+           *         "name": "Ana Pérez",
+           *         "role": "buyer",
+           *         "slot": 1
+           *       },
+           *       "locale": "en",
+           *       "source": "v1_api"
+           *     }
+           */
+          'application/json': components['schemas']['SigningRequestSentEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx answer acknowledges the delivery. Any other status, a redirect (not followed), or no answer within 15 seconds is a failure: the event is sent again after 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (7 attempts in all), then given up. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'signing_request.viewed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * signing_request.viewed
+     * @description **A signer opened the document.** A signer opened the signing page.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description Always the same.
+           * @example service-webhooks/1.0
+           */
+          'User-Agent': components['parameters']['User-Agent'];
+          /**
+           * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Service-Signature': components['parameters']['X-Service-Signature'];
+          /**
+           * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Service-Event-Id': components['parameters']['X-Service-Event-Id'];
+          /**
+           * @description The body’s `event`.
+           * @example signing_request.viewed
+           */
+          'X-Service-Event': 'signing_request.viewed';
+          /**
+           * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Legacy-Signature': components['parameters']['X-Legacy-Signature'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Legacy-Event-Id': components['parameters']['X-Legacy-Event-Id'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event`, sent permanently for receivers written against it.
+           * @example signing_request.viewed
+           */
+          'X-Legacy-Event': 'signing_request.viewed';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The `signing_request.viewed` event: the envelope, then the event’s own fields, in one JSON object. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "event": "signing_request.viewed",
+           *       "event_id": "evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "workspace_id": "ws_7c1e4b2a9d8f6e5c3b2a1d0e",
+           *       "signing_request_id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+           *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+           *       "signer": {
+           *         "email": "ana@example.com",
+           *         "name": "Ana Pérez"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['SigningRequestViewedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx answer acknowledges the delivery. Any other status, a redirect (not followed), or no answer within 15 seconds is a failure: the event is sent again after 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (7 attempts in all), then given up. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'signing_request.signed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * signing_request.signed
+     * @description **A signer signed.** A signer completed their signature.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description Always the same.
+           * @example service-webhooks/1.0
+           */
+          'User-Agent': components['parameters']['User-Agent'];
+          /**
+           * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Service-Signature': components['parameters']['X-Service-Signature'];
+          /**
+           * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Service-Event-Id': components['parameters']['X-Service-Event-Id'];
+          /**
+           * @description The body’s `event`.
+           * @example signing_request.signed
+           */
+          'X-Service-Event': 'signing_request.signed';
+          /**
+           * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Legacy-Signature': components['parameters']['X-Legacy-Signature'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Legacy-Event-Id': components['parameters']['X-Legacy-Event-Id'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event`, sent permanently for receivers written against it.
+           * @example signing_request.signed
+           */
+          'X-Legacy-Event': 'signing_request.signed';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The `signing_request.signed` event: the envelope, then the event’s own fields, in one JSON object. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "event": "signing_request.signed",
+           *       "event_id": "evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "workspace_id": "ws_7c1e4b2a9d8f6e5c3b2a1d0e",
+           *       "signing_request_id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+           *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+           *       "signer": {
+           *         "email": "ana@example.com",
+           *         "name": "Ana Pérez"
+           *       },
+           *       "sha256": "9e098756662d14cee2cbf44353e62e8868567ad69e38d4cddc95a78b4a9e7c8c"
+           *     }
+           */
+          'application/json': components['schemas']['SigningRequestSignedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx answer acknowledges the delivery. Any other status, a redirect (not followed), or no answer within 15 seconds is a failure: the event is sent again after 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (7 attempts in all), then given up. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'signing_request.declined': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * signing_request.declined
+     * @description **A signer declined.** A signer refused to sign. The document can then never complete; its other open requests are withdrawn.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description Always the same.
+           * @example service-webhooks/1.0
+           */
+          'User-Agent': components['parameters']['User-Agent'];
+          /**
+           * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Service-Signature': components['parameters']['X-Service-Signature'];
+          /**
+           * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Service-Event-Id': components['parameters']['X-Service-Event-Id'];
+          /**
+           * @description The body’s `event`.
+           * @example signing_request.declined
+           */
+          'X-Service-Event': 'signing_request.declined';
+          /**
+           * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Legacy-Signature': components['parameters']['X-Legacy-Signature'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Legacy-Event-Id': components['parameters']['X-Legacy-Event-Id'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event`, sent permanently for receivers written against it.
+           * @example signing_request.declined
+           */
+          'X-Legacy-Event': 'signing_request.declined';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The `signing_request.declined` event: the envelope, then the event’s own fields, in one JSON object. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "event": "signing_request.declined",
+           *       "event_id": "evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "workspace_id": "ws_7c1e4b2a9d8f6e5c3b2a1d0e",
+           *       "signing_request_id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+           *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+           *       "signer": {
+           *         "email": "ana@example.com",
+           *         "name": "Ana Pérez"
+           *       },
+           *       "reason": "The delivery date in clause 4 is wrong."
+           *     }
+           */
+          'application/json': components['schemas']['SigningRequestDeclinedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx answer acknowledges the delivery. Any other status, a redirect (not followed), or no answer within 15 seconds is a failure: the event is sent again after 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (7 attempts in all), then given up. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'signing_request.expired': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * signing_request.expired
+     * @description **A signing request expired.** A pending or viewed request passed its `expires_at` (the hourly expiry job): one event per such request; queued sequential followers expire without one.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description Always the same.
+           * @example service-webhooks/1.0
+           */
+          'User-Agent': components['parameters']['User-Agent'];
+          /**
+           * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Service-Signature': components['parameters']['X-Service-Signature'];
+          /**
+           * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Service-Event-Id': components['parameters']['X-Service-Event-Id'];
+          /**
+           * @description The body’s `event`.
+           * @example signing_request.expired
+           */
+          'X-Service-Event': 'signing_request.expired';
+          /**
+           * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Legacy-Signature': components['parameters']['X-Legacy-Signature'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Legacy-Event-Id': components['parameters']['X-Legacy-Event-Id'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event`, sent permanently for receivers written against it.
+           * @example signing_request.expired
+           */
+          'X-Legacy-Event': 'signing_request.expired';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The `signing_request.expired` event: the envelope, then the event’s own fields, in one JSON object. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "event": "signing_request.expired",
+           *       "event_id": "evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "workspace_id": "ws_7c1e4b2a9d8f6e5c3b2a1d0e",
+           *       "signing_request_id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+           *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+           *       "signer": {
+           *         "email": "ana@example.com",
+           *         "name": "Ana Pérez"
+           *       },
+           *       "expired_at": "2026-12-22T10:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['SigningRequestExpiredEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx answer acknowledges the delivery. Any other status, a redirect (not followed), or no answer within 15 seconds is a failure: the event is sent again after 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (7 attempts in all), then given up. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'document.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * document.completed
+     * @description **A document was completed and sealed.** The final signer signed, every signer row is signed, and the sealed PDF is ready. A generated template file completes too, without signers: `signing_request_id` and `signer` are then null.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description Always the same.
+           * @example service-webhooks/1.0
+           */
+          'User-Agent': components['parameters']['User-Agent'];
+          /**
+           * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Service-Signature': components['parameters']['X-Service-Signature'];
+          /**
+           * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Service-Event-Id': components['parameters']['X-Service-Event-Id'];
+          /**
+           * @description The body’s `event`.
+           * @example document.completed
+           */
+          'X-Service-Event': 'document.completed';
+          /**
+           * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Legacy-Signature': components['parameters']['X-Legacy-Signature'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Legacy-Event-Id': components['parameters']['X-Legacy-Event-Id'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event`, sent permanently for receivers written against it.
+           * @example document.completed
+           */
+          'X-Legacy-Event': 'document.completed';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The `document.completed` event: the envelope, then the event’s own fields, in one JSON object. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "event": "document.completed",
+           *       "event_id": "evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "workspace_id": "ws_7c1e4b2a9d8f6e5c3b2a1d0e",
+           *       "signing_request_id": "sr_1a2b3c4d5e6f7a8b9c0d1e2f",
+           *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+           *       "signer": {
+           *         "email": "ana@example.com",
+           *         "name": "Ana Pérez"
+           *       },
+           *       "signed_pdf_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/signed",
+           *       "audit_trail_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/audit-trail",
+           *       "sha256": "4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b",
+           *       "cert_serial": "5f2c9a0e71b3d8c4",
+           *       "tsa_provider": "tsa.example.net",
+           *       "tsa_signed_at": "2026-11-23T09:30:14.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['DocumentCompletedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx answer acknowledges the delivery. Any other status, a redirect (not followed), or no answer within 15 seconds is a failure: the event is sent again after 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (7 attempts in all), then given up. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'template_instance.staged': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * template_instance.staged
+     * @description **A template instance waits for review.** Instantiate or generate with `review: true` created a staged instance. Nobody is invited before it is confirmed; it is discarded (reason `expired`) when its 14-day review window closes.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description Always the same.
+           * @example service-webhooks/1.0
+           */
+          'User-Agent': components['parameters']['User-Agent'];
+          /**
+           * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Service-Signature': components['parameters']['X-Service-Signature'];
+          /**
+           * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Service-Event-Id': components['parameters']['X-Service-Event-Id'];
+          /**
+           * @description The body’s `event`.
+           * @example template_instance.staged
+           */
+          'X-Service-Event': 'template_instance.staged';
+          /**
+           * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Legacy-Signature': components['parameters']['X-Legacy-Signature'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Legacy-Event-Id': components['parameters']['X-Legacy-Event-Id'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event`, sent permanently for receivers written against it.
+           * @example template_instance.staged
+           */
+          'X-Legacy-Event': 'template_instance.staged';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The `template_instance.staged` event: the envelope, then the event’s own fields, in one JSON object. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "event": "template_instance.staged",
+           *       "event_id": "evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "workspace_id": "ws_7c1e4b2a9d8f6e5c3b2a1d0e",
+           *       "instance_id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c",
+           *       "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+           *       "document_id": "doc_9e0f1a2b3c4d5e6f7a8b9c0d",
+           *       "template_version": 3,
+           *       "kind": "instantiate",
+           *       "review_url": "https://signet.example.com/review/wZ1v0Rk3dY8qXn5bJt2mLc7aP4sHf9gE6uTiOy0KlMA",
+           *       "review_expires_at": "2026-12-06T10:00:00.000Z",
+           *       "recipients": [
+           *         {
+           *           "slot": "client",
+           *           "name": "Ada Lovelace",
+           *           "email": "ada@example.com",
+           *           "phone": null,
+           *           "channel": "email",
+           *           "signing_order": 1
+           *         },
+           *         {
+           *           "slot": "provider",
+           *           "name": "Grace Hopper",
+           *           "email": null,
+           *           "phone": "+14155550123",
+           *           "channel": "sms",
+           *           "signing_order": 2
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['TemplateInstanceStagedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx answer acknowledges the delivery. Any other status, a redirect (not followed), or no answer within 15 seconds is a failure: the event is sent again after 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (7 attempts in all), then given up. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'template_instance.confirmed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * template_instance.confirmed
+     * @description **A template instance was sent.** A confirm released the invitations, or finalized a generated file. An instance sent without review has one too (`actor: "api"`), so every instance that went out has exactly one.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description Always the same.
+           * @example service-webhooks/1.0
+           */
+          'User-Agent': components['parameters']['User-Agent'];
+          /**
+           * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Service-Signature': components['parameters']['X-Service-Signature'];
+          /**
+           * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Service-Event-Id': components['parameters']['X-Service-Event-Id'];
+          /**
+           * @description The body’s `event`.
+           * @example template_instance.confirmed
+           */
+          'X-Service-Event': 'template_instance.confirmed';
+          /**
+           * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Legacy-Signature': components['parameters']['X-Legacy-Signature'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Legacy-Event-Id': components['parameters']['X-Legacy-Event-Id'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event`, sent permanently for receivers written against it.
+           * @example template_instance.confirmed
+           */
+          'X-Legacy-Event': 'template_instance.confirmed';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The `template_instance.confirmed` event: the envelope, then the event’s own fields, in one JSON object. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "event": "template_instance.confirmed",
+           *       "event_id": "evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "workspace_id": "ws_7c1e4b2a9d8f6e5c3b2a1d0e",
+           *       "instance_id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c",
+           *       "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+           *       "document_id": "doc_9e0f1a2b3c4d5e6f7a8b9c0d",
+           *       "template_version": 3,
+           *       "kind": "instantiate",
+           *       "actor": "review_page",
+           *       "recipients": [
+           *         {
+           *           "slot": "client",
+           *           "name": "Ada Lovelace",
+           *           "email": "ada@example.com",
+           *           "phone": null,
+           *           "channel": "email",
+           *           "signing_order": 1,
+           *           "signing_request_id": "sr_3c4d5e6f7a8b9c0d1e2f3a4b"
+           *         },
+           *         {
+           *           "slot": "provider",
+           *           "name": "Grace Hopper",
+           *           "email": null,
+           *           "phone": "+14155550123",
+           *           "channel": "sms",
+           *           "signing_order": 2,
+           *           "signing_request_id": "sr_4d5e6f7a8b9c0d1e2f3a4b5c"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['TemplateInstanceConfirmedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx answer acknowledges the delivery. Any other status, a redirect (not followed), or no answer within 15 seconds is a failure: the event is sent again after 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (7 attempts in all), then given up. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'template_instance.discarded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * template_instance.discarded
+     * @description **A template instance was discarded.** A staged instance was discarded by hand (`discarded`) or when its review window closed (`expired`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description Always the same.
+           * @example service-webhooks/1.0
+           */
+          'User-Agent': components['parameters']['User-Agent'];
+          /**
+           * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Service-Signature': components['parameters']['X-Service-Signature'];
+          /**
+           * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Service-Event-Id': components['parameters']['X-Service-Event-Id'];
+          /**
+           * @description The body’s `event`.
+           * @example template_instance.discarded
+           */
+          'X-Service-Event': 'template_instance.discarded';
+          /**
+           * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Legacy-Signature': components['parameters']['X-Legacy-Signature'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Legacy-Event-Id': components['parameters']['X-Legacy-Event-Id'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event`, sent permanently for receivers written against it.
+           * @example template_instance.discarded
+           */
+          'X-Legacy-Event': 'template_instance.discarded';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The `template_instance.discarded` event: the envelope, then the event’s own fields, in one JSON object. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "event": "template_instance.discarded",
+           *       "event_id": "evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "workspace_id": "ws_7c1e4b2a9d8f6e5c3b2a1d0e",
+           *       "instance_id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c",
+           *       "template_id": "tpl_3c4d5e6f7a8b9c0d1e2f3a4b",
+           *       "document_id": "doc_9e0f1a2b3c4d5e6f7a8b9c0d",
+           *       "template_version": 3,
+           *       "kind": "instantiate",
+           *       "reason": "expired"
+           *     }
+           */
+          'application/json': components['schemas']['TemplateInstanceDiscardedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx answer acknowledges the delivery. Any other status, a redirect (not followed), or no answer within 15 seconds is a failure: the event is sent again after 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (7 attempts in all), then given up. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  placement_expired: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * placement_expired
+     * @description **A manual placement expired (retired).** Nothing sends it any more: it belonged to manual placement, retired on 2026-07-31, and was sent when a placement token elapsed before review. Its fields beyond `document_id` are not specified.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description Always the same.
+           * @example service-webhooks/1.0
+           */
+          'User-Agent': components['parameters']['User-Agent'];
+          /**
+           * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Service-Signature': components['parameters']['X-Service-Signature'];
+          /**
+           * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Service-Event-Id': components['parameters']['X-Service-Event-Id'];
+          /**
+           * @description The body’s `event`.
+           * @example placement_expired
+           */
+          'X-Service-Event': 'placement_expired';
+          /**
+           * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+           * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+           */
+          'X-Legacy-Signature': components['parameters']['X-Legacy-Signature'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+           * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+           */
+          'X-Legacy-Event-Id': components['parameters']['X-Legacy-Event-Id'];
+          /**
+           * @description Byte for byte the same as `X-Service-Event`, sent permanently for receivers written against it.
+           * @example placement_expired
+           */
+          'X-Legacy-Event': 'placement_expired';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The `placement_expired` event: the envelope, then the event’s own fields, in one JSON object. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "event": "placement_expired",
+           *       "event_id": "evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "workspace_id": "ws_7c1e4b2a9d8f6e5c3b2a1d0e",
+           *       "document_id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e"
+           *     }
+           */
+          'application/json': components['schemas']['PlacementExpiredEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx answer acknowledges the delivery. Any other status, a redirect (not followed), or no answer within 15 seconds is a failure: the event is sent again after 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (7 attempts in all), then given up. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /**
@@ -4714,9 +5682,368 @@ export interface components {
       };
       ip?: string | null;
     };
+    /**
+     * A signer was invited
+     * @description A create call dispatched its invitations: one event per signer (`source: "v1_api"`). A template instance sent at once or confirmed: one event for the first recipient released (`source: "template_instance"`). Not sent again when sequential signing releases the next signer. The hook test sends a synthetic one (`test: true`, `signing_request_id: "req_test_synthetic"`, `document_id: "doc_test_synthetic"`).
+     */
+    SigningRequestSentEvent: {
+      /**
+       * @description The event name, as in the `X-Service-Event` header.
+       * @enum {string}
+       */
+      event: 'signing_request.sent';
+      /** @description `evt_` + 32 hex; the same on every retry of the event: deduplicate on it. */
+      event_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened: ISO 8601 UTC with milliseconds.
+       */
+      created_at: string;
+      /** @description The workspace the event belongs to. */
+      workspace_id: string;
+      /** @description The signing request (`sr_…`): one signer of the document. */
+      signing_request_id: string;
+      /** @description The document (`doc_…`); a document-scoped hook matches on it. */
+      document_id: string;
+      signer: components['schemas']['EventSigner'];
+      /** @description The language of the signer’s page and e-mails. */
+      locale: string;
+      source: 'v1_api' | 'template_instance';
+      /**
+       * @description Only on the synthetic test event.
+       * @enum {boolean}
+       */
+      test?: true;
+    };
+    /**
+     * A signer opened the document
+     * @description A signer opened the signing page.
+     */
+    SigningRequestViewedEvent: {
+      /**
+       * @description The event name, as in the `X-Service-Event` header.
+       * @enum {string}
+       */
+      event: 'signing_request.viewed';
+      /** @description `evt_` + 32 hex; the same on every retry of the event: deduplicate on it. */
+      event_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened: ISO 8601 UTC with milliseconds.
+       */
+      created_at: string;
+      /** @description The workspace the event belongs to. */
+      workspace_id: string;
+      /** @description The signing request (`sr_…`): one signer of the document. */
+      signing_request_id: string;
+      /** @description The document (`doc_…`); a document-scoped hook matches on it. */
+      document_id: string;
+      signer: components['schemas']['EventSignerRef'];
+    };
+    /**
+     * A signer signed
+     * @description A signer completed their signature.
+     */
+    SigningRequestSignedEvent: {
+      /**
+       * @description The event name, as in the `X-Service-Event` header.
+       * @enum {string}
+       */
+      event: 'signing_request.signed';
+      /** @description `evt_` + 32 hex; the same on every retry of the event: deduplicate on it. */
+      event_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened: ISO 8601 UTC with milliseconds.
+       */
+      created_at: string;
+      /** @description The workspace the event belongs to. */
+      workspace_id: string;
+      /** @description The signing request (`sr_…`): one signer of the document. */
+      signing_request_id: string;
+      /** @description The document (`doc_…`); a document-scoped hook matches on it. */
+      document_id: string;
+      signer: components['schemas']['EventSignerRef'];
+      /** @description SHA-256 of the PDF the signer saw and signed. */
+      sha256: string;
+    };
+    /**
+     * A signer declined
+     * @description A signer refused to sign. The document can then never complete; its other open requests are withdrawn.
+     */
+    SigningRequestDeclinedEvent: {
+      /**
+       * @description The event name, as in the `X-Service-Event` header.
+       * @enum {string}
+       */
+      event: 'signing_request.declined';
+      /** @description `evt_` + 32 hex; the same on every retry of the event: deduplicate on it. */
+      event_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened: ISO 8601 UTC with milliseconds.
+       */
+      created_at: string;
+      /** @description The workspace the event belongs to. */
+      workspace_id: string;
+      /** @description The signing request (`sr_…`): one signer of the document. */
+      signing_request_id: string;
+      /** @description The document (`doc_…`); a document-scoped hook matches on it. */
+      document_id: string;
+      signer: components['schemas']['EventSignerRef'];
+      /** @description The reason the signer gave. */
+      reason: string;
+    };
+    /**
+     * A signing request expired
+     * @description A pending or viewed request passed its `expires_at` (the hourly expiry job): one event per such request; queued sequential followers expire without one.
+     */
+    SigningRequestExpiredEvent: {
+      /**
+       * @description The event name, as in the `X-Service-Event` header.
+       * @enum {string}
+       */
+      event: 'signing_request.expired';
+      /** @description `evt_` + 32 hex; the same on every retry of the event: deduplicate on it. */
+      event_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened: ISO 8601 UTC with milliseconds.
+       */
+      created_at: string;
+      /** @description The workspace the event belongs to. */
+      workspace_id: string;
+      /** @description The signing request (`sr_…`): one signer of the document. */
+      signing_request_id: string;
+      /** @description The document (`doc_…`); a document-scoped hook matches on it. */
+      document_id: string;
+      signer: components['schemas']['EventSignerRef'];
+      /**
+       * Format: date-time
+       * @description The request’s `expires_at`: ISO 8601 UTC with milliseconds.
+       */
+      expired_at: string;
+    };
+    /**
+     * A document was completed and sealed
+     * @description The final signer signed, every signer row is signed, and the sealed PDF is ready. A generated template file completes too, without signers: `signing_request_id` and `signer` are then null.
+     */
+    DocumentCompletedEvent: {
+      /**
+       * @description The event name, as in the `X-Service-Event` header.
+       * @enum {string}
+       */
+      event: 'document.completed';
+      /** @description `evt_` + 32 hex; the same on every retry of the event: deduplicate on it. */
+      event_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened: ISO 8601 UTC with milliseconds.
+       */
+      created_at: string;
+      /** @description The workspace the event belongs to. */
+      workspace_id: string;
+      /** @description The final signer’s signing request; null for a generated file. */
+      signing_request_id: string | null;
+      /** @description The document (`doc_…`). */
+      document_id: string;
+      /** @description The final signer; null for a generated file. */
+      signer: components['schemas']['EventSignerRef'] | null;
+      /** @description `{base_url}/v1/documents/<document_id>/signed`: fetch it with the workspace’s API key. */
+      signed_pdf_url: string;
+      /** @description `{base_url}/v1/documents/<document_id>/audit-trail`: fetch it with the workspace’s API key. */
+      audit_trail_url: string;
+      /** @description SHA-256 of the sealed PDF. */
+      sha256: string;
+      /** @description Serial number (hex) of the certificate that sealed it. */
+      cert_serial: string;
+      /** @description Who time-stamped the seal: the TSA’s host, or `local`. */
+      tsa_provider: string;
+      /**
+       * Format: date-time
+       * @description The time stamp’s time: ISO 8601 UTC with milliseconds.
+       */
+      tsa_signed_at: string;
+    };
+    /**
+     * A template instance waits for review
+     * @description Instantiate or generate with `review: true` created a staged instance. Nobody is invited before it is confirmed; it is discarded (reason `expired`) when its 14-day review window closes.
+     */
+    TemplateInstanceStagedEvent: {
+      /**
+       * @description The event name, as in the `X-Service-Event` header.
+       * @enum {string}
+       */
+      event: 'template_instance.staged';
+      /** @description `evt_` + 32 hex; the same on every retry of the event: deduplicate on it. */
+      event_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened: ISO 8601 UTC with milliseconds.
+       */
+      created_at: string;
+      /** @description The workspace the event belongs to. */
+      workspace_id: string;
+      /** @description The template instance (`tin_…`). */
+      instance_id: string;
+      /** @description The instance’s document (`doc_…`); a document-scoped hook matches on it. */
+      document_id: string;
+      /** @description The template (`tpl_…`). */
+      template_id: string;
+      /** @description The template version the instance was made from. */
+      template_version: number;
+      /** @description `instantiate`: signers are invited; `generate`: a finished, sealed file, nobody signs. */
+      kind: 'instantiate' | 'generate';
+      /** @description The review page; its token is the only credential, shown here and in the create answer only. */
+      review_url: string;
+      /**
+       * Format: date-time
+       * @description End of the review window: ISO 8601 UTC with milliseconds.
+       */
+      review_expires_at: string;
+      /** @description The staged recipients. */
+      recipients: components['schemas']['TemplateRecipient'][];
+    };
+    /**
+     * A template instance was sent
+     * @description A confirm released the invitations, or finalized a generated file. An instance sent without review has one too (`actor: "api"`), so every instance that went out has exactly one.
+     */
+    TemplateInstanceConfirmedEvent: {
+      /**
+       * @description The event name, as in the `X-Service-Event` header.
+       * @enum {string}
+       */
+      event: 'template_instance.confirmed';
+      /** @description `evt_` + 32 hex; the same on every retry of the event: deduplicate on it. */
+      event_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened: ISO 8601 UTC with milliseconds.
+       */
+      created_at: string;
+      /** @description The workspace the event belongs to. */
+      workspace_id: string;
+      /** @description The template instance (`tin_…`). */
+      instance_id: string;
+      /** @description The instance’s document (`doc_…`); a document-scoped hook matches on it. */
+      document_id: string;
+      /** @description The template (`tpl_…`). */
+      template_id: string;
+      /** @description The template version the instance was made from. */
+      template_version: number;
+      /** @description `instantiate`: signers are invited; `generate`: a finished, sealed file, nobody signs. */
+      kind: 'instantiate' | 'generate';
+      /** @description Who sent it: the API (`api`) or the review page (`review_page`). */
+      actor: 'api' | 'review_page';
+      /** @description The recipients invited, each with its `signing_request_id`; empty for a generated file. */
+      recipients: components['schemas']['TemplateRecipient'][];
+    };
+    /**
+     * A template instance was discarded
+     * @description A staged instance was discarded by hand (`discarded`) or when its review window closed (`expired`).
+     */
+    TemplateInstanceDiscardedEvent: {
+      /**
+       * @description The event name, as in the `X-Service-Event` header.
+       * @enum {string}
+       */
+      event: 'template_instance.discarded';
+      /** @description `evt_` + 32 hex; the same on every retry of the event: deduplicate on it. */
+      event_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened: ISO 8601 UTC with milliseconds.
+       */
+      created_at: string;
+      /** @description The workspace the event belongs to. */
+      workspace_id: string;
+      /** @description The template instance (`tin_…`). */
+      instance_id: string;
+      /** @description The instance’s document (`doc_…`); a document-scoped hook matches on it. */
+      document_id: string;
+      /** @description The template (`tpl_…`). */
+      template_id: string;
+      /** @description The template version the instance was made from. */
+      template_version: number;
+      /** @description `instantiate`: signers are invited; `generate`: a finished, sealed file, nobody signs. */
+      kind: 'instantiate' | 'generate';
+      reason: 'discarded' | 'expired';
+    };
+    /**
+     * A manual placement expired (retired)
+     * @description Nothing sends it any more: it belonged to manual placement, retired on 2026-07-31, and was sent when a placement token elapsed before review. Its fields beyond `document_id` are not specified.
+     */
+    PlacementExpiredEvent: {
+      /**
+       * @description The event name, as in the `X-Service-Event` header.
+       * @enum {string}
+       */
+      event: 'placement_expired';
+      /** @description `evt_` + 32 hex; the same on every retry of the event: deduplicate on it. */
+      event_id: string;
+      /**
+       * Format: date-time
+       * @description When the event happened: ISO 8601 UTC with milliseconds.
+       */
+      created_at: string;
+      /** @description The workspace the event belongs to. */
+      workspace_id: string;
+      /** @description The document (`doc_…`). */
+      document_id: string;
+    } & {
+      [key: string]: unknown;
+    };
+    /** @description The signer as the create call returns it: e-mail, role, name and position (`slot`, from 1). A template recipient has its slot name as `role`; one reached by SMS only has `email: ""`. */
+    EventSigner: {
+      email: string;
+      role: string;
+      name: string;
+      slot: number;
+    };
+    /** @description The signer the event is about. */
+    EventSignerRef: {
+      email: string;
+      name: string;
+    };
+    /** @description A recipient of a template instance, as the instance shows it: its slot, contact, channel (`email` or `sms`) and turn; `signing_request_id` once its signing request exists (after confirm). */
+    TemplateRecipient: {
+      slot: string;
+      name: string;
+      email: string | null;
+      phone: string | null;
+      channel: string;
+      signing_order: number;
+      signing_request_id?: string;
+    };
   };
   responses: never;
-  parameters: never;
+  parameters: {
+    /**
+     * @description Always the same.
+     * @example service-webhooks/1.0
+     */
+    'User-Agent': 'service-webhooks/1.0';
+    /**
+     * @description `t=<unix seconds>,v1=<64 lowercase hex>`: `v1` is the HMAC-SHA256, keyed with the hook’s `whsec_` secret, of `t`, a `.` and the raw body byte for byte; each attempt is signed afresh. Check it before trusting the body: compare in constant time, refuse a `t` more than 300 seconds from your clock, and hash the raw body, not re-serialised JSON (the SDK’s `webhooks.verify` does all of it).
+     * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+     */
+    'X-Service-Signature': string;
+    /**
+     * @description The body’s `event_id`, the same on every retry: deduplicate on it, after the signature check.
+     * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+     */
+    'X-Service-Event-Id': string;
+    /**
+     * @description Byte for byte the same as `X-Service-Signature`, sent permanently for receivers written against it.
+     * @example t=1795341600,v1=5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592
+     */
+    'X-Legacy-Signature': string;
+    /**
+     * @description Byte for byte the same as `X-Service-Event-Id`, sent permanently for receivers written against it.
+     * @example evt_0f9e8d7c6b5a49382716f5e4d3c2b1a0
+     */
+    'X-Legacy-Event-Id': string;
+  };
   requestBodies: never;
   headers: never;
   pathItems: never;
