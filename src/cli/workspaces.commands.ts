@@ -1,0 +1,87 @@
+// `signet workspace create`, `user create` and `templates list`: a workspace, its dashboard people, its templates.
+import type { Command } from 'commander';
+import { tiers } from '../config.js';
+import { systemClock } from '../lib/clock.js';
+import { ROLES, type Role } from '../dashboard/people.repo.js';
+import { createUserLink } from '../dashboard/people.service.js';
+import { createWorkspace, findWorkspace } from '../workspaces/workspaces.repo.js';
+import { presentWorkspace } from '../workspaces/presenters.js';
+import { listWorkspaceTemplates } from '../templates/templates.service.js';
+import { CliError, actor, config, print, withDb } from './context.js';
+
+export function addWorkspaceCommands(program: Command): void {
+  const workspace = program.command('workspace').description('workspaces');
+  workspace
+    .command('create')
+    .requiredOption('--name <name>', 'display name')
+    .option('--tier <tier>', `one of ${tiers.join('|')}`, 'starter')
+    .option('--reply-to <email>', 'reply-to address for e-mails sent for this workspace')
+    .option('--json', 'print JSON')
+    .action(async (o: { name: string; tier: string; replyTo?: string; json?: boolean }) => {
+      const name = o.name.trim();
+      if (!name || name.length > 200) throw new CliError('--name must be 1 to 200 characters');
+      if (!(tiers as readonly string[]).includes(o.tier))
+        throw new CliError(`--tier must be one of ${tiers.join('|')}`);
+      const ws = await withDb((db) =>
+        createWorkspace(db.kysely, { name, tier: o.tier, replyTo: o.replyTo }, systemClock.now()),
+      );
+      print(!!o.json, { workspace: presentWorkspace(ws) }, `${ws.id}\t${ws.slug}\t${ws.tier}`);
+    });
+}
+
+export function addUserCommands(program: Command): void {
+  const user = program.command('user').description('dashboard users');
+  user
+    .command('create')
+    .description('add a person to a workspace and print a one-time set-password link (valid 72 hours)')
+    .requiredOption('--email <address>', 'their e-mail address')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--role <role>', `owner, admin or member`, 'owner')
+    .option('--json', 'print JSON')
+    .action(async (o: { email: string; workspace: string; role: string; json?: boolean }) => {
+      if (!(ROLES as readonly string[]).includes(o.role))
+        throw new CliError(`--role must be one of ${ROLES.join(', ')}`);
+      const r = await withDb(async (db) => {
+        if (!(await findWorkspace(db.kysely, o.workspace))) throw new CliError(`no workspace ${o.workspace}`);
+        try {
+          return await createUserLink(
+            { db, clock: systemClock, config },
+            { email: o.email, workspaceId: o.workspace, role: o.role as Role, by: actor() },
+          );
+        } catch (err) {
+          throw new CliError((err as Error).message);
+        }
+      });
+      print(
+        !!o.json,
+        {
+          user: { id: r.userId, email: r.email, workspace_id: o.workspace, role: o.role },
+          set_password_url: r.url,
+          expires_at: new Date(r.expiresAt).toISOString(),
+        },
+        `${r.url}\n(one-time link for ${r.email}; valid until ${new Date(r.expiresAt).toISOString()})`,
+      );
+    });
+}
+
+export function addTemplateCommands(program: Command): void {
+  program
+    .command('templates')
+    .description('templates')
+    .command('list')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--archived', 'include archived templates')
+    .option('--json', 'print JSON')
+    .action(async (o: { workspace: string; archived?: boolean; json?: boolean }) => {
+      const templates = await withDb((db) =>
+        listWorkspaceTemplates({ db }, o.workspace, { archived: !!o.archived, limit: 100 }),
+      );
+      print(
+        !!o.json,
+        { templates },
+        templates
+          .map((t) => `${t.id}	v${t.current_version}	${t.name}${t.archived_at ? `	archived ${t.archived_at}` : ''}`)
+          .join('\n') || '(no templates)',
+      );
+    });
+}
