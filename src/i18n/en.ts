@@ -443,6 +443,27 @@ export const en = {
   'dashboard.audit.on': 'On',
   'dashboard.audit.detail': 'Detail',
   'dashboard.audit.older': 'Older entries →',
+
+  // The audit page of a sealed PDF and the audit certificate, in the document's language.
+  'audit.title': 'Audit trail',
+  'audit.pdfTitle': 'Audit trail — {title}',
+  'audit.footer': 'Audit trail — {id} — page {page} of {pages}',
+  'audit.document': 'Document',
+  'audit.documentTitle': 'Title',
+  'audit.documentId': 'Document ID',
+  'audit.originalSha256': 'Original SHA-256',
+  'audit.completed': 'Completed',
+  'audit.notCompleted': 'not completed',
+  'audit.signers': 'Signers ({count})',
+  'audit.email': 'E-mail',
+  'audit.role': 'Role',
+  'audit.ip': 'IP address',
+  'audit.userAgent': 'User agent',
+  'audit.sent': 'Sent',
+  'audit.viewed': 'Viewed',
+  'audit.signed': 'Signed',
+  'audit.events': 'Events ({count})',
+  'audit.eventIp': 'IP {ip}',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -11,10 +11,12 @@ const SAME_AS_ENGLISH = new Set([
   ...['de', 'fr', 'es'].flatMap((l) =>
     ['nav.webhooks', 'webhook.title', 'webhook.back', 'webhook.heading'].map((k) => `${l}:dashboard.${k}`),
   ),
+  ...['de', 'fr', 'es'].map((l) => `${l}:audit.eventIp`),
   'de:dashboard.common.status',
   'fr:dashboard.nav.documents',
   'fr:dashboard.document.actions',
   'fr:dashboard.keys.active',
+  'fr:audit.document',
   'es:dashboard.overview.plan',
   'es:dashboard.webhook.error',
 ]);
