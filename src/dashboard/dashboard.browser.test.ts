@@ -2,7 +2,9 @@
 // password from the `signet user create` link, signs in, creates an API key (copies it, uses it against /v1/me),
 // locks it to an address that is not the caller's (403) and back, revokes it (401); adds a webhook for a local
 // receiver, sends a test and sees it delivered; adds one the receiver refuses, sees the failure and its next attempt,
-// fixes the receiver, replays, sees success. axe (@axe-core/playwright) checks every page; screenshots go to a folder.
+// fixes the receiver, replays, sees success. Then someone whose browser asks for German: the pages under <html lang="de">
+// in German, the copy button's words, the API's English refusal marked lang="en". axe (@axe-core/playwright) checks
+// every page; screenshots go to a folder.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,13 +12,16 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
+import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { runSignet } from '../testing/child-server.js';
 import { launchChromium, skipWithoutChromium } from '../testing/browser.js';
 import { startReceiver, type Receiver } from '../testing/e2e.js';
 import { startHarness, type Harness } from '../testing/harness.js';
+import { createUserLink } from './people.service.js';
 
 const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-dashboard-shots-'));
 const PASSWORD = 'a long and memorable passphrase';
+const PASSWORD_DE = 'ein langes und gut merkbares Passwort';
 
 describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
   let h: Harness;
@@ -202,6 +207,94 @@ describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     await page.getByRole('link', { name: 'Account' }).click();
     await page.getByRole('heading', { name: 'Change password' }).waitFor();
     await look(t, 'account');
+
+    assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
+    assert.deepEqual(problems, []);
+  });
+
+  test('in German (Accept-Language: de): the link, sign-in, navigation, a document, a key, a refusal', async (t) => {
+    await context.setExtraHTTPHeaders({ 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' });
+    const lookDe = async (name: string) => {
+      assert.equal(await page.locator('html').getAttribute('lang'), 'de', `${name}: <html lang>`);
+      await look(t, name);
+    };
+    const ws = await h.workspace('business', 'Müller & Söhne GmbH');
+    const key = await h.key(ws.id);
+    const doc = await h.request('POST', '/v1/signing-requests', {
+      token: key.plaintext,
+      body: {
+        signers: [
+          { role: 'kunde', email: 'eleni@example.com', name: 'Ελένη Παπαδοπούλου' },
+          { role: 'anbieter', email: 'jose@example.com', name: 'José Müller-Łukasiewicz' },
+        ],
+        file: { name: 'vertrag.pdf', content_base64: Buffer.from(await makePdf({ pages: 2 })).toString('base64') },
+        placement: 'auto_append',
+        title: 'Rahmenvertrag 2027',
+        locale: 'de',
+      },
+    });
+    assert.equal(doc.status, 201, doc.text);
+    await h.work();
+    const link = await createUserLink(h, {
+      email: 'inhaberin@example.com',
+      workspaceId: ws.id,
+      role: 'owner',
+      by: 'test',
+    });
+
+    await page.goto(h.url(new URL(link.url).pathname));
+    await page.getByRole('heading', { name: 'Passwort festlegen' }).waitFor();
+    await lookDe('de-passwort-festlegen');
+    await page.getByLabel('Neues Passwort').fill(PASSWORD_DE);
+    await page.getByLabel('Passwort wiederholen').fill(PASSWORD_DE);
+    await page.getByRole('button', { name: 'Passwort speichern' }).click();
+    await page.getByText('Ihr Passwort ist festgelegt. Melden Sie sich an.').waitFor();
+    await lookDe('de-anmelden');
+    await page.getByLabel('E-Mail').fill('inhaberin@example.com');
+    await page.getByLabel('Passwort').fill(PASSWORD_DE);
+    await page.getByRole('button', { name: 'Anmelden' }).click();
+    await page.getByRole('heading', { name: 'Übersicht' }).waitFor();
+    const nav = page.getByRole('navigation', { name: 'Hauptmenü' });
+    for (const name of ['Übersicht', 'Dokumente', 'API-Schlüssel', 'Webhooks', 'Personen', 'Audit-Protokoll', 'Konto'])
+      await nav.getByRole('link', { name, exact: true }).waitFor();
+    await page.getByText('Dokumente in diesem Monat').waitFor();
+    await page.getByText('angemeldet als inhaberin@example.com (Inhaber)').waitFor();
+    await lookDe('de-uebersicht');
+
+    await nav.getByRole('link', { name: 'Dokumente' }).click();
+    await page.getByRole('cell', { name: 'in Bearbeitung' }).waitFor();
+    await page.getByText('0 von 2 unterschrieben').waitFor();
+    await lookDe('de-dokumente');
+    await page.getByRole('link', { name: 'Rahmenvertrag 2027' }).click();
+    await page.getByRole('heading', { name: 'Unterzeichnende' }).waitFor();
+    await page.getByText(/In beliebiger Reihenfolge · [0-9]+ Seiten \(vertrag\.pdf\)/).waitFor();
+    await page.getByRole('button', { name: 'eleni@example.com erinnern' }).waitFor();
+    await page.getByRole('link', { name: 'Prüfzertifikat (PDF)' }).waitFor();
+    assert.equal(await page.getByRole('cell', { name: 'eingeladen' }).count(), 2);
+    await lookDe('de-dokument');
+
+    await nav.getByRole('link', { name: 'API-Schlüssel' }).click();
+    await page.getByRole('button', { name: 'API-Schlüssel erstellen' }).click();
+    await page.getByRole('heading', { name: 'API-Schlüssel erstellt' }).waitFor();
+    await page.getByRole('button', { name: 'Kopieren' }).click();
+    await page.getByRole('button', { name: 'Kopiert' }).waitFor();
+    assert.match(await page.evaluate(() => navigator.clipboard.readText()), /^svk_live_[0-9a-f]{32}$/);
+    await lookDe('de-schluessel-erstellt');
+    // The button says its own word again afterwards (a page timer, not a server schedule).
+    await page.getByRole('button', { name: 'Kopieren' }).waitFor();
+
+    await nav.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('Endpunkt-URL').fill('ftp://example.com/ereignisse');
+    await page.getByRole('button', { name: 'Endpunkt hinzufügen' }).click();
+    const refusal = page.locator('#create-error');
+    await refusal.waitFor();
+    assert.equal(await refusal.getAttribute('lang'), 'en', "the API's message keeps its English, marked");
+    await lookDe('de-webhook-abgelehnt');
+
+    await page.goto(h.url('/dashboard/developers/keys/key_not_here'));
+    await page.getByRole('heading', { name: 'Nicht gefunden' }).waitFor();
+    await page.getByRole('link', { name: 'Zurück zur Übersicht' }).waitFor();
+    await lookDe('de-nicht-gefunden');
 
     assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);

@@ -17,8 +17,9 @@ import { createFeatureGate } from '../http/feature-gate.js';
 import { ApiError } from '../lib/errors.js';
 import { cspDirectives } from '../web/headers.js';
 import type { DashboardDeps } from './dashboard.service.js';
-import { viewerOf, type PeopleDeps, type Viewer } from './people.service.js';
-import { page, type Form } from './render.js';
+import { NotAllowed, viewerOf, type PeopleDeps, type Viewer } from './people.service.js';
+import { page, say, type Form } from './render.js';
+import type { DashboardKey } from './words.js';
 import { peopleRoutes } from './people.routes.js';
 import { keysRoutes } from './keys.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
@@ -77,9 +78,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps 
     if (!(await available.available())) {
       reply.code(503).header('retry-after', '30');
       return page(reply, req, 'error.eta', {
-        heading: 'The dashboard is not available yet',
-        message:
-          'This deployment’s database has not been migrated for the dashboard (signet migrate). Try again shortly.',
+        heading: say(req, { key: 'error.unavailable' }),
+        message: say(req, { key: 'error.unavailableDetail' }),
       });
     }
     req.viewer = await viewerOf(deps, req.cookies[SESSION_COOKIE]);
@@ -103,22 +103,31 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps 
           ? 403
           : (err.statusCode ?? 500);
     if (status >= 500) req.log.error({ err }, 'dashboard page failed');
-    const [heading, message] =
+    // A refusal the API words (its catalogue is English by contract) keeps its English, marked as such.
+    const fromApi = status === 403 && err instanceof ApiError && !(err instanceof NotAllowed);
+    const [heading, message]: [DashboardKey, DashboardKey | null] =
       status === 404
-        ? ['Not found', 'There is nothing here, or it belongs to another workspace.']
+        ? ['error.notFound', 'error.notFoundDetail']
         : status === 403 && err instanceof ApiError
-          ? ['Not allowed', err.message]
+          ? ['error.notAllowed', err instanceof NotAllowed ? err.reason : null]
           : status === 403
-            ? ['This form has expired', 'Go back, reload the page and try again.']
+            ? ['error.formExpired', 'error.formExpiredDetail']
             : status < 500
-              ? ['That did not work', 'The request was not valid.']
-              : ['Something went wrong', 'The error was logged. Try again in a moment.'];
+              ? ['error.invalid', 'error.invalidDetail']
+              : ['error.failed', 'error.failedDetail'];
     reply.code(status);
-    return page(reply, req, 'error.eta', { heading, message });
+    return page(reply, req, 'error.eta', {
+      heading: say(req, { key: heading }),
+      message: message ? say(req, { key: message }) : err.message,
+      messageInEnglish: fromApi,
+    });
   });
   app.setNotFoundHandler(async (req, reply) => {
     reply.code(404);
-    return page(reply, req, 'error.eta', { heading: 'Not found', message: 'There is nothing here.' });
+    return page(reply, req, 'error.eta', {
+      heading: say(req, { key: 'error.notFound' }),
+      message: say(req, { key: 'error.nothingHere' }),
+    });
   });
 
   // The pages, each area in its own file; they inherit the hooks above. (`deps` came with this plugin's prefix.)

@@ -22,7 +22,7 @@ import type { HooksService } from '../webhooks/hooks.service.js';
 import type { SigningDeps } from '../signing/signing.service.js';
 import { presentHook } from '../webhooks/presenters.js';
 import { listAudit } from '../audit/audit-log.repo.js';
-import { actorOf, type Viewer } from './people.service.js';
+import { actorOf, NotAllowed, type Viewer } from './people.service.js';
 
 /** The signing deps (app.ts registers the dashboard with them) and the webhooks service. */
 export type DashboardDeps = SigningDeps & { hooks: HooksService };
@@ -31,7 +31,7 @@ export type DashboardDeps = SigningDeps & { hooks: HooksService };
 export const canManage = (v: Viewer): boolean => v.role === 'owner' || v.role === 'admin';
 
 export function requireManager(v: Viewer): void {
-  if (!canManage(v)) throw apiError('forbidden', { message: 'Only owners and admins of this workspace can do this.' });
+  if (!canManage(v)) throw new NotAllowed('error.managersOnly');
 }
 
 /** The plan and its use this month, and what needs attention: deliveries given up, seals failing. */

@@ -12,13 +12,10 @@ import {
   withdrawPage,
 } from './documents.service.js';
 import type { PeopleDeps } from './people.service.js';
-import { page, query, type Form } from './render.js';
+import { notice, page, query, say, type Notices } from './render.js';
 
-const NOTICES: Form = { withdrawn: 'Document withdrawn. Its signers can no longer sign.', reminded: 'Reminder sent.' };
-const REFUSALS: Form = {
-  withdraw: 'Not withdrawn: the document is no longer in progress (completed, being sealed, or already closed).',
-  remind: 'No reminder sent: this signer can no longer sign (signed, closed, expired, or the document is sealing).',
-};
+const NOTICES: Notices = { withdrawn: 'document.withdrawn', reminded: 'document.reminded' };
+const REFUSALS: Notices = { withdraw: 'document.notWithdrawn', remind: 'document.notReminded' };
 
 export async function documentsRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
   type Id = { Params: { id: string } };
@@ -32,8 +29,8 @@ export async function documentsRoutes(app: FastifyInstance, deps: DashboardDeps 
     const q = query(req);
     return page(reply, req, 'document.eta', {
       ...(await documentPage(deps, req.viewer!, req.params.id)),
-      notice: NOTICES[q.done ?? ''],
-      refusal: REFUSALS[q.refused ?? ''],
+      notice: notice(req, NOTICES, q.done),
+      refusal: notice(req, REFUSALS, q.refused),
     });
   });
 
@@ -42,8 +39,8 @@ export async function documentsRoutes(app: FastifyInstance, deps: DashboardDeps 
     if (!d) {
       reply.code(404);
       return page(reply, req, 'error.eta', {
-        heading: 'No sealed PDF yet',
-        message: 'The sealed PDF exists once every signer has signed and the document has been sealed.',
+        heading: say(req, { key: 'document.noSealedPdf' }),
+        message: say(req, { key: 'document.noSealedPdfDetail' }),
       });
     }
     return reply

@@ -24,13 +24,7 @@ export type DocumentsDeps = DashboardDeps;
 export const DOCUMENTS_PAGE_SIZE = 25;
 const MAX_SEARCH = 200;
 
-/** How each status reads, and which badge colour (dashboard.css) it takes. */
-const STATUS_TEXT: Record<string, string> = {
-  draft: 'staged for review',
-  in_progress: 'in progress',
-  queued: 'waiting for their turn',
-  pending: 'invited',
-};
+/** Which badge colour (dashboard.css) each status takes; its words are the view's (words.ts `statusText`). */
 const TONE: Record<string, 'succeeded' | 'pending' | 'revoked'> = {
   completed: 'succeeded',
   signed: 'succeeded',
@@ -40,15 +34,7 @@ const TONE: Record<string, 'succeeded' | 'pending' | 'revoked'> = {
   pending: 'pending',
   viewed: 'pending',
 };
-export const statusBadge = (status: string) => ({
-  text: STATUS_TEXT[status] ?? status,
-  tone: TONE[status] ?? 'revoked',
-});
-
-export const STATUS_FILTERS: { value: DocumentStatus; label: string }[] = DOCUMENT_STATUSES.map((s) => ({
-  value: s,
-  label: s === 'draft' ? 'Staged for review' : (STATUS_TEXT[s] ?? s).replace(/^./, (c) => c.toUpperCase()),
-}));
+export const statusBadge = (status: string) => ({ status, tone: TONE[status] ?? 'revoked' });
 
 const CURSOR = /^([0-9]{1,15})\.([A-Za-z0-9_]{1,64})$/;
 
@@ -83,7 +69,7 @@ export async function documentList(
     documents: page.map(listItem),
     status: status ?? '',
     search,
-    statuses: STATUS_FILTERS,
+    statuses: DOCUMENT_STATUSES,
     filtered: Boolean(status || search),
     paged: Boolean(m),
     nextHref: next ? `?${params({ before: next })}` : null,

@@ -13,7 +13,9 @@ import {
   type DashboardDeps,
 } from './dashboard.service.js';
 import type { PeopleDeps } from './people.service.js';
-import { field, page, type Form } from './render.js';
+import { field, notice, page, type Form, type Notices } from './render.js';
+
+const SAVED: Notices = { ips: 'key.ipsSaved', origins: 'key.originsSaved' };
 
 export async function keysRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
   app.get('/overview', async (req, reply) => page(reply, req, 'overview.eta', await overview(deps, req.viewer!)));
@@ -38,7 +40,7 @@ export async function keysRoutes(app: FastifyInstance, deps: DashboardDeps & Peo
       canManage: canManage(req.viewer!),
       ipsText: key.allowed_ips.join('\n'),
       originsText: key.allowed_origins.join('\n'),
-      notice: ({ ips: 'Allowed IPs saved.', origins: 'Embed origins saved.' } as Form)[(req.query as Form).saved ?? ''],
+      notice: notice(req, SAVED, (req.query as Form).saved),
       ...extra,
     });
   };

@@ -1,6 +1,7 @@
 // Dashboard passwords: scrypt (memory-hard; node's own, no native addon), a random 16-byte salt per password, the
 // parameters stored with the hash so they can be raised later without breaking old hashes. Never a fast hash.
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { Message } from './words.js';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, o: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -39,8 +40,9 @@ let dummy: Promise<string> | undefined;
 export const dummyHash = (): Promise<string> => (dummy ??= hashPassword(randomBytes(16).toString('hex')));
 
 /** Why a new password is refused, or null. */
-export function passwordProblem(password: string): string | null {
-  if ([...password].length < MIN_PASSWORD_LENGTH) return `Use at least ${MIN_PASSWORD_LENGTH} characters.`;
-  if (password.length > MAX_PASSWORD_LENGTH) return `Use at most ${MAX_PASSWORD_LENGTH} characters.`;
+export function passwordProblem(password: string): Message | null {
+  if ([...password].length < MIN_PASSWORD_LENGTH)
+    return { key: 'password.tooShort', vars: { count: MIN_PASSWORD_LENGTH } };
+  if (password.length > MAX_PASSWORD_LENGTH) return { key: 'password.tooLong', vars: { count: MAX_PASSWORD_LENGTH } };
   return null;
 }

@@ -12,7 +12,7 @@ import {
   signOut,
   type PeopleDeps,
 } from './people.service.js';
-import { field, page, type Form } from './render.js';
+import { field, page, say, type Form } from './render.js';
 
 export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
   const secure = deps.config.baseUrl.startsWith('https:');
@@ -23,7 +23,9 @@ export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & P
   app.get('/sign-in', open, async (req, reply) => {
     if (req.viewer) return reply.redirect('/dashboard/overview', 303);
     const q = req.query as Form;
-    return page(reply, req, 'sign-in.eta', { notice: q.done === 'password' ? 'Your password is set. Sign in.' : null });
+    return page(reply, req, 'sign-in.eta', {
+      notice: q.done === 'password' ? say(req, { key: 'signIn.passwordSet' }) : null,
+    });
   });
 
   app.post('/sign-in', open, async (req, reply) => {
@@ -37,7 +39,7 @@ export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & P
     if (!r.ok) {
       reply.code(401);
       return page(reply, req, 'sign-in.eta', {
-        error: 'The e-mail or password is not right.',
+        error: say(req, { key: 'signIn.wrong' }),
         email: field(req, 'email'),
       });
     }
@@ -73,7 +75,7 @@ export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & P
     return page(reply, req, 'set-password.eta', {
       invalid: !found,
       email: found?.user.email,
-      error: r.problem,
+      error: say(req, r.problem),
       action: `/dashboard/set-password/${encodeURIComponent(req.params.token)}`,
     });
   });
@@ -88,7 +90,7 @@ export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & P
     });
     if (!r.ok) {
       reply.code(400);
-      return page(reply, req, 'account.eta', { error: r.problem });
+      return page(reply, req, 'account.eta', { error: say(req, r.problem) });
     }
     reply.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
     return reply.redirect('/dashboard/sign-in?done=password', 303);

@@ -11,13 +11,15 @@ import type { Database } from '../db/schema.js';
 import type { Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { apiError } from '../lib/errors.js';
+import { ApiError } from '../lib/errors.js';
+import { catalogues } from '../i18n/i18n.js';
 import type { MailQueue } from '../mail/outbox.js';
 import type { RateLimiter } from '../ratelimit/ratelimit.js';
 import { isEmailAddress } from '../lib/email.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { recordAudit } from '../audit/audit-log.repo.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import type { DashboardKey, Message } from './words.js';
 import {
   addMember,
   findMembership,
@@ -48,6 +50,13 @@ export const SIGNIN_PER_ACCOUNT = 5;
 export const SIGNIN_PER_ADDRESS = 30;
 
 export type PeopleDeps = { db: Db; clock: Clock; limiter: RateLimiter; config: Pick<Config, 'baseUrl'> };
+
+/** 403 in the dashboard's own words: its page says them in the visitor's language (the message keeps English). */
+export class NotAllowed extends ApiError {
+  constructor(readonly reason: DashboardKey) {
+    super('forbidden', catalogues.en[`dashboard.${reason}`]);
+  }
+}
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
@@ -105,7 +114,7 @@ export async function createUserLink(
   return { userId, email, url: `${deps.config.baseUrl}/dashboard/set-password/${token}`, expiresAt: now + LINK_TTL_MS };
 }
 
-export type InviteResult = { ok: true; email: string } | { ok: false; problem: string };
+export type InviteResult = { ok: true; email: string } | { ok: false; problem: Message };
 
 /**
  * An owner invites someone by e-mail: the person is added with `role` and gets a one-time link (72 h) through the
@@ -116,16 +125,16 @@ export async function inviteMember(
   v: Viewer,
   o: { email: string; role: string },
 ): Promise<InviteResult> {
-  if (v.role !== 'owner') throw apiError('forbidden', { message: 'Only owners of this workspace can invite people.' });
+  if (v.role !== 'owner') throw new NotAllowed('error.ownersOnly');
   const email = normaliseEmail(o.email);
-  if (!isEmailAddress(email)) return { ok: false, problem: 'Enter an e-mail address.' };
-  if (!(ROLES as readonly string[]).includes(o.role)) return { ok: false, problem: 'Choose a role.' };
+  if (!isEmailAddress(email)) return { ok: false, problem: { key: 'people.badEmail' } };
+  if (!(ROLES as readonly string[]).includes(o.role)) return { ok: false, problem: { key: 'people.badRole' } };
   const now = deps.clock.now();
   const { token, hash } = newLinkToken();
   return deps.db.kysely.transaction().execute(async (trx): Promise<InviteResult> => {
     const known = await findUserByEmail(trx, email);
     if (known && (await findMembership(trx, v.workspace.id, known.id)))
-      return { ok: false, problem: `${email} is already in this workspace.` };
+      return { ok: false, problem: { key: 'people.already', vars: { email } } };
     const by = actorOf(v);
     const user = await grantLink(
       trx,
@@ -167,7 +176,9 @@ export async function linkAccount(deps: PeopleDeps, token: string) {
   return user ? { user, token: t } : null;
 }
 
-export type SetPasswordResult = { ok: true } | { ok: false; problem: string };
+export type SetPasswordResult = { ok: true } | { ok: false; problem: Message };
+const DIFFER: Message = { key: 'password.differ' };
+const LINK_USED: Message = { key: 'password.linkUsed' };
 
 /** Sets the password through a link, once; every session of the user ends. */
 export async function setPasswordWithLink(
@@ -176,10 +187,10 @@ export async function setPasswordWithLink(
   password: string,
   confirm: string,
 ): Promise<SetPasswordResult> {
-  const problem = passwordProblem(password) ?? (password === confirm ? null : 'The two passwords differ.');
+  const problem = passwordProblem(password) ?? (password === confirm ? null : DIFFER);
   if (problem) return { ok: false, problem };
   const found = await linkAccount(deps, token);
-  if (!found) return { ok: false, problem: 'This link has expired or was already used.' };
+  if (!found) return { ok: false, problem: LINK_USED };
   const hash = await hashPassword(password);
   const now = deps.clock.now();
   const used = await deps.db.kysely.transaction().execute(async (trx) => {
@@ -198,7 +209,7 @@ export async function setPasswordWithLink(
     );
     return true;
   });
-  return used ? { ok: true } : { ok: false, problem: 'This link has expired or was already used.' };
+  return used ? { ok: true } : { ok: false, problem: LINK_USED };
 }
 
 /** A signed-in person changes their password: the current one is checked, and every session ends (this one too). */
@@ -209,8 +220,8 @@ export async function changePassword(
 ): Promise<SetPasswordResult> {
   const user = await findUser(deps.db.kysely, v.user.id);
   if (!user?.password_hash || !(await verifyPassword(o.current, user.password_hash)))
-    return { ok: false, problem: 'The current password is not right.' };
-  const problem = passwordProblem(o.password) ?? (o.password === o.confirm ? null : 'The two passwords differ.');
+    return { ok: false, problem: { key: 'password.currentWrong' } };
+  const problem = passwordProblem(o.password) ?? (o.password === o.confirm ? null : DIFFER);
   if (problem) return { ok: false, problem };
   const hash = await hashPassword(o.password);
   const now = deps.clock.now();

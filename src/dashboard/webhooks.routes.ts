@@ -14,7 +14,9 @@ import {
   type DashboardDeps,
 } from './dashboard.service.js';
 import type { PeopleDeps } from './people.service.js';
-import { field, fields, page, type Form } from './render.js';
+import { field, fields, notice, page, type Form, type Notices } from './render.js';
+
+const DONE: Notices = { test: 'webhook.testSent', replay: 'webhook.replayed' };
 
 export async function webhooksRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
   // ── Webhooks ──────────────────────────────────────────────────────────────────────────────────────────────────
@@ -53,7 +55,7 @@ export async function webhooksRoutes(app: FastifyInstance, deps: DashboardDeps &
       deliveries: history.deliveries,
       next: history.next,
       filter: q.status === 'failed' || q.status === 'succeeded' ? q.status : null,
-      notice: ({ test: 'Test event sent.', replay: 'Delivery replayed.' } as Form)[q.done ?? ''],
+      notice: notice(req, DONE, q.done),
     });
   });
 

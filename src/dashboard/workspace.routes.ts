@@ -3,14 +3,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { auditLog, people, type DashboardDeps } from './dashboard.service.js';
 import { inviteMember, type PeopleDeps } from './people.service.js';
-import { field, page, query } from './render.js';
+import { field, page, query, say } from './render.js';
 
 export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
   const peoplePage = async (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) =>
     page(reply, req, 'people.eta', {
       people: await people(deps, req.viewer!),
       canInvite: req.viewer!.role === 'owner',
-      notice: query(req).invited ? `Invitation sent to ${query(req).invited}.` : null,
+      notice: query(req).invited ? say(req, { key: 'people.invited', vars: { email: query(req).invited! } }) : null,
       ...extra,
     });
 
@@ -20,7 +20,7 @@ export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps 
     const r = await inviteMember(deps, req.viewer!, { email: field(req, 'email'), role: field(req, 'role') });
     if (r.ok) return reply.redirect(`/dashboard/people?invited=${encodeURIComponent(r.email)}`, 303);
     reply.code(400);
-    return peoplePage(req, reply, { error: r.problem, email: field(req, 'email') });
+    return peoplePage(req, reply, { error: say(req, r.problem), email: field(req, 'email') });
   });
   app.get('/audit-log', async (req, reply) =>
     page(reply, req, 'audit-log.eta', await auditLog(deps, req.viewer!, query(req).before)),

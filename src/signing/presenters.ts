@@ -4,6 +4,7 @@ import type { AuditEntry } from '../documents/audit.repo.js';
 import type { AuditEvent, AuditInfo } from '../documents/pdf/audit-page.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { AuthContext } from '../http/request-context.js';
+import { localeOrDefault } from '../i18n/i18n.js';
 import { iso } from '../lib/clock.js';
 import type { EventFields } from '../webhooks/events.js';
 import type { DocumentRow, RequestRow } from './signing.repo.js';
@@ -111,6 +112,7 @@ export const signerActor = (r: RequestRow) => `signer:${r.email || r.phone}`;
 /** What the audit page and certificate print about a document and its signers. */
 export function auditPageInput(doc: DocumentRow, requests: RequestRow[], completedAt: number): AuditInfo {
   return {
+    locale: localeOrDefault(doc.locale),
     documentId: doc.id,
     title: doc.title,
     originalSha256: doc.original_sha256,

@@ -13,7 +13,11 @@ export type DashboardClient = {
   cookies: Map<string, string>;
 };
 
-export function dashboardClient(h: Harness, o: { localAddress?: string } = {}): DashboardClient {
+/** `acceptLanguage`: the Accept-Language header the client sends (none by default, so pages are English). */
+export function dashboardClient(
+  h: Harness,
+  o: { localAddress?: string; acceptLanguage?: string } = {},
+): DashboardClient {
   const cookies = new Map<string, string>();
   let lastCsrf: string | undefined;
   const remember = (res: Res) => {
@@ -29,6 +33,7 @@ export function dashboardClient(h: Harness, o: { localAddress?: string } = {}): 
   };
   const headers = () => ({
     accept: 'text/html',
+    ...(o.acceptLanguage ? { 'accept-language': o.acceptLanguage } : {}),
     ...(cookies.size ? { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}),
   });
   return {
@@ -57,6 +62,7 @@ export async function signedIn(
   workspaceId: string,
   role: Role = 'owner',
   email = `${role}.${Math.random().toString(36).slice(2, 8)}@example.com`,
+  o: { acceptLanguage?: string } = {},
 ) {
   const link = await createUserLink(h, {
     email,
@@ -64,7 +70,7 @@ export async function signedIn(
     role,
     by: 'test',
   });
-  const c = dashboardClient(h);
+  const c = dashboardClient(h, o);
   const path = new URL(link.url).pathname;
   await c.get(path);
   const set = await c.post(path, { password: PASSWORD, confirm: PASSWORD });

@@ -52,6 +52,7 @@ before(async () => {
 });
 
 const info = (signers: AuditSigner[], o: Partial<AuditInfo> = {}): AuditInfo => ({
+  locale: 'en',
   documentId: 'doc_01HZX3',
   title: 'Master services agreement',
   originalSha256: sha,
@@ -185,4 +186,57 @@ test('renderAuditCertificate with no events still has its header and the signers
   const all = pagesText(pdf).join('\n');
   assert.match(all, /Events \(0\)/);
   assert.match(all, /signer1@example\.com/);
+});
+
+test("the labels are in the document's language, from the catalogue; names in any script stay intact", async () => {
+  const names = ['Ελένη Παπαδοπούλου', 'Дмитрий Иванов', 'José Müller-Łukasiewicz'];
+  const signers = names.map((name, i) => signer(i + 1, { name, signedAt: null }));
+  const events = [
+    { at: '2024-06-01T10:00:00Z', event: 'signing_request.viewed', actor: 'signer:a@example.com', ip: '198.51.100.7' },
+  ];
+  const words = {
+    de: [
+      'Prüfprotokoll',
+      'Dokument-ID',
+      'nicht abgeschlossen',
+      'Unterzeichnende (3)',
+      'IP-Adresse',
+      'Unterschrieben —',
+      'Ereignisse (1)',
+      'Seite 1 von 1',
+    ],
+    fr: [
+      'Piste d’audit',
+      'ID du document',
+      'non finalisé',
+      'Signataires (3)',
+      'Adresse IP',
+      'Signature —',
+      'Événements (1)',
+      'page 1 sur 1',
+    ],
+    es: [
+      'Pista de auditoría',
+      'ID del documento',
+      'no completado',
+      'Firmantes (3)',
+      'Dirección IP',
+      'Firmado —',
+      'Eventos (1)',
+      'página 1 de 1',
+    ],
+  };
+  for (const [locale, want] of Object.entries(words) as [keyof typeof words, string[]][]) {
+    const pdf = await renderAuditCertificate({ ...info(signers, { locale, completedAt: null }), events });
+    const text = pagesText(pdf).join('\n');
+    for (const w of [...want, ...names, 'IP 198.51.100.7', 'signing_request.viewed'])
+      assert.ok(text.includes(w), `${locale}: "${w}" missing`);
+    assert.doesNotMatch(text, /Audit trail|Signers \(|Events \(|User agent|not completed|page 1 of/, locale);
+    assert.match(tmp.poppler('pdfinfo', pdf), new RegExp(`Title:\\s+${want[0]} — Master services agreement`));
+    qpdfCheck(pdf);
+  }
+  // The page appended to the sealed PDF says the same.
+  const appended = pagesText(await appendAuditPage(original, info(signers, { locale: 'de' })))[2]!;
+  for (const w of ['Prüfprotokoll', 'Dokument-ID', 'Unterzeichnende (3)', 'User-Agent', 'Seite 1 von 1', ...names])
+    assert.ok(appended.includes(w), `appended: "${w}" missing`);
 });

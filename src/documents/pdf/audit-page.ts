@@ -1,10 +1,12 @@
 // The audit trail as PDF: appended to the signed document (appendAuditPage) or as a standalone certificate with
 // the event log (renderAuditCertificate). Guarantees: every value is printed in full — long values (user agents,
 // hashes, e-mails) wrap, and the content flows onto as many pages as it needs; names in any script DejaVu covers
-// render (fonts.ts); each page carries "page i of n". Appended pages take the last page's shown size (Letter if
+// render (fonts.ts); each page carries "page i of n"; the labels are in the document's language (i18n `audit.*`,
+// English when it has none), the values as recorded. Appended pages take the last page's shown size (Letter if
 // that is smaller than 400 × 500 pt). Saved without object streams, for the seal's incremental update.
 // This module is the calling thread's side and loads no PDF library; the layout and drawing are audit-page.work.ts,
 // in a worker thread.
+import type { Locale } from '../../i18n/i18n.js';
 import { runPdfTaskOr } from './pool.js';
 
 export const AUDIT_TIMEOUT_MS = 30_000;
@@ -21,6 +23,8 @@ export type AuditSigner = {
 };
 
 export type AuditInfo = {
+  /** The language of the labels: the document's. */
+  locale: Locale;
   documentId: string;
   title: string;
   originalSha256: string;

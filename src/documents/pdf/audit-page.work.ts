@@ -1,5 +1,6 @@
 // Worker side of audit-page.ts (whose header states the guarantees): the layout, drawn with pdf-lib and the fonts.
 // Runs only in a PDF worker thread: imported by pdf.worker.ts (and tests), never by a main-thread module.
+import { fill, strings } from '../../i18n/i18n.js';
 import type { AuditCertificateInput, AuditInfo } from './audit-page.js';
 import { type FontStyle, Fonts } from './fonts.js';
 import { pageGeometry } from './geometry.js';
@@ -10,7 +11,7 @@ export async function appendAuditPageInWorker(bytes: Uint8Array, audit: AuditInf
   const doc = await PDFDocument.load(bytes, { updateMetadata: false });
   const last = pageGeometry(doc.getPage(doc.getPageCount() - 1));
   const size: [number, number] = last.width >= 400 && last.height >= 500 ? [last.width, last.height] : [612, 792];
-  const w = new Writer(doc, size, `Audit trail — ${audit.documentId}`);
+  const w = new Writer(doc, size, audit);
   await w.start();
   await writeAudit(w, audit);
   await w.finish();
@@ -19,16 +20,17 @@ export async function appendAuditPageInWorker(bytes: Uint8Array, audit: AuditInf
 
 /** Worker side of renderAuditCertificate. */
 export async function renderAuditCertificateInWorker(input: AuditCertificateInput): Promise<Uint8Array> {
+  const s = strings(input.locale, 'audit');
   const doc = await PDFDocument.create();
-  doc.setTitle(`Audit trail — ${input.title}`);
+  doc.setTitle(fill(s.pdfTitle, { title: input.title }));
   doc.setCreator('Signet');
-  const w = new Writer(doc, [612, 792], `Audit trail — ${input.documentId}`);
+  const w = new Writer(doc, [612, 792], input);
   await w.start();
   await writeAudit(w, input);
-  await w.heading(`Events (${input.events.length})`);
+  await w.heading(fill(s.events, { count: input.events.length }));
   for (const e of input.events) {
-    const who = [e.actor, e.ip ? `IP ${e.ip}` : null].filter(Boolean).join(' · ');
-    await w.row(e.at, [e.event, who, e.detail ?? ''].filter((s) => s !== '').join(' — '), {
+    const who = [e.actor, e.ip ? fill(s.eventIp, { ip: e.ip }) : null].filter(Boolean).join(' · ');
+    await w.row(e.at, [e.event, who, e.detail ?? ''].filter((part) => part !== '').join(' — '), {
       labelWidth: 150,
       labelStyle: 'mono',
     });
@@ -38,24 +40,25 @@ export async function renderAuditCertificateInWorker(input: AuditCertificateInpu
 }
 
 async function writeAudit(w: Writer, a: AuditInfo): Promise<void> {
-  await w.title('Audit trail');
-  await w.heading('Document');
-  await w.row('Title', a.title);
-  await w.row('Document ID', a.documentId);
-  await w.row('Original SHA-256', a.originalSha256, { valueStyle: 'mono' });
-  await w.row('Completed', a.completedAt ?? 'not completed');
-  await w.heading(`Signers (${a.signers.length})`);
-  for (const [i, s] of a.signers.entries()) {
+  const s = strings(a.locale, 'audit');
+  await w.title(s.title);
+  await w.heading(s.document);
+  await w.row(s.documentTitle, a.title);
+  await w.row(s.documentId, a.documentId);
+  await w.row(s.originalSha256, a.originalSha256, { valueStyle: 'mono' });
+  await w.row(s.completed, a.completedAt ?? s.notCompleted);
+  await w.heading(fill(s.signers, { count: a.signers.length }));
+  for (const [i, signer] of a.signers.entries()) {
     // Keep a signer's block together when it fits on a page.
     await w.ensure(8 * 14 + 20);
-    await w.line(`${i + 1}. ${s.name} (${s.role})`, { style: 'bold', size: 11, after: 4 });
-    await w.row('E-mail', s.email);
-    await w.row('Role', s.role);
-    await w.row('IP address', s.ip ?? '—');
-    await w.row('User agent', s.userAgent ?? '—');
-    await w.row('Sent', s.sentAt ?? '—');
-    await w.row('Viewed', s.viewedAt ?? '—');
-    await w.row('Signed', s.signedAt ?? '—');
+    await w.line(`${i + 1}. ${signer.name} (${signer.role})`, { style: 'bold', size: 11, after: 4 });
+    await w.row(s.email, signer.email);
+    await w.row(s.role, signer.role);
+    await w.row(s.ip, signer.ip ?? '—');
+    await w.row(s.userAgent, signer.userAgent ?? '—');
+    await w.row(s.sent, signer.sentAt ?? '—');
+    await w.row(s.viewed, signer.viewedAt ?? '—');
+    await w.row(s.signed, signer.signedAt ?? '—');
     w.space(10);
   }
 }
@@ -72,10 +75,11 @@ class Writer {
   private page!: PDFPage;
   private y = 0; // distance from the top of the page
 
+  /** Each page's footer names the document: `a`'s id, in `a`'s language. */
   constructor(
     private readonly doc: PDFDocument,
     private readonly size: [number, number],
-    private readonly footer: string,
+    private readonly a: Pick<AuditInfo, 'locale' | 'documentId'>,
   ) {
     this.fonts = new Fonts(doc);
   }
@@ -163,7 +167,8 @@ class Writer {
   async finish(): Promise<void> {
     const n = this.pages.length;
     for (const [i, p] of this.pages.entries()) {
-      const text = await this.fonts.truncate(`${this.footer} — page ${i + 1} of ${n}`, 'regular', 7.5, this.width);
+      const footer = fill(strings(this.a.locale, 'audit').footer, { id: this.a.documentId, page: i + 1, pages: n });
+      const text = await this.fonts.truncate(footer, 'regular', 7.5, this.width);
       await this.fonts.draw(p, text, { x: MARGIN, y: MARGIN / 2, size: 7.5, color: GREY });
     }
   }

@@ -48,6 +48,7 @@ try {
   );
   out.stamp = isPdf(stamped);
   const audit = {
+    locale: 'en' as const,
     documentId: 'doc_1',
     title: 'Probe',
     originalSha256: '0'.repeat(64),
