@@ -1,12 +1,39 @@
-// The product's words: which languages exist, a message by key, placeholders, dates. A locale is "known" only when
-// its catalogue is complete: en.ts defines the keys and the other languages are typed against them, so a missing or
-// invented key fails to compile. Values are inserted raw everywhere: HTML callers escape the result.
-import { de } from './de.js';
-import { en, type Catalogue, type MessageKey } from './en.js';
-import { es } from './es.js';
-import { fr } from './fr.js';
+// The product's words: which languages exist, a message by key, placeholders, dates. Guarantees: a locale is
+// "known" only when its catalogue is complete, and the compiler checks it: en.json defines the keys, and each other
+// language must have exactly those keys (a missing or invented key fails to compile, naming it). Values are inserted
+// raw everywhere: HTML callers escape the result.
+//
+// The catalogues are data, one JSON file per language (the format translation tools read), loaded once. Keys are
+// `section.name` (mail, page, review, sms, dashboard, audit). Placeholders are `{name}`; quotation marks follow each
+// language's convention, so they live in the strings. SMS texts are one line of GSM-7 characters in every language
+// (straight quotes, no guillemets or no-break spaces), so a message with plain names fits one segment
+// (sms/messages.ts). Dashboard texts are plain text: a view escapes them and may fill a placeholder with markup of
+// its own (dashboard/words.ts); in English, statuses and roles are the API's own words.
+import { createRequire } from 'node:module';
 
-export type { Catalogue, MessageKey } from './en.js';
+type English = typeof import('./en.json', { with: { type: 'json' } });
+type German = typeof import('./de.json', { with: { type: 'json' } });
+type French = typeof import('./fr.json', { with: { type: 'json' } });
+type Spanish = typeof import('./es.json', { with: { type: 'json' } });
+
+export type MessageKey = keyof English;
+export type Catalogue = { readonly [K in MessageKey]: string };
+
+/** What a language gets wrong: keys it lacks, keys English does not have, values that are not text. */
+type Mismatch<T> = {
+  missing: Exclude<MessageKey, keyof T>;
+  unknown: Exclude<keyof T, MessageKey>;
+  notText: { [K in keyof T]: T[K] extends string ? never : K }[keyof T];
+};
+type Agrees<T> =
+  Mismatch<T> extends { missing: never; unknown: never; notText: never }
+    ? true
+    : { [K in keyof Mismatch<T>]: Mismatch<T>[K] };
+// A language that gets a key wrong makes this line fail to compile, and the error names the keys.
+const agree: [Agrees<English>, Agrees<German>, Agrees<French>, Agrees<Spanish>] = [true, true, true, true];
+void agree;
+
+const load = createRequire(import.meta.url) as (file: string) => Catalogue;
 
 export const KNOWN_LOCALES = ['en', 'de', 'fr', 'es'] as const;
 export type Locale = (typeof KNOWN_LOCALES)[number];
@@ -19,7 +46,12 @@ export const isKnownLocale = (tag: unknown): tag is Locale =>
 /** A stored tag as a locale: one we no longer know (or never checked) falls back to the default. */
 export const localeOrDefault = (tag: string): Locale => (isKnownLocale(tag) ? tag : DEFAULT_LOCALE);
 
-export const catalogues: Readonly<Record<Locale, Catalogue>> = { en, de, fr, es };
+export const catalogues: Readonly<Record<Locale, Catalogue>> = {
+  en: load('./en.json'),
+  de: load('./de.json'),
+  fr: load('./fr.json'),
+  es: load('./es.json'),
+};
 
 export type Vars = Readonly<Record<string, string | number>>;
 
