@@ -1,7 +1,7 @@
 // Documents in the dashboard: the list (status filter, search, pages), a document with its signers, audit trail and
 // template, the two downloads, and withdraw / remind. Everything is scoped to the viewer's workspace (another
 // workspace's id is "not found"); members may look, owners and admins act. The reads and state changes are the
-// API's own (signing/documents.service.ts, signing.service.ts), so the dashboard cannot drift from them; only the
+// API's own (signing/documents.service.ts, sender.service.ts), so the dashboard cannot drift from them; only the
 // audit actor differs: `user:<email>` instead of `api_key:<id>`.
 import { ApiError, apiError } from '../lib/errors.js';
 import { iso } from '../lib/clock.js';
@@ -13,7 +13,7 @@ import {
   listWorkspaceDocuments,
   type DocumentListRow,
 } from '../signing/signing.repo.js';
-import { remindRequest, withdrawDocument } from '../signing/signing.service.js';
+import { remindRequest, withdrawDocument } from '../signing/sender.service.js';
 import { DOCUMENT_STATUSES, isOpenRequest, type DocumentStatus } from '../signing/states.js';
 import { canManage, requireManager, type DashboardDeps } from './dashboard.service.js';
 import { actorOf, type Viewer } from './people.service.js';
@@ -172,7 +172,7 @@ export async function withdrawPage(deps: DocumentsDeps, v: Viewer, id: string) {
 
 /**
  * true: withdrawn now; false: it could not be (completed, sealing, or already closed). The withdrawal writes its
- * audit_log row (signing.service.ts, `Sender`), as a reminder does.
+ * audit_log row (signing/sender.service.ts, `Sender`), as a reminder does.
  */
 export async function withdraw(deps: DocumentsDeps, v: Viewer, id: string): Promise<boolean> {
   requireManager(v);

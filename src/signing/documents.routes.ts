@@ -7,7 +7,8 @@ import { authOf } from '../http/request-context.js';
 import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
 import { auditCertificate, auditTrail, getDocument, previewPlacement, signedPdf } from './documents.service.js';
 import { AuditTrailOut, DocumentOut, PreviewBody, PreviewOut } from './signing.schemas.js';
-import { withdrawDocument, type SigningDeps } from './signing.service.js';
+import { withdrawDocument } from './sender.service.js';
+import type { SigningDeps } from './signing.service.js';
 
 /** A PDF answer; its example is the start of a file. */
 const Pdf = { schema: { type: 'string', format: 'binary' }, example: '%PDF-1.7 …' };

@@ -1,4 +1,4 @@
-// /v1/signing-requests: create, read, remind, withdraw. Wiring only; the state machine is in signing.service.ts.
+// /v1/signing-requests: create, read, remind, withdraw. Wiring only; remind and withdraw are in sender.service.ts.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { apiError } from '../lib/errors.js';
@@ -9,7 +9,8 @@ import { createSigningRequest } from './create.js';
 import { presentRequest } from './presenters.js';
 import { CreateBody, Created, RequestOut } from './signing.schemas.js';
 import { getRequest } from './documents.service.js';
-import { remindRequest, withdrawRequest, type SigningDeps } from './signing.service.js';
+import { remindRequest, withdrawRequest } from './sender.service.js';
+import type { SigningDeps } from './signing.service.js';
 
 export async function signingRoutes(fastify: FastifyInstance, deps: SigningDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

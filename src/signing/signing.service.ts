@@ -1,19 +1,18 @@
 // The signing state changes after creation (create.ts), each a few lines on `transition` (transition.ts): a signer
-// views, signs or declines through their link; the sender withdraws or reminds through the API. Guarantees, besides
+// views, signs or declines through their link; the sender withdraws or reminds (sender.service.ts). Guarantees, besides
 // those of `transition` and the moves table (states.ts): signer links are never returned by the API; a reminder or a
 // sequential release mails a fresh link and invalidates the old one (only hashes are kept).
-import { recordAudit, type AuditRow } from '../audit/audit-log.repo.js';
 import type { Config } from '../config.js';
 import type { BlobStore } from '../documents/blob-store.js';
 import type { FileFetcher } from '../documents/fetch-file.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { PdfEngine } from '../documents/pdf/engine.js';
-import type { AuthContext, ClientMeta } from '../http/request-context.js';
+import type { ClientMeta } from '../http/request-context.js';
 import { apiError } from '../lib/errors.js';
 import type { Locale } from '../i18n/i18n.js';
 import type { OutgoingMail } from '../mail/outbox.js';
 import { MAX_PNG_BYTES } from '../limits.js';
-import { eventSigner, keyActor, signerActor } from './presenters.js';
+import { eventSigner, signerActor } from './presenters.js';
 import type { SignBody } from './signing.schemas.js';
 import {
   findDocument,
@@ -29,7 +28,7 @@ import {
   type DocumentRow,
   type RequestRow,
 } from './signing.repo.js';
-import { canMoveRequest, isOpenRequest } from './states.js';
+import { isOpenRequest } from './states.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { transition, type TransitionDeps, type Tx } from './transition.js';
 
@@ -143,7 +142,7 @@ export function assertSignable(doc: DocumentRow | undefined, r: RequestRow, now:
 }
 
 /** The request re-read inside the transaction, with the document locked. */
-const reread = async (tx: Tx, r: RequestRow) => (await findRequest(tx.trx, r.workspace_id, r.id))!;
+export const reread = async (tx: Tx, r: RequestRow) => (await findRequest(tx.trx, r.workspace_id, r.id))!;
 
 /** What the signing page needs: the request, its document and the signer's own fields. */
 export async function signerView(deps: Pick<SigningDeps, 'db' | 'clock'>, r: RequestRow) {
@@ -335,69 +334,4 @@ export async function declineRequest(deps: SigningDeps, found: RequestRow, reaso
     }
   });
   return { status: 'declined' };
-}
-
-/** The document is withdrawn with every open request: it can never complete. */
-async function withdraw(tx: Tx, doc: DocumentRow, actor: string, requestId: string | null) {
-  await moveDocument(tx.trx, doc.id, 'withdraw', { closed_at: tx.now, updated_at: tx.now });
-  await moveDocumentRequests(tx.trx, doc.id, 'withdraw', { closed_at: tx.now, updated_at: tx.now });
-  await tx.audit(doc, { action: 'document.withdrawn', actor, signingRequestId: requestId });
-}
-
-const withdrawable = (doc: DocumentRow | undefined): doc is DocumentRow =>
-  !!doc && doc.status === 'in_progress' && doc.seal_state === 'none';
-
-/**
- * Who withdraws a document or sends a reminder: an API key (the audit actor `api_key:<id>`), or a person in the
- * dashboard, who names their workspace and their audit actor (`user:<email>`). A person's action is also an
- * operator action: its audit_log row is written in the change's own transaction.
- */
-export type Sender = AuthContext | { workspace: { id: string }; actor: string };
-const senderActor = (s: Sender) => ('actor' in s ? s.actor : keyActor(s));
-const operatorAudit = async (tx: Tx, s: Sender, row: Omit<AuditRow, 'workspaceId' | 'actor'>) => {
-  if ('actor' in s) await recordAudit(tx.trx, { ...row, workspaceId: s.workspace.id, actor: s.actor }, tx.now);
-};
-
-/** The sender withdraws one signing request; its document is withdrawn, since it could never complete. */
-export async function withdrawRequest(deps: SigningDeps, auth: AuthContext, id: string) {
-  const found = await findRequest(deps.db.kysely, auth.workspace.id, id);
-  if (!found) throw apiError('not_found');
-  await transition(deps, found.document_id, async (tx, doc) => {
-    const r = await reread(tx, found);
-    if (!withdrawable(doc) || !canMoveRequest('withdraw', r.status)) {
-      throw apiError('request_not_signable', {
-        message: 'Only an open signing request of an in-progress document can be withdrawn.',
-      });
-    }
-    await withdraw(tx, doc, keyActor(auth), r.id);
-  });
-  return (await findRequest(deps.db.kysely, auth.workspace.id, id))!;
-}
-
-export async function withdrawDocument(deps: SigningDeps, auth: Sender, id: string) {
-  const found = await findDocument(deps.db.kysely, auth.workspace.id, id);
-  if (!found) throw apiError('not_found');
-  await transition(deps, id, async (tx, doc) => {
-    if (!withdrawable(doc))
-      throw apiError('request_not_signable', { message: 'Only an in-progress document can be withdrawn.' });
-    await withdraw(tx, doc, senderActor(auth), null);
-    await operatorAudit(tx, auth, { action: 'document.withdrawn', targetId: doc.id, detail: { title: doc.title } });
-  });
-}
-
-/** The invitation again, with a fresh link (the original cannot be re-sent: only its hash is kept). */
-export async function remindRequest(deps: SigningDeps, auth: Sender, id: string) {
-  const found = await findRequest(deps.db.kysely, auth.workspace.id, id);
-  if (!found) throw apiError('not_found');
-  await transition(deps, found.document_id, async (tx, doc) => {
-    const r = await reread(tx, found);
-    assertSignable(doc, r, tx.now);
-    const tk = newLinkToken();
-    await setSignerToken(tx.trx, r.id, tk.hash, { reminded_at: tx.now, updated_at: tx.now });
-    await tx.audit(doc, { action: 'signing_request.reminded', actor: senderActor(auth), signingRequestId: r.id });
-    await inviteSigner(deps, tx, doc, r, tk.token, 'reminder');
-    const detail = { document_id: doc.id, to: r.email || r.phone };
-    await operatorAudit(tx, auth, { action: 'signing_request.reminded', targetId: r.id, detail });
-  });
-  return (await findRequest(deps.db.kysely, auth.workspace.id, id))!;
 }

@@ -1,6 +1,6 @@
 // The SMS outbox and its sender on SQLite and PostgreSQL: queueing in the caller's transaction, the log mode of the
 // embedded default, the Twilio transport against a local HTTP peer (sent, retried on the webhook schedule, failed at
-// once), concurrent senders, and `signet sms list|show` as operators run it. Also the message texts.
+// once), concurrent senders, and `signet sms list|show` as operators run it. The message texts: messages.test.ts.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,18 +10,15 @@ import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
-import { KNOWN_LOCALES } from '../i18n/i18n.js';
 import { signetJson } from '../testing/child-server.js';
 import { freshPostgres, postgresForTests } from '../testing/services.js';
 import { createWorkspace } from '../workspaces/workspaces.repo.js';
-import { MAX_SMS_SEGMENTS, renderSms, smsSegments, SMS_TEMPLATE_NAMES, type SmsVars } from './messages.js';
 import { getSms, listSms, type OutgoingSms } from './outbox.js';
 import { createSmsSender, SMS_MAX_ATTEMPTS, SMS_RETRY_DELAYS_MS, type SmsSender } from './sender.js';
 import { createTwilioTransport } from './transport.js';
+import { EXPIRES, URL_ } from './testing/sms.js';
 
 const TOKEN = 'tok-secret-twilio';
-const URL_ = 'https://signet.example.com/sign/' + 'Ab3-_x'.repeat(7) + 'Q';
-const EXPIRES = Date.parse('2026-12-01T10:00:00Z');
 
 /** A pino logger writing JSON lines into memory. */
 function memoryLogger() {
@@ -375,58 +372,3 @@ behaviours(
   },
   'skip' in pg ? pg.skip : false,
 );
-
-describe('SMS texts', () => {
-  const vars: SmsVars = {
-    workspaceName: 'Acme',
-    documentTitle: 'NDA',
-    signerName: 'Ada',
-    url: URL_,
-    expiresAt: EXPIRES,
-  };
-
-  test('every kind in every locale: one GSM-7 segment with short names, the link and the date intact', () => {
-    for (const locale of KNOWN_LOCALES)
-      for (const kind of SMS_TEMPLATE_NAMES) {
-        const text = renderSms(kind, locale, vars);
-        assert.ok(text.includes(` ${URL_} `), `${locale} ${kind}: ${text}`);
-        assert.ok(text.includes('2026-12-01'), "text.includes('2026-12-01')");
-        assert.ok(!/[<>\n]/.test(text), '!/[<>\\n]/.test(text)');
-        const seg = smsSegments(text);
-        assert.equal(seg.encoding, 'gsm7', `${locale} ${kind}: ${text}`);
-        assert.equal(seg.segments, 1, `${locale} ${kind} is ${seg.units} septets: ${text}`);
-      }
-    assert.equal(
-      renderSms('invitation', 'en', vars),
-      `Acme asks you to sign "NDA": ${URL_} (link expires 2026-12-01).`,
-    );
-    assert.match(renderSms('reminder', 'fr', vars), /^Rappel : Acme vous invite à signer "NDA" : /);
-  });
-
-  test('segments: GSM-7 extension characters count twice, anything else switches to UCS-2', () => {
-    assert.deepEqual(smsSegments('a'.repeat(160)), { encoding: 'gsm7', units: 160, segments: 1 });
-    assert.deepEqual(smsSegments('a'.repeat(161)), { encoding: 'gsm7', units: 161, segments: 2 });
-    assert.deepEqual(smsSegments('€'.repeat(80)), { encoding: 'gsm7', units: 160, segments: 1 });
-    assert.deepEqual(smsSegments('a'.repeat(69) + '“'), { encoding: 'ucs2', units: 70, segments: 1 });
-    assert.deepEqual(smsSegments('a'.repeat(70) + '😀'), { encoding: 'ucs2', units: 72, segments: 2 });
-  });
-
-  test(`long names and titles are cut to fit ${MAX_SMS_SEGMENTS} segments; the link never is`, () => {
-    for (const [workspaceName, documentTitle] of [
-      ['Acme '.repeat(60), 'Master services agreement '.repeat(40)],
-      ['株式会社'.repeat(30), '秘密保持契約書'.repeat(40)],
-      ['Acme', '😀'.repeat(300)],
-      ['Line\nbreak\u0000Co', 'Title\r\nwith breaks'],
-    ])
-      for (const locale of KNOWN_LOCALES) {
-        const text = renderSms('reminder', locale, { ...vars, workspaceName, documentTitle });
-        assert.ok(text.includes(` ${URL_} `), text);
-        assert.ok(smsSegments(text).segments <= MAX_SMS_SEGMENTS, text);
-        assert.ok(!/[\n\r\u0000]/.test(text), '!/[\\n\\r\\u0000]/.test(text)');
-      }
-    const cut = renderSms('invitation', 'en', { ...vars, documentTitle: 'x'.repeat(1000) });
-    assert.match(cut, /"x+\.\.\.":/);
-    assert.equal(smsSegments(cut).segments, MAX_SMS_SEGMENTS);
-    assert.throws(() => renderSms('invitation', 'en', { ...vars, url: `https://x/${'a'.repeat(600)}` }), /segments/);
-  });
-});

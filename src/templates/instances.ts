@@ -32,14 +32,8 @@ import {
   type InstanceRow,
   type VersionRow,
 } from './templates.repo.js';
-import {
-  SENDER_SLOT,
-  type GenerateBody,
-  type InstanceCreated,
-  type InstantiateBody,
-  type RecipientOut,
-  type TemplateFieldOut,
-} from './templates.schemas.js';
+import type { GenerateBody, InstanceCreated, InstantiateBody, RecipientOut } from './instances.schemas.js';
+import { SENDER_SLOT, type TemplateFieldOut } from './templates.schemas.js';
 import { templateOf, versionOf, type TemplatesDeps } from './templates.service.js';
 
 /** The sender's values stamped onto the version's PDF, in a worker thread; a failure is 502 render_failed. */

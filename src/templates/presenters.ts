@@ -2,14 +2,8 @@
 // appear only where the spec puts them: the instance's `review_url` and the `template_instance.staged` event.
 import { iso } from '../lib/clock.js';
 import type { InstanceRow, TemplateRow, VersionRow } from './templates.repo.js';
-import type {
-  InstanceOut,
-  RecipientOut,
-  SlotOut,
-  TemplateFieldOut,
-  TemplateOut,
-  VersionOut,
-} from './templates.schemas.js';
+import type { InstanceOut, RecipientOut } from './instances.schemas.js';
+import type { SlotOut, TemplateFieldOut, TemplateOut, VersionOut } from './templates.schemas.js';
 
 const t = (ms: number | null) => (ms === null ? null : iso(ms));
 

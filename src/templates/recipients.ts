@@ -8,7 +8,7 @@ import { toE164 } from '../sms/phone.js';
 import { requireFeature } from '../workspaces/features.js';
 import { versionFields, versionSlots } from './presenters.js';
 import type { VersionRow } from './templates.repo.js';
-import type { RecipientIn, RecipientOut } from './templates.schemas.js';
+import type { RecipientIn, RecipientOut } from './instances.schemas.js';
 
 type RecipientProblem = { recipient: number; field: string; code: string; message: string };
 

@@ -17,7 +17,7 @@ import {
   moveInstance,
   type InstanceRow,
 } from './templates.repo.js';
-import type { RecipientIn } from './templates.schemas.js';
+import type { RecipientIn } from './instances.schemas.js';
 import { versionOf, type TemplatesDeps } from './templates.service.js';
 
 /** Why a confirm or discard cannot proceed, or nothing when the instance is staged and its window still open. */

@@ -10,13 +10,9 @@ import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
 import { UPLOAD_ROUTE } from '../http/upload-budget.js';
 import { generate, getInstance, instantiate } from './instances.js';
 import { confirmInstance, discardInstance } from './staging.js';
+import { ConfirmBody, GenerateBody, InstanceCreated, InstanceOut, InstantiateBody } from './instances.schemas.js';
 import {
-  ConfirmBody,
   CreateTemplateBody,
-  GenerateBody,
-  InstanceCreated,
-  InstanceOut,
-  InstantiateBody,
   TemplateList,
   TemplateOut,
   VersionBody,
