@@ -6,7 +6,7 @@ import { Eta } from 'eta';
 import { catalogues, fill, t, type Locale, type MessageKey, type Strings, type Vars } from '../i18n/i18n.js';
 import { DOCUMENT_STATUSES, REQUEST_STATUSES, type DocumentStatus, type RequestStatus } from '../signing/states.js';
 import { INSTANCE_STATUSES, type InstanceStatus } from '../templates/states.js';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhooks/deliveries.repo.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhooks/states.js';
 import { ROLES, type Role } from './people.repo.js';
 
 export type DashboardKey = keyof Strings<'dashboard'>;

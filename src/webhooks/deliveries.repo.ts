@@ -5,16 +5,7 @@ import type { Db } from '../db/db.js';
 import { claimLeases, writeUnderLease, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import { pendingDelivery } from './outbox.repo.js';
-
-/**
- * The spec's delivery states. A row is written `pending` (no attempt made yet: a new event, or a replay); a failed
- * attempt with a next one scheduled leaves it `retrying` (next_attempt_at set); it ends `succeeded` (a 2xx) or
- * `giving_up` (the 7th failure, or its hook was deleted). `pending` and `retrying` rows are due at next_attempt_at.
- */
-export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'giving_up'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-/** The states the dispatcher claims from. */
-export const DUE_STATUSES: readonly DeliveryStatus[] = ['pending', 'retrying'];
+import { DUE_STATUSES, type DeliveryStatus } from './states.js';
 
 export type ClaimedDelivery = {
   id: string;

@@ -11,7 +11,7 @@ import { openDb } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
 import { getDelivery, listDeliveries, replayDelivery } from './hooks.service.js';
 import { createDispatcher } from './dispatcher.js';
-import type { DeliveryStatus } from './deliveries.repo.js';
+import type { DeliveryStatus } from './states.js';
 import {
   agent,
   attemptsOf,

@@ -1,7 +1,7 @@
 // Wire schemas of /v1/hooks (TypeBox): they validate requests, serialise responses and generate the OpenAPI document.
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_HOOK_EVENTS, MAX_URL_LENGTH } from '../limits.js';
-import { DELIVERY_STATUSES, type DeliveryStatus } from './deliveries.repo.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from './states.js';
 import { EVENT_NAMES } from './events.js';
 
 // The examples of the OpenAPI document: one hook and one delivery, seen through every route.

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import type { DeliveryStatus } from './deliveries.repo.js';
+import type { DeliveryStatus } from './states.js';
 import { buildEnvelope, type EventFields, type EventName } from './events.js';
 
 export type EmitOptions = {
