@@ -7,14 +7,11 @@ import Stripe from 'stripe';
 import { Agent } from 'undici';
 import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
 import { freshPostgres, postgresForTests } from '../testing/services.js';
 import { claimDue, recordOutcomes } from './deliveries.repo.js';
 import { getDelivery, listDeliveries, replayDelivery } from './hooks.service.js';
 import { createDispatcher } from './dispatcher.js';
-import { EVENT_EXAMPLES } from './events.schemas.js';
-import { createEmitter } from './outbox.repo.js';
-import { newWebhookSecret } from './signature.js';
+import { seed } from './testing/dispatcher.js';
 
 const MIN = 60_000;
 const PgClient = pgLib.Client;
@@ -42,48 +39,6 @@ async function receiver(status: () => number, body = 'ok') {
       return new Promise((r) => server.close(() => r()));
     },
   };
-}
-
-async function seed(db: Db, clock: ManualClock, targetUrl: string, n: number) {
-  const now = clock.now();
-  const workspaceId = newId('ws');
-  await db.kysely
-    .insertInto('workspaces')
-    .values({ id: workspaceId, name: 'Acme', slug: workspaceId, tier: 'business', reply_to: null, created_at: now })
-    .execute();
-  const secret = newWebhookSecret();
-  const hookId = newId('hook');
-  await db.kysely
-    .insertInto('hooks')
-    .values({
-      id: hookId,
-      workspace_id: workspaceId,
-      target_url: targetUrl,
-      events: '[]',
-      secret,
-      document_id: null,
-      source: 'api',
-      created_at: now,
-      deleted_at: null,
-    })
-    .execute();
-  const emit = createEmitter(clock);
-  const eventIds = await db.kysely.transaction().execute(async (trx) => {
-    const ids: string[] = [];
-    for (let i = 0; i < n; i++) {
-      ids.push(
-        (
-          await emit(trx, 'document.completed', workspaceId, {
-            ...EVENT_EXAMPLES['document.completed'],
-            signing_request_id: `sr_${i}`,
-            document_id: `doc_${i}`,
-          })
-        ).eventId,
-      );
-    }
-    return ids;
-  });
-  return { workspaceId, hookId, secret, eventIds };
 }
 
 async function backendsGone(database: string): Promise<void> {
