@@ -17,11 +17,9 @@ import { createHook } from '../webhooks/hooks.repo.js';
 import { validateTargetUrl } from '../webhooks/hooks.service.js';
 import { keyActor } from './presenters.js';
 import { countDocumentsSince, insertDocument, type DocumentRow, type RequestRow } from './signing.repo.js';
+import type { CallbackOut } from './signing.schemas.js';
 import { invalid, type SigningDeps } from './signing.service.js';
 import type { Tx } from './transition.js';
-
-/** The hook a `callback_url` became; its secret is shown once, in the creating call's answer. */
-export type Callback = { hook_id: string; secret: string };
 
 /** What the caller decides about a new document; every other column starts at its default. */
 export type NewDocument = {
@@ -105,12 +103,12 @@ export async function openDocument(
     callbackUrl: string | null;
     detail: Record<string, unknown>;
   },
-): Promise<{ doc: DocumentRow; callback?: Callback }> {
+): Promise<{ doc: DocumentRow; callback?: CallbackOut }> {
   const d = o.document;
   const original = 'blob' in d.original ? d.original.blob : await deps.blobs.put(d.original.bytes, 'original', tx.trx);
   const prepared = await deps.blobs.put(d.prepared, 'prepared', tx.trx);
   const doc = documentRow(o.auth, d, { original, prepared }, tx.now);
-  let callback: Callback | undefined;
+  let callback: CallbackOut | undefined;
   if (o.callbackUrl) {
     const hook = await createHook(
       tx.trx,

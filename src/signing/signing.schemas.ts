@@ -134,6 +134,10 @@ export const RequestOut = Type.Object(
   { examples: [requestExample] },
 );
 export type RequestOut = Static<typeof RequestOut>;
+/** The hook a `callback_url` became: its secret is in the creating call's answer only. */
+export const CallbackOut = Type.Object({ hook_id: Type.String(), secret: Type.String() });
+export type CallbackOut = Static<typeof CallbackOut>;
+
 export const Created = Type.Object(
   {
     document_id: Type.String(),
@@ -141,7 +145,7 @@ export const Created = Type.Object(
     signing_order: Type.String(),
     expires_at: Type.String(),
     signing_requests: Type.Array(RequestBrief),
-    callback: Type.Optional(Type.Object({ hook_id: Type.String(), secret: Type.String() })),
+    callback: Type.Optional(CallbackOut),
   },
   {
     examples: [

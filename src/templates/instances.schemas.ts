@@ -1,6 +1,7 @@
 // Wire schemas of template instances (TypeBox): instantiate, generate, confirm, and the instance as answered.
 import { Type, type Static } from 'typebox';
 import { MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
+import { CallbackOut } from '../signing/signing.schemas.js';
 import { TemplateRecipient } from '../webhooks/events.schemas.js';
 import { ex } from './templates.schemas.js';
 
@@ -144,7 +145,7 @@ export type InstanceOut = Static<typeof InstanceOut>;
 export const InstanceCreated = Type.Object(
   {
     template_instance: InstanceOut,
-    callback: Type.Optional(Type.Object({ hook_id: Type.String(), secret: Type.String() })),
+    callback: Type.Optional(CallbackOut),
   },
   {
     examples: [
