@@ -82,3 +82,7 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 export const MAX_REQUEST_URL_LENGTH = 4096;
 /** Nesting of arrays and objects in a JSON body. */
 export const MAX_JSON_DEPTH = 32;
+
+// Signet's own: long-term signatures (issue 21).
+/** A completed document gets a new document timestamp this long before its last one's certificate expires. */
+export const LTV_RENEW_BEFORE_MS = 365 * DAY;

@@ -91,23 +91,28 @@ export type Runtime = {
 
 // The PKI and sealing modules (pkijs, @peculiar/x509, pdf-lib) load with the first seal, not at start.
 async function createPkiSealer(config: Config, clock: Clock): Promise<Sealer> {
-  const [{ loadOrCreatePki }, { createTsaClient }, { createSealer }] = await Promise.all([
+  const [{ loadOrCreatePki }, { createTsaClient }, { createSealer }, { createValidationSource }] = await Promise.all([
     import('./pki/pki.js'),
     import('./pki/tsa-client.js'),
     import('./documents/pdf/seal.js'),
+    import('./pki/validation-data.js'),
   ]);
   const pki = await loadOrCreatePki({
     dataDir: config.dataDir,
     clock,
     sealP12: config.sealP12 ?? undefined,
     sealP12Password: config.sealP12Password,
+    publicBaseUrl: config.baseUrl,
   });
   let tsa;
+  let tsaIssuersDer = [pki.caCertDer];
   if (config.tsaUrl) {
     const trustedCaDer = config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : undefined;
     tsa = createTsaClient({ url: config.tsaUrl, clock, trustedCaDer });
+    tsaIssuersDer = trustedCaDer ?? [];
   }
-  return createSealer({ pki, tsa, clock });
+  const source = createValidationSource({ ca: pki.ca, clock });
+  return createSealer({ pki, tsa, clock, longTerm: { source, tsaIssuersDer } });
 }
 
 const pemToDer = (pem: string): Uint8Array[] =>

@@ -169,6 +169,14 @@ export type DocumentsTable = {
   /** Set only on documents made from a template (migration 005; optional so older code paths never write them). */
   template_id?: string | null;
   template_version?: number | null;
+  /** Migration 009; optional for the same reason. Null on documents sealed before it (B-T). */
+  pades_level?: string | null;
+  pades_note?: string | null;
+  seal_revision_sha256?: string | null;
+  ltv_renew_at?: number | null;
+  ltv_algorithms?: string | null;
+  ltv_claimed_by?: string | null;
+  ltv_claim_expires_at?: number | null;
 };
 
 export type SigningRequestsTable = {

@@ -152,3 +152,50 @@ export const derToPem = (der: Uint8Array, label: string): string => {
     .replace(/\n$/, '');
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 };
+
+/**
+ * The certificates a CMS SignedData (a signature or an RFC 3161 token) carries, its signer's first, followed by
+ * `extra` (known issuers); duplicates dropped. Garbage yields `extra` alone.
+ */
+export function cmsCertificates(cmsDer: Uint8Array, extra: Uint8Array[] = []): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  try {
+    const sd = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(ab(cmsDer)).content });
+    const certs = (sd.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
+    const sid = sd.signerInfos[0]?.sid;
+    const isSigner = (c: pkijs.Certificate) =>
+      sid instanceof pkijs.IssuerAndSerialNumber && c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber);
+    certs.sort((a, b) => Number(isSigner(b)) - Number(isSigner(a)));
+    for (const c of certs) out.push(new Uint8Array(c.toSchema().toBER()));
+  } catch {
+    // Not a SignedData: nothing to add.
+  }
+  for (const e of extra) out.push(e);
+  return [...new Map(out.map((d) => [toHex(sha256(d)), d])).values()];
+}
+
+const ALGORITHM_NAMES: Record<string, string> = {
+  [OID.sha1]: 'sha1',
+  [OID.sha256]: 'sha256',
+  [OID.sha384]: 'sha384',
+  [OID.sha512]: 'sha512',
+  '1.2.840.10045.4.3.2': 'ecdsa-with-sha256',
+  '1.2.840.10045.4.3.3': 'ecdsa-with-sha384',
+  '1.2.840.10045.4.3.4': 'ecdsa-with-sha512',
+  '1.2.840.113549.1.1.11': 'sha256-with-rsa',
+  '1.2.840.113549.1.1.12': 'sha384-with-rsa',
+  '1.2.840.113549.1.1.13': 'sha512-with-rsa',
+  '1.2.840.113549.1.1.10': 'rsassa-pss',
+  '1.2.840.113549.1.1.5': 'sha1-with-rsa',
+};
+
+/** Lowercase names of a CMS signer's digest and signature algorithms (dotted OIDs when unnamed); [] for garbage. */
+export function cmsAlgorithms(cmsDer: Uint8Array): string[] {
+  try {
+    const sd = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(ab(cmsDer)).content });
+    const si = sd.signerInfos[0];
+    return [si.digestAlgorithm.algorithmId, si.signatureAlgorithm.algorithmId].map((o) => ALGORITHM_NAMES[o] ?? o);
+  } catch {
+    return [];
+  }
+}

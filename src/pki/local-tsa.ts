@@ -1,4 +1,4 @@
-// The embedded RFC 3161 time-stamping authority. genTime comes from the injected clock (millisecond precision),
+// The embedded RFC 3161 time-stamping authority. genTime comes from the injected clock, truncated to the second,
 // serial numbers are random 128-bit values (unique across processes without coordination), and every token's
 // signed attributes carry ESS signing-certificate-v2 (RFC 5816) naming the TSA certificate.
 import * as asn1js from 'asn1js';
@@ -44,7 +44,8 @@ export function createLocalTsa(opts: LocalTsaOptions): LocalTsa {
     nonce: asn1js.Integer | undefined,
     includeCert: boolean,
   ): Promise<{ token: pkijs.ContentInfo; genTime: Date }> => {
-    const genTime = new Date(opts.clock.now());
+    // Whole seconds, like the CRLs (UTCTime): a CRL issued after a token is never dated before it.
+    const genTime = new Date(Math.floor(opts.clock.now() / 1000) * 1000);
     const tst = new pkijs.TSTInfo({
       version: 1,
       policy: LOCAL_TSA_POLICY,
@@ -54,6 +55,7 @@ export function createLocalTsa(opts: LocalTsaOptions): LocalTsa {
       }),
       serialNumber: new asn1js.Integer({ valueHex: ab(randomSerial()) }),
       genTime,
+      accuracy: new pkijs.Accuracy({ seconds: 1 }),
       ...(nonce ? { nonce } : {}),
     });
     const tstDer = new Uint8Array(tst.toSchema().toBER());

@@ -8,6 +8,7 @@ import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import type { Clock } from '../lib/clock.js';
 import { derToPem, importSigningKey, parseCert, pemToDer, randomSerial, serialHexOf, toHex } from './cms.js';
+import type { CrlIssuer } from './crl.js';
 import { createLocalTsa, type LocalTsa } from './local-tsa.js';
 import { loadP12 } from './p12.js';
 import type { SealIdentity } from './types.js';
@@ -18,6 +19,9 @@ export type Pki = {
   seal: SealIdentity;
   localTsa: LocalTsa;
   caCertPem: string;
+  caCertDer: Uint8Array;
+  /** The local CA's signing side, for CRLs. */
+  ca: CrlIssuer;
 };
 
 export type PkiOptions = {
@@ -26,6 +30,11 @@ export type PkiOptions = {
   /** Path of a PKCS#12 file holding the seal key, certificate and chain; replaces the generated seal identity. */
   sealP12?: string;
   sealP12Password?: string;
+  /**
+   * The service's public base URL: certificates generated now point at `<base>/pki/crl` (CRL distribution point)
+   * and `<base>/pki/ca.crt` (authority information access). Certificates generated before keep what they have.
+   */
+  publicBaseUrl?: string;
 };
 
 const VALIDITY_MS = 10 * 365.25 * 24 * 3600 * 1000;
@@ -40,7 +49,7 @@ const SEAL_EKU = ['1.3.6.1.5.5.7.3.36', '1.3.6.1.5.5.7.3.4'];
 
 export async function loadOrCreatePki(opts: PkiOptions): Promise<Pki> {
   const dir = join(opts.dataDir, 'pki');
-  if (!(await exists(join(dir, 'ca.crt')))) await generate(opts.dataDir, dir, opts.clock);
+  if (!(await exists(join(dir, 'ca.crt')))) await generate(opts.dataDir, dir, opts.clock, opts.publicBaseUrl);
   const files = await readAll(dir);
 
   const caDer = pemToDer(files['ca.crt']);
@@ -63,7 +72,13 @@ export async function loadOrCreatePki(opts: PkiOptions): Promise<Pki> {
       serialHex: serialHexOf(parseCert(certDer)),
     };
   }
-  return { seal, localTsa, caCertPem: derToPem(caDer, 'CERTIFICATE') };
+  return {
+    seal,
+    localTsa,
+    caCertPem: derToPem(caDer, 'CERTIFICATE'),
+    caCertDer: caDer,
+    ca: { caCertDer: caDer, caKey: await importSigningKey(pemToDer(files['ca.key'])) },
+  };
 }
 
 async function readAll(dir: string): Promise<Record<(typeof FILES)[number], string>> {
@@ -85,7 +100,7 @@ async function readAll(dir: string): Promise<Record<(typeof FILES)[number], stri
   return out;
 }
 
-async function generate(dataDir: string, dir: string, clock: Clock): Promise<void> {
+async function generate(dataDir: string, dir: string, clock: Clock, publicBaseUrl?: string): Promise<void> {
   await mkdir(dataDir, { recursive: true });
   const tmp = await mkdtemp(join(dataDir, '.pki-')); // mode 0700
   try {
@@ -108,6 +123,14 @@ async function generate(dataDir: string, dir: string, clock: Clock): Promise<voi
       ],
     });
 
+    // Where a validator finds the current CRL and the issuer certificate (public routes of the service).
+    const base = publicBaseUrl?.replace(/\/+$/, '');
+    const pointers = base
+      ? [
+          new x509.CRLDistributionPointsExtension([`${base}/pki/crl`]),
+          new x509.AuthorityInfoAccessExtension({ caIssuers: new x509.GeneralName('url', `${base}/pki/ca.crt`) }),
+        ]
+      : [];
     const issue = async (cn: string, usages: x509.KeyUsageFlags, eku: x509.ExtendedKeyUsageExtension) => {
       const keys = await genKeys();
       const cert = await x509.X509CertificateGenerator.create({
@@ -124,6 +147,7 @@ async function generate(dataDir: string, dir: string, clock: Clock): Promise<voi
           eku,
           await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
           await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
+          ...pointers,
         ],
       });
       return { cert, keys };

@@ -73,7 +73,7 @@ test('a token from the local TSA over HTTP verifies, and openssl agrees', async 
   const tsa = client('/ok', local);
   assert.equal(tsa.provider, new URL(base).host);
   const token = await tsa.timestamp(imprint);
-  assert.equal(token.signedAt, new Date(clock.now()).toISOString());
+  assert.equal(token.signedAt, new Date(Math.floor(clock.now() / 1000) * 1000).toISOString());
   await writeFile(join(tmp.path, 'token.der'), token.tokenDer);
   await writeFile(join(tmp.path, 'ca.pem'), pki.caCertPem);
   const r = await run('openssl', [

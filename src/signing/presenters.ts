@@ -53,6 +53,10 @@ export const presentDocument = (d: DocumentRow, requests: RequestRow[], baseUrl:
   created_at: iso(d.created_at),
   expires_at: iso(d.expires_at),
   completed_at: t(d.completed_at),
+  // Seals made before long-term signatures (issue 21) have no recorded level: they were all B-T.
+  pades_level: d.status === 'completed' ? ((d.pades_level ?? 'B-T') as DocumentOut['pades_level']) : null,
+  template_id: d.template_id ?? null,
+  template_version: d.template_version ?? null,
   ...(d.status === 'completed' ? documentUrls(baseUrl, d.id) : {}),
   signing_requests: requests.map(presentRequest),
 });

@@ -1,5 +1,5 @@
 // Completion, as a lease-claim job (jobs/runner.ts): stamp every signature and field, append the audit page, seal
-// (PAdES B-T) and only then mark the document completed and emit `document.completed`, in one transaction guarded
+// (PAdES B-LTA where the validation data allows, else B-T with the reason) and only then mark the document completed and emit `document.completed`, in one transaction guarded
 // by this worker's seal claim. Guarantees: a crash mid-seal leaves the claim to lapse and another worker redoes the
 // work; the guarded update means the event is emitted once; a failure backs off and retries, so a document is never
 // left pending without a retry scheduled.
@@ -8,6 +8,7 @@ import { createRunner, type Runner } from '../jobs/runner.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { describeError, silentLogger, type Logger } from '../lib/logger.js';
 import { iso } from '../lib/clock.js';
+import { LTV_RENEW_BEFORE_MS } from '../limits.js';
 import type { Sealer } from '../documents/pdf/seal.js';
 import type { Stamp, StampValue } from '../documents/pdf/stamp.js';
 import type { Field } from '../documents/pdf/types.js';
@@ -81,6 +82,11 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
     // A document generated from a template has no signers: the seal certifies the file as generated.
     reason: (requests.length ? `Signed by all parties: ${doc.title}` : `Generated: ${doc.title}`).slice(0, 200),
   });
+  if (sealed.padesNote)
+    (deps.logger ?? silentLogger).warn(
+      { document_id: id, pades_level: sealed.padesLevel, pades_note: sealed.padesNote },
+      'sealed below or without full long-term validation data',
+    );
   const sha256 = sha256Hex(sealed.pdf);
   const finalReq = requests.find((r) => r.id === doc.final_request_id) ?? requests.at(-1);
   const seal = {
@@ -97,12 +103,21 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
       cert_serial: sealed.certSerial,
       tsa_provider: sealed.tsaProvider,
       tsa_signed_at: sealed.tsaSignedAt,
+      pades_level: sealed.padesLevel,
+      pades_note: sealed.padesNote,
+      seal_revision_sha256: sealed.sealRevisionSha256,
+      ltv_renew_at: sealed.lastTimestamp ? sealed.lastTimestamp.certNotAfter - LTV_RENEW_BEFORE_MS : null,
+      ltv_algorithms: sealed.lastTimestamp?.algorithms.join(',') ?? null,
       completed_at: tx.now,
       seal_last_error: null,
       updated_at: tx.now,
     });
     if (!completed) return false;
-    await tx.audit(doc, { action: 'document.completed', actor: 'system', detail: seal });
+    await tx.audit(doc, {
+      action: 'document.completed',
+      actor: 'system',
+      detail: { ...seal, pades_level: sealed.padesLevel, ...(sealed.padesNote ? { pades_note: sealed.padesNote } : {}) },
+    });
     await tx.emit('document.completed', doc.workspace_id, {
       signing_request_id: finalReq?.id ?? null,
       document_id: id,

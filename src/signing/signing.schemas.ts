@@ -184,6 +184,17 @@ export const DocumentOut = Type.Object(
     created_at: Type.String(),
     expires_at: Type.String(),
     completed_at: Type.Union([Type.String(), Type.Null()]),
+    pades_level: Type.Union([Type.Literal('B-T'), Type.Literal('B-LT'), Type.Literal('B-LTA'), Type.Null()], {
+      description:
+        'PAdES baseline level the sealed PDF reached (Signet addition): `B-LTA` by default; lower with a `SEAL_P12` ' +
+        'or external TSA whose issuer publishes no revocation data. Null until the document is completed.',
+    }),
+    template_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The template the document was made from (Signet addition); null for an uploaded PDF.',
+    }),
+    template_version: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The template version it was made from (Signet addition); null for an uploaded PDF.',
+    }),
     signed_pdf_url: Type.Optional(Type.String()),
     audit_trail_url: Type.Optional(Type.String()),
     signing_requests: Type.Array(RequestOut),
@@ -205,6 +216,9 @@ export const DocumentOut = Type.Object(
         created_at: ex.created,
         expires_at: ex.expires,
         completed_at: '2026-11-23T09:30:12.000Z',
+        pades_level: 'B-LTA',
+        template_id: null,
+        template_version: null,
         signed_pdf_url: `https://signet.example.com/v1/documents/${ex.documentId}/signed`,
         audit_trail_url: `https://signet.example.com/v1/documents/${ex.documentId}/audit-trail`,
         signing_requests: [

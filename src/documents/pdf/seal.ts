@@ -1,11 +1,12 @@
-// PAdES B-T sealing: ETSI.CAdES.detached CMS over the whole file (ByteRange covers everything but /Contents),
+// PAdES sealing: ETSI.CAdES.detached CMS over the whole file (ByteRange covers everything but /Contents),
 // signed attributes contentType, messageDigest and signing-certificate-v2 (no signing-time: the claimed time
 // is /M, the trusted one the timestamp), then an RFC 3161 token over the signature value as the unsigned
 // attribute signatureTimeStampToken.
 // Sealing runs in two steps so the heavy part can live in a worker: prepareSeal (parse, placeholder, save,
 // hash, sign; CPU, O(file)) and finishSeal (add the token, write /Contents; O(signature)). The TSA call sits
 // between them on the caller's thread, so the token's genTime is taken after the signature exists.
-// The PDF is rewritten by pdf-lib, not incrementally updated: any signature already in it stops verifying.
+// The PDF is rewritten by pdf-lib, not incrementally updated: any signature already in it stops verifying. That
+// gives B-T; long-term.ts then appends the DSS and a document timestamp incrementally (B-LTA) on this thread.
 // This module is the caller's side and loads no PDF library (pdf-lib, @signpdf): prepareSeal is in seal.work.ts,
 // which only the seal worker (seal.worker.ts) and tests import.
 import os from 'node:os';
@@ -13,8 +14,9 @@ import * as asn1js from 'asn1js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { createWorkerPool, siblingModule } from '../../lib/worker-pool.js';
 import { PDF_WORKER_IDLE_MS } from '../../limits.js';
-import { OID, sha256 } from '../../pki/cms.js';
+import { OID, sha256, toHex } from '../../pki/cms.js';
 import type { SealIdentity, Tsa } from '../../pki/types.js';
+import { extendSeal, type LongTermOptions, type LongTermResult, type PadesLevel } from './long-term.js';
 import type { SealJob } from './seal.worker.js';
 
 /** Room for the CMS in /Contents, in bytes (hex doubles it): seal chain + TSA token with its certificates. */
@@ -32,9 +34,26 @@ export type SealOptions = SealMeta & {
   tsa: Tsa;
   /** Source of the /M claimed signing time; defaults to the system clock. */
   clock?: Clock;
+  /** Where B-LTA's validation data comes from; without it the seal stays B-T. */
+  longTerm?: LongTermData;
 };
 
-export type SealResult = { pdf: Uint8Array; certSerial: string; tsaProvider: string; tsaSignedAt: string };
+/** What long-term.ts needs beyond the TSA. */
+export type LongTermData = Omit<LongTermOptions, 'tsa'>;
+
+export type SealResult = {
+  pdf: Uint8Array;
+  certSerial: string;
+  tsaProvider: string;
+  tsaSignedAt: string;
+  padesLevel: PadesLevel;
+  /** Why the level is below B-LTA, or what its last revision lacks; null when nothing is missing. */
+  padesNote: string | null;
+  /** SHA-256 of the seal's own revision, the prefix of every later copy of this file (renewals included). */
+  sealRevisionSha256: string;
+  /** The last document timestamp's certificate expiry and algorithms, for renewal; null below B-LTA. */
+  lastTimestamp: LongTermResult['lastTimestamp'];
+};
 
 /** What prepareSeal hands to finishSeal; structured-cloneable so it can come back from a worker. */
 export type PreparedSeal = {
@@ -61,7 +80,7 @@ export type Sealer = {
 export type SealerOptions = (
   | { pki: { seal: SealIdentity; localTsa: Tsa }; /** Overrides the PKI's local TSA (TSA_URL). */ tsa?: Tsa }
   | { seal: SealIdentity; tsa: Tsa }
-) & { clock?: Clock; poolSize?: number };
+) & { clock?: Clock; poolSize?: number; longTerm?: LongTermData };
 
 /**
  * Seals in worker threads: prepareSeal runs in the pool (the CryptoKey is structured-cloned into it), the TSA
@@ -86,20 +105,34 @@ export function createSealer(opts: SealerOptions): Sealer {
         { pdf: bytes, seal: key, meta, signingTimeMs: clock.now() },
         { transfer: [bytes.buffer as ArrayBuffer] },
       );
-      return timestampAndFinish(prepared, seal, tsa);
+      return timestampAndFinish(prepared, seal, tsa, opts.longTerm);
     },
     close: () => pool.close(),
   };
 }
 
-/** The TSA call plus finishSeal: the part of sealing that stays on the caller's thread. */
-export async function timestampAndFinish(prepared: PreparedSeal, seal: SealIdentity, tsa: Tsa): Promise<SealResult> {
+/** The TSA call, finishSeal and the long-term steps: the part of sealing that stays on the caller's thread. */
+export async function timestampAndFinish(
+  prepared: PreparedSeal,
+  seal: SealIdentity,
+  tsa: Tsa,
+  longTerm?: LongTermData,
+): Promise<SealResult> {
   const ts = await tsa.timestamp(sha256(prepared.signatureValue));
+  const sealed = finishSeal(prepared, ts.tokenDer);
+  const sealRevisionSha256 = toHex(sha256(sealed));
+  const extended = longTerm
+    ? await extendSeal(sealed, [seal.certDer, ...seal.chainDer], ts.tokenDer, { ...longTerm, tsa })
+    : { pdf: sealed, level: 'B-T' as const, note: 'no long-term validation data configured', lastTimestamp: null };
   return {
-    pdf: finishSeal(prepared, ts.tokenDer),
+    pdf: extended.pdf,
     certSerial: seal.serialHex,
     tsaProvider: tsa.provider,
     tsaSignedAt: ts.signedAt,
+    padesLevel: extended.level,
+    padesNote: extended.note,
+    sealRevisionSha256,
+    lastTimestamp: extended.lastTimestamp,
   };
 }
 

@@ -22,7 +22,7 @@ import {
 /** Both steps in this thread, for tests and tools; the service seals through createSealer's workers. */
 export async function sealPdf(pdf: Uint8Array, opts: SealOptions): Promise<SealResult> {
   const prepared = await prepareSeal(pdf, opts.seal, opts, (opts.clock ?? systemClock).now());
-  return timestampAndFinish(prepared, opts.seal, opts.tsa);
+  return timestampAndFinish(prepared, opts.seal, opts.tsa, opts.longTerm);
 }
 
 export async function prepareSeal(

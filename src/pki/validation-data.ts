@@ -1,0 +1,64 @@
+// Where the revocation data for a seal's and a timestamp's certificates comes from. Certificates the local CA issued
+// get a CRL issued on the spot (so its thisUpdate follows every timestamp taken before the call); anything else
+// (a SEAL_P12 chain, an external TSA) goes to the fetcher of the issuers' published CRLs, when there is one. A chain
+// is complete when every certificate that is not self-signed has data; otherwise the reasons say what is missing.
+import * as pkijs from 'pkijs';
+import type { Clock } from '../lib/clock.js';
+import { parseCert } from './cms.js';
+import { issueCrl, type CrlIssuer } from './crl.js';
+
+export type ChainRevocation = { crlsDer: Uint8Array[]; complete: boolean; missing: string[] };
+
+export type ValidationSource = {
+  /** Revocation data for each chain (leaf first), as of now. */
+  forChains(chains: Uint8Array[][]): Promise<ChainRevocation>;
+};
+
+/** What fetches foreign issuers' CRLs (pki/revocation-fetch.ts). */
+export type ForeignRevocation = {
+  fetchFor(chainDer: Uint8Array[]): Promise<{
+    crlsDer: Uint8Array[];
+    complete: boolean;
+    missing: { subject: string; reason: string }[];
+  }>;
+};
+
+export function createValidationSource(opts: {
+  ca: CrlIssuer;
+  clock: Clock;
+  foreign?: ForeignRevocation;
+}): ValidationSource {
+  const caCert = parseCert(opts.ca.caCertDer);
+  return {
+    async forChains(chains) {
+      const crls: Uint8Array[] = [];
+      const missing: string[] = [];
+      let ownCrl: Uint8Array | null = null;
+      for (const chain of chains) {
+        const certs = chain.map(parseCert);
+        const foreign = certs.filter((c) => !isSelfSigned(c) && !c.issuer.isEqual(caCert.subject));
+        if (certs.some((c) => !isSelfSigned(c) && c.issuer.isEqual(caCert.subject)))
+          crls.push((ownCrl ??= await issueCrl(opts.ca, opts.clock.now())));
+        if (foreign.length === 0) continue;
+        if (!opts.foreign) {
+          for (const c of foreign) missing.push(`${subjectText(c)}: no revocation source configured`);
+          continue;
+        }
+        const got = await opts.foreign.fetchFor(chain);
+        crls.push(...got.crlsDer);
+        for (const m of got.missing) missing.push(`${m.subject}: ${m.reason}`);
+      }
+      const unique = [...new Map(crls.map((c) => [Buffer.from(c).toString('base64'), c])).values()];
+      return { crlsDer: unique, complete: missing.length === 0, missing };
+    },
+  };
+}
+
+const isSelfSigned = (c: pkijs.Certificate) => c.issuer.isEqual(c.subject);
+
+export function subjectText(c: pkijs.Certificate): string {
+  const names: Record<string, string> = { '2.5.4.3': 'CN', '2.5.4.10': 'O', '2.5.4.11': 'OU', '2.5.4.6': 'C' };
+  return c.subject.typesAndValues
+    .map((tv) => `${names[tv.type] ?? tv.type}=${String(tv.value.valueBlock.value)}`)
+    .join(', ');
+}
