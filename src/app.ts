@@ -49,10 +49,22 @@ import { DOCS_ASSETS } from './docs/docs.assets.js';
 import { docsRoutes } from './docs/docs.routes.js';
 import { apiDescription, finishDocument, onlyTheApi, refResolver } from './docs/openapi.js';
 import { registerAssets, type NamesOf } from './web/assets.js';
+import type { TrustStore } from './pki/trust.js';
+import { trustRoutes } from './verification/trust.routes.js';
+import { VERIFY_ASSETS } from './verification/verify.assets.js';
+import { verifyPageRoutes } from './verification/verify-page.routes.js';
+import { verificationRoutes } from './verification/verification.routes.js';
 import { renderTooManyRequestsPage } from './web/html.js';
 
 /** Every feature's static files, served under /assets; a page may link any of them by name. */
-const ASSET_TABLES = [SIGNER_ASSETS, REVIEW_ASSETS, EMBED_ASSETS, DASHBOARD_ASSETS, DOCS_ASSETS] as const;
+const ASSET_TABLES = [
+  SIGNER_ASSETS,
+  REVIEW_ASSETS,
+  EMBED_ASSETS,
+  DASHBOARD_ASSETS,
+  DOCS_ASSETS,
+  VERIFY_ASSETS,
+] as const;
 declare module './web/assets.js' {
   // An interface, not a type: only an interface merges into web/'s declaration.
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -70,6 +82,8 @@ export type AppDeps = {
   blobs: BlobStore;
   files: FileFetcher;
   pdf: PdfEngine;
+  /** The CA certificate, current CRL and verification anchors (pki/trust.ts). */
+  trust: TrustStore;
   /** Pokes in-process workers after work was committed; no-ops when the worker runs in another process. */
   wake?: Wakers;
 };
@@ -134,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     files: deps.files,
     config: deps.config,
   };
+  const verification = { db: deps.db, clock: deps.clock, pdf: deps.pdf, trust: deps.trust };
   app.addHook('onClose', async () => lastUsed.close());
   app.addHook('onClose', async () => keyUses.close());
 
@@ -177,6 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await v1.register(documentsRoutes, signing);
       await v1.register(templatesRoutes, signing);
       await v1.register(embeddedRoutes, signing);
+      await v1.register(verificationRoutes, verification);
       v1.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger());
     },
     { prefix: '/v1' },
@@ -194,6 +210,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await keyless.register(embedRoutes, signing);
     await keyless.register(dashboardRoutes, { ...signing, hooks, limiter: deps.limiter, prefix: '/dashboard' });
     await keyless.register(docsRoutes);
+    await keyless.register(trustRoutes, { trust: deps.trust });
+    await keyless.register(verifyPageRoutes, verification);
   });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
 

@@ -14,7 +14,17 @@ const SRC = path.join(ROOT, 'src');
 /** Each top-level folder (and root file) of src/ and its layer; arrows point down this list. */
 const LAYERS = {
   top: ['main.ts', 'runtime.ts', 'app.ts', 'cli'],
-  feature: ['signing', 'templates', 'embedded', 'dashboard', 'webhooks', 'docs', 'workspaces', 'idempotency'],
+  feature: [
+    'signing',
+    'templates',
+    'embedded',
+    'dashboard',
+    'webhooks',
+    'docs',
+    'workspaces',
+    'idempotency',
+    'verification',
+  ],
   gate: ['http'],
   infrastructure: [
     ...['lib', 'db', 'jobs', 'pki', 'documents', 'mail', 'sms', 'keys', 'ratelimit', 'web', 'i18n', 'audit'],

@@ -32,6 +32,7 @@ import { pruneKeyUsesJob } from './keys/key-use.js';
 import { expireRequestsJob } from './signing/expiry.js';
 import { createSealingRunner } from './signing/sealing.js';
 import { noWake, type Wakers } from './signing/transition.js';
+import { createTrustStore, type TrustStore } from './pki/trust.js';
 
 export const newWorkerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
@@ -120,6 +121,16 @@ const pemToDer = (pem: string): Uint8Array[] =>
     (m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')),
   );
 
+/** The CA side of the PKI for the public routes and the verifier; loads the CA on first use, never the seal key. */
+function trustStoreFor(config: Config, clock: Clock): TrustStore {
+  return createTrustStore({
+    clock,
+    loadCa: async () =>
+      (await import('./pki/pki.js')).loadOrCreateCa({ dataDir: config.dataDir, clock, publicBaseUrl: config.baseUrl }),
+    extraAnchors: async () => (config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : []),
+  });
+}
+
 export async function createRuntime(config: Config, opts: RuntimeOptions): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger || undefined;
@@ -198,6 +209,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
         blobs,
         files,
         pdf: pdfEngine,
+        trust: trustStoreFor(config, clock),
         wake,
       })
     : null;

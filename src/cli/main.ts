@@ -7,6 +7,7 @@ import { CliError, setConfig } from './context.js';
 import { addJobCommands, addPkiCommands, addServerCommands } from './server.commands.js';
 import { addTemplateCommands, addUserCommands, addWorkspaceCommands } from './workspaces.commands.js';
 import { addKeyCommands } from './keys.commands.js';
+import { addVerifyCommands } from './verify.commands.js';
 import { addWebhookCommands } from './webhooks.commands.js';
 import { addMailCommands, addSmsCommands } from './outbox.commands.js';
 
@@ -21,6 +22,7 @@ addMailCommands(program);
 addTemplateCommands(program);
 addSmsCommands(program);
 addJobCommands(program);
+addVerifyCommands(program);
 
 try {
   setConfig(loadConfig());

@@ -42,6 +42,7 @@ export function addPkiCommands(program: Command): void {
         clock: systemClock,
         sealP12: config.sealP12 ?? undefined,
         sealP12Password: config.sealP12Password,
+        publicBaseUrl: config.baseUrl,
       });
       process.stdout.write(pki.caCertPem.endsWith('\n') ? pki.caCertPem : `${pki.caCertPem}\n`);
     });

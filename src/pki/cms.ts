@@ -164,7 +164,9 @@ export function cmsCertificates(cmsDer: Uint8Array, extra: Uint8Array[] = []): U
     const certs = (sd.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
     const sid = sd.signerInfos[0]?.sid;
     const isSigner = (c: pkijs.Certificate) =>
-      sid instanceof pkijs.IssuerAndSerialNumber && c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber);
+      sid instanceof pkijs.IssuerAndSerialNumber &&
+      c.issuer.isEqual(sid.issuer) &&
+      c.serialNumber.isEqual(sid.serialNumber);
     certs.sort((a, b) => Number(isSigner(b)) - Number(isSigner(a)));
     for (const c of certs) out.push(new Uint8Array(c.toSchema().toBER()));
   } catch {

@@ -81,6 +81,18 @@ export async function loadOrCreatePki(opts: PkiOptions): Promise<Pki> {
   };
 }
 
+/**
+ * The local CA alone (certificate and CRL key), generating the PKI on first use: what the public CRL route and the
+ * verifier need, without reading the seal identity.
+ */
+export async function loadOrCreateCa(opts: PkiOptions): Promise<{ caCertDer: Uint8Array; ca: CrlIssuer }> {
+  const dir = join(opts.dataDir, 'pki');
+  if (!(await exists(join(dir, 'ca.crt')))) await generate(opts.dataDir, dir, opts.clock, opts.publicBaseUrl);
+  const caCertDer = pemToDer(await readFile(join(dir, 'ca.crt'), 'utf8'));
+  const caKey = await importSigningKey(pemToDer(await readFile(join(dir, 'ca.key'), 'utf8')));
+  return { caCertDer, ca: { caCertDer, caKey } };
+}
+
 async function readAll(dir: string): Promise<Record<(typeof FILES)[number], string>> {
   const out = {} as Record<(typeof FILES)[number], string>;
   const missing: string[] = [];

@@ -10,6 +10,7 @@ import { type PlacementInput, type PreparedPdf, preparePdf } from './placement.j
 import { type Stamp, stampPdf } from './stamp.js';
 import { type PlacedTemplate, placeTemplate, type TemplatePlacementField } from './template-placement.js';
 import type { Anchor, Problem } from './types.js';
+import { verifyPdf, type PdfVerification, type VerifyTrust } from './verify.js';
 
 export type PdfEngine = {
   inspect(bytes: Uint8Array): Promise<PdfInspection>;
@@ -19,6 +20,7 @@ export type PdfEngine = {
   stamp(bytes: Uint8Array, stamps: Stamp[]): Promise<Uint8Array>;
   appendAuditPage(bytes: Uint8Array, audit: AuditInfo): Promise<Uint8Array>;
   auditCertificate(audit: AuditInfo, events: AuditEvent[]): Promise<Uint8Array>;
+  verify(bytes: Uint8Array, trust: VerifyTrust): Promise<PdfVerification>;
 };
 
 export const pdfEngine: PdfEngine = {
@@ -29,4 +31,5 @@ export const pdfEngine: PdfEngine = {
   stamp: (bytes, stamps) => stampPdf(bytes, stamps),
   appendAuditPage: (bytes, audit) => appendAuditPage(bytes, audit),
   auditCertificate: (audit, events) => renderAuditCertificate({ ...audit, events }),
+  verify: (bytes, trust) => verifyPdf(bytes, trust),
 };

@@ -97,7 +97,7 @@ function xrefTable(offsets: Map<number, number>, objects: NewObject[]): string {
   const gens = new Map(objects.map((o) => [o.ref.num, o.ref.gen]));
   const nums = [...offsets.keys()].sort((a, b) => a - b);
   let out = 'xref\n';
-  for (let i = 0; i < nums.length; ) {
+  for (let i = 0; i < nums.length;) {
     let j = i;
     while (j + 1 < nums.length && nums[j + 1] === nums[j] + 1) j++;
     out += `${nums[i]} ${j - i + 1}\n`;

@@ -224,7 +224,9 @@ export function serialize(v: PdfValue): string {
 export const nameText = (name: string): string =>
   '/' +
   [...Buffer.from(name, 'latin1')]
-    .map((c) => (c < 0x21 || c > 0x7e || DELIM[c] || c === 0x23 ? '#' + c.toString(16).padStart(2, '0') : String.fromCharCode(c)))
+    .map((c) =>
+      c < 0x21 || c > 0x7e || DELIM[c] || c === 0x23 ? '#' + c.toString(16).padStart(2, '0') : String.fromCharCode(c),
+    )
     .join('');
 
 function formatNumber(n: number): string {

@@ -14,6 +14,8 @@ import type { Stamp } from './stamp.js';
 import { stampInWorker } from './stamp.work.js';
 import type { TemplatePlacementField } from './template-placement.js';
 import { placeTemplateInWorker } from './template-placement.work.js';
+import type { VerifyTrust } from './verify.js';
+import { verifyInWorker } from './verify.work.js';
 
 export type WorkerInput =
   | { op: 'warmup' }
@@ -23,7 +25,8 @@ export type WorkerInput =
   | { op: 'place_template'; bytes: Uint8Array; fields: TemplatePlacementField[] }
   | { op: 'stamp'; bytes: Uint8Array; stamps: Stamp[] }
   | { op: 'audit_page'; bytes: Uint8Array; audit: AuditInfo }
-  | { op: 'audit_certificate'; input: AuditCertificateInput };
+  | { op: 'audit_certificate'; input: AuditCertificateInput }
+  | { op: 'verify'; bytes: Uint8Array; trust: VerifyTrust };
 
 export type WorkerOutput = { ok: true; value: unknown } | { ok: false; error: SerialisedError };
 
@@ -54,6 +57,8 @@ function run(input: WorkerInput): Promise<unknown> {
       return appendAuditPageInWorker(input.bytes, input.audit);
     case 'audit_certificate':
       return renderAuditCertificateInWorker(input.input);
+    case 'verify':
+      return verifyInWorker(input.bytes, input.trust);
     default:
       throw new Error(`unknown PDF task ${(input as { op: string }).op}`);
   }

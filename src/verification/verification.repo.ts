@@ -1,0 +1,27 @@
+// The documents a verified file can be: the one whose seal revision (a prefix of every copy, renewed ones
+// included) or whose current signed file has one of the given hashes.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+export type SealedDocument = { id: string; title: string; completed_at: number | null; status: string };
+
+export async function findSealedDocument(
+  db: Kysely<Database>,
+  revisionHashes: string[],
+  fileSha256: string,
+): Promise<SealedDocument | null> {
+  const hashes = revisionHashes.filter(Boolean);
+  const row = await db
+    .selectFrom('documents')
+    .select(['id', 'title', 'completed_at', 'status'])
+    .where((eb) =>
+      eb.or([
+        eb('signed_sha256', '=', fileSha256),
+        ...(hashes.length ? [eb('seal_revision_sha256', 'in', hashes)] : []),
+      ]),
+    )
+    .where('status', '=', 'completed')
+    .orderBy('completed_at', 'asc')
+    .executeTakeFirst();
+  return row ?? null;
+}

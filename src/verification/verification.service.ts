@@ -1,0 +1,76 @@
+// Verification of a PDF someone holds: the PDF engine's report (worker threads, nothing stored), with the Signet
+// document it is, when this instance sealed it, and whether that document's audit chain still verifies. Problems
+// are put into words in the caller's language (English for the API).
+import { createHash } from 'node:crypto';
+import { apiError } from '../lib/errors.js';
+import type { Db } from '../db/db.js';
+import { listAudit, verifyChain } from '../documents/audit.repo.js';
+import type { PdfEngine } from '../documents/pdf/engine.js';
+import type { PdfVerification } from '../documents/pdf/verify.js';
+import type { Locale } from '../i18n/i18n.js';
+import type { Clock } from '../lib/clock.js';
+import { iso } from '../lib/clock.js';
+import { problemText } from '../pki/problems.js';
+import type { TrustStore } from '../pki/trust.js';
+import type { VerificationOut } from './verification.schemas.js';
+import { findSealedDocument } from './verification.repo.js';
+
+export type VerificationDeps = { db: Db; clock: Clock; pdf: PdfEngine; trust: TrustStore };
+
+export async function verifyFile(
+  deps: VerificationDeps,
+  bytes: Uint8Array,
+  locale: Locale = 'en',
+): Promise<VerificationOut> {
+  const trust = await deps.trust.verificationTrust();
+  const report = await deps.pdf.verify(bytes, { ...trust, nowMs: deps.clock.now() });
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return present(report, sha256, await documentOf(deps, report, sha256), locale);
+}
+
+async function documentOf(deps: VerificationDeps, report: PdfVerification, sha256: string) {
+  const hashes = report.signatures.filter((s) => s.kind === 'signature').map((s) => s.revision_sha256);
+  const doc = await findSealedDocument(deps.db.kysely, hashes, sha256);
+  if (!doc) return null;
+  const entries = await listAudit(deps.db.kysely, doc.id);
+  return {
+    id: doc.id,
+    title: doc.title,
+    completed_at: doc.completed_at === null ? null : iso(doc.completed_at),
+    audit_chain_valid: verifyChain(doc.id, entries) === null,
+  };
+}
+
+function present(
+  r: PdfVerification,
+  sha256: string,
+  document: VerificationOut['document'],
+  locale: Locale,
+): VerificationOut {
+  return {
+    verdict: r.verdict,
+    pades_level: r.pades_level,
+    modified_after_signing: r.modified_after_signing,
+    sha256,
+    document,
+    problems: r.problems.map((p) => problemText(locale, p)),
+    problem_codes: r.problems.map((p) => p.code),
+    signatures: r.signatures.map((s) => ({
+      kind: s.kind,
+      field: s.field,
+      intact: s.intact,
+      signer: s.signer,
+      signed_at: s.signed_at,
+      time_proven: s.time_proven,
+      trusted: s.trusted,
+      problems: s.problems.map((p) => problemText(locale, p)),
+      problem_codes: s.problems.map((p) => p.code),
+    })),
+  };
+}
+/** The uploaded bytes, or 400 invalid_file when there are none (no body, or a JSON one). */
+export function pdfBody(body: unknown): Uint8Array {
+  if (!Buffer.isBuffer(body) || body.length === 0)
+    throw apiError('invalid_file', { meta: { reason: 'send the PDF as the body, Content-Type: application/pdf' } });
+  return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+}
