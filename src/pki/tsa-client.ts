@@ -8,7 +8,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { fetch } from 'undici';
 import type { Clock } from '../lib/clock.js';
-import { ab, bytesEqual, essCertHashes, hashNameForOid, OID, parseCert } from './cms.js';
+import { ab, bytesEqual, essCertHashes, findSigner, hashNameForOid, OID, parseCert } from './cms.js';
 import type { TimestampResult, Tsa } from './types.js';
 
 export type TsaClientOptions = {
@@ -168,7 +168,7 @@ async function verify(der: Uint8Array, want: VerifyExpectations): Promise<Timest
   if (sd.signerInfos.length !== 1) throw new TsaError(`token has ${sd.signerInfos.length} signers, expected 1`);
   const si = sd.signerInfos[0];
   const certs = (sd.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
-  const signer = await findSigner(si, certs);
+  const signer = findSigner(si, certs);
   if (!signer) throw new TsaError('signer certificate missing from the token');
 
   // Signed attributes: content type, digest of the TSTInfo, ESS signing-certificate naming the signer.
@@ -226,17 +226,4 @@ async function verify(der: Uint8Array, want: VerifyExpectations): Promise<Timest
     if (!result.result) throw new TsaError(`signer certificate is not trusted: ${result.resultMessage}`);
   }
   return { tokenDer, signedAt: tst.genTime.toISOString() };
-}
-
-async function findSigner(si: pkijs.SignerInfo, certs: pkijs.Certificate[]): Promise<pkijs.Certificate | undefined> {
-  if (si.sid instanceof pkijs.IssuerAndSerialNumber) {
-    const sid = si.sid;
-    return certs.find((c) => c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber));
-  }
-  // subjectKeyIdentifier [0]: match the SKI extension.
-  const keyId = new Uint8Array((si.sid as asn1js.Primitive).valueBlock.valueHexView);
-  return certs.find((c) => {
-    const ski = c.extensions?.find((e) => e.extnID === '2.5.29.14');
-    return ski && bytesEqual(new Uint8Array((ski.parsedValue as asn1js.OctetString).valueBlock.valueHexView), keyId);
-  });
 }
