@@ -73,7 +73,7 @@ const hashLabel = (hash: string) => hash.toUpperCase();
 
 /** Why an algorithm or key counts as weak (for the weak_algorithm problem), or null. */
 export function weakness(alg: SignatureAlgorithm, key: KeyObject | null): string | null {
-  if (alg.hash === 'sha1') return alg.name;
+  if (alg.hash === 'sha1') return 'SHA1';
   const bits = key?.asymmetricKeyDetails?.modulusLength;
   if ((alg.scheme === 'rsa' || alg.scheme === 'rsa-pss') && bits !== undefined && bits < MIN_RSA_BITS)
     return `RSA-${bits}`;
