@@ -49,7 +49,7 @@ test('a Signet seal is intact, names the seal certificate, and its timestamp is 
   const r = await checkCms(cms, parts, 'signature');
   assert.equal(r.intact, true);
   assert.deepEqual(r.problems, []);
-  assert.ok(r.signerCertDer && bytesEqual(r.signerCertDer, pki.seal.certDer));
+  assert.ok(r.signerCertDer && bytesEqual(r.signerCertDer, pki.seal.certDer), 'signer is the seal certificate');
   assert.equal(r.signer?.serial, pki.seal.serialHex);
   assert.match(r.signer!.subject, /^CN=Signet Document Seal, OU=Installation [0-9a-f]{8}, O=Signet$/);
   assert.match(r.signer!.issuer, /^CN=Signet Local CA/);
@@ -57,12 +57,18 @@ test('a Signet seal is intact, names the seal certificate, and its timestamp is 
   assert.equal(r.signingTime, null, 'the seal claims its time in /M, not as a signed attribute');
   // The seal carries its certificate and the CA's; the token adds the TSA's.
   assert.equal(r.certsDer.length, 3);
-  assert.ok(r.certsDer.some((d) => bytesEqual(d, pki.localTsa.certDer)));
+  assert.ok(
+    r.certsDer.some((d) => bytesEqual(d, pki.localTsa.certDer)),
+    'the TSA certificate is among certsDer',
+  );
 
   const ts = r.timestamp!;
   assert.equal(ts.intact, true);
   assert.equal(ts.genTime, new Date(clock.now()).toISOString());
-  assert.ok(ts.signerCertDer && bytesEqual(ts.signerCertDer, pki.localTsa.certDer));
+  assert.ok(
+    ts.signerCertDer && bytesEqual(ts.signerCertDer, pki.localTsa.certDer),
+    'token signer is the TSA certificate',
+  );
   assert.deepEqual(ts.problems, []);
 
   const at = new Date(ts.genTime!);
@@ -103,7 +109,7 @@ test('a changed signature value: signature_invalid, and the timestamp no longer 
   const ci = pkijs.ContentInfo.fromBER(ab(cms));
   const value = new pkijs.SignedData({ schema: ci.content }).signerInfos[0].signature.valueBlock.valueHexView;
   const at = Buffer.from(cms).indexOf(value) + value.length - 1;
-  assert.ok(at > value.length);
+  assert.ok(at > value.length, 'signature value found in the CMS');
   const bad = new Uint8Array(cms);
   bad[at] ^= 0x01;
   const r = await checkCms(bad, parts, 'signature');
@@ -121,7 +127,7 @@ test('a local TSA token as a document timestamp: intact with the right genTime; 
   assert.deepEqual(r.problems, []);
   assert.equal(r.timestamp?.genTime, signedAt);
   assert.equal(r.timestamp?.genTime, new Date(clock.now()).toISOString());
-  assert.ok(r.signerCertDer && bytesEqual(r.signerCertDer, pki.localTsa.certDer));
+  assert.ok(r.signerCertDer && bytesEqual(r.signerCertDer, pki.localTsa.certDer), 'signer is the TSA certificate');
   assert.deepEqual(r.algorithms, { digest: 'sha256', signature: 'ecdsa-with-SHA256' });
 
   const other = await checkCms(tokenDer, [new TextEncoder().encode('something else')], 'document_timestamp');
@@ -148,7 +154,8 @@ test('openssl signatures by a foreign CA: RSA PKCS#1 v1.5 and PSS, ECDSA P-384; 
     assert.deepEqual(codes(r), ['timestamp_missing'], label);
     assert.deepEqual(r.algorithms, alg, label);
     assert.equal(r.signer?.subject, `CN=${who.name}, O=Elsewhere Ltd`, label);
-    if (!('noattr' in opts)) assert.ok(r.signingTime && Math.abs(Date.parse(r.signingTime) - Date.now()) < 60_000);
+    if (!('noattr' in opts))
+      assert.ok(r.signingTime && Math.abs(Date.parse(r.signingTime) - Date.now()) < 60_000, 'signingTime is about now');
 
     const changed = await checkCms(cms, [data.subarray(1)], 'signature');
     assert.equal(changed.intact, false, label);
