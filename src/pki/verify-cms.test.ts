@@ -180,6 +180,23 @@ test('openssl signatures by a foreign CA: RSA PKCS#1 v1.5 and PSS, ECDSA P-384; 
   }
 });
 
+test('ECDSA P-521 verifies; an RSA key under 2048 bits is weak', async () => {
+  const data = new TextEncoder().encode('curves and sizes');
+  const p521 = await foreign.issue('Carol Foreign', { key: 'p521' });
+  const big = await checkCms(await foreign.sign(p521, data, { md: 'sha512' }), [data], 'signature');
+  assert.deepEqual(
+    [big.intact, big.algorithms.signature, codes(big)],
+    [true, 'ecdsa-with-SHA512', ['timestamp_missing']],
+  );
+  const small = await foreign.issue('Dave Foreign', { key: 'rsa1024' });
+  const weak = await checkCms(await foreign.sign(small, data), [data], 'signature');
+  assert.equal(weak.intact, true);
+  assert.deepEqual(
+    weak.problems.filter((p) => p.code === 'weak_algorithm'),
+    [{ code: 'weak_algorithm', vars: { algorithm: 'RSA-1024' } }],
+  );
+});
+
 test('SHA-1 still verifies but is weak', async () => {
   const data = new TextEncoder().encode('old habits');
   const r = await checkCms(await foreign.sign(rsa, data, { md: 'sha1' }), [data], 'signature');
