@@ -112,6 +112,20 @@ export function essCertHashes(attribute: pkijs.Attribute): { hash: string; value
   return out;
 }
 
+/** The certificate among `certs` that a SignerInfo's sid names (issuer and serial, or subject key identifier). */
+export function findSigner(si: pkijs.SignerInfo, certs: pkijs.Certificate[]): pkijs.Certificate | undefined {
+  if (si.sid instanceof pkijs.IssuerAndSerialNumber) {
+    const sid = si.sid;
+    return certs.find((c) => c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber));
+  }
+  // subjectKeyIdentifier [0]: match the SKI extension.
+  const keyId = new Uint8Array((si.sid as asn1js.Primitive).valueBlock.valueHexView);
+  return certs.find((c) => {
+    const ski = c.extensions?.find((e) => e.extnID === '2.5.29.14');
+    return ski && bytesEqual(new Uint8Array((ski.parsedValue as asn1js.OctetString).valueBlock.valueHexView), keyId);
+  });
+}
+
 /** Imports a PKCS#8 private key for signing, choosing the WebCrypto algorithm from the key itself (RSA or EC). */
 export async function importSigningKey(pkcs8Der: Uint8Array, extractable = false): Promise<CryptoKey> {
   const info = pkijs.PrivateKeyInfo.fromBER(ab(pkcs8Der));

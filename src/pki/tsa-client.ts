@@ -1,14 +1,15 @@
 // RFC 3161 client. A token is returned only after it is checked end to end: status granted(WithMods), our nonce
 // and imprint echoed, the CMS signature over TSTInfo valid, ESS signing-certificate(-v2) naming the signer, the
 // signer certificate carrying the critical timeStamping EKU, and (when trust anchors are configured) a chain to
-// one of them valid at genTime; genTime must fall within the request window widened by maxSkewMs.
+// one of them valid at genTime (chain.ts); genTime must fall within the request window widened by maxSkewMs.
 // Without trustedCaDer the token is integrity-checked but its TSA is not authenticated beyond the transport.
 import { createHash, randomBytes } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { fetch } from 'undici';
 import type { Clock } from '../lib/clock.js';
-import { ab, bytesEqual, essCertHashes, hashNameForOid, OID, parseCert } from './cms.js';
+import { checkChain } from './chain.js';
+import { ab, bytesEqual, essCertHashes, findSigner, hashNameForOid, OID, parseCert } from './cms.js';
 import type { TimestampResult, Tsa } from './types.js';
 
 export type TsaClientOptions = {
@@ -34,7 +35,8 @@ const MAX_RESPONSE_BYTES = 256 * 1024;
 export function createTsaClient(opts: TsaClientOptions): Tsa {
   const url = new URL(opts.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`TSA_URL must be http(s): ${opts.url}`);
-  const trusted = (opts.trustedCaDer ?? []).map(parseCert);
+  const trusted = opts.trustedCaDer ?? [];
+  trusted.forEach(parseCert); // an unreadable anchor is a configuration error: fail at start, not per token
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const maxSkewMs = opts.maxSkewMs ?? 5 * 60_000;
 
@@ -110,8 +112,8 @@ export type VerifyExpectations = {
   imprint: Uint8Array;
   /** Expected nonce, or undefined when the request carried none. */
   nonce?: bigint;
-  /** Trust anchors; empty skips chain validation. */
-  trusted: pkijs.Certificate[];
+  /** Trust anchors (DER); empty skips chain validation. */
+  trusted: Uint8Array[];
   /** Bounds for genTime, ms since the epoch. */
   notBefore: number;
   notAfter: number;
@@ -168,7 +170,7 @@ async function verify(der: Uint8Array, want: VerifyExpectations): Promise<Timest
   if (sd.signerInfos.length !== 1) throw new TsaError(`token has ${sd.signerInfos.length} signers, expected 1`);
   const si = sd.signerInfos[0];
   const certs = (sd.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
-  const signer = await findSigner(si, certs);
+  const signer = findSigner(si, certs);
   if (!signer) throw new TsaError('signer certificate missing from the token');
 
   // Signed attributes: content type, digest of the TSTInfo, ESS signing-certificate naming the signer.
@@ -214,29 +216,18 @@ async function verify(der: Uint8Array, want: VerifyExpectations): Promise<Timest
   }
 
   if (want.trusted.length > 0) {
-    // pkijs validates the path ending at the last certificate in `certs`, so the signer goes last.
-    const chain = new pkijs.CertificateChainValidationEngine({
-      trustedCerts: want.trusted,
-      certs: [...certs.filter((c) => c !== signer), signer],
-      checkDate: tst.genTime,
+    // No CRLs here: the token is fresh, so revocation is left to whoever later validates the signature.
+    const chain = await checkChain(signerDer, {
+      at: tst.genTime,
+      candidatesDer: certs.map((c) => new Uint8Array(c.toSchema().toBER())),
+      crlsDer: [],
+      anchorsDer: want.trusted,
+      purpose: 'timestamp',
     });
-    const result = await chain
-      .verify()
-      .catch((e: { resultMessage?: string }) => ({ result: false, resultMessage: e?.resultMessage ?? String(e) }));
-    if (!result.result) throw new TsaError(`signer certificate is not trusted: ${result.resultMessage}`);
+    if (!chain.trusted) {
+      const why = chain.problems.filter((p) => p.code !== 'revocation_unknown').map((p) => p.code);
+      throw new TsaError(`signer certificate is not trusted: ${why.join(', ')}`);
+    }
   }
   return { tokenDer, signedAt: tst.genTime.toISOString() };
-}
-
-async function findSigner(si: pkijs.SignerInfo, certs: pkijs.Certificate[]): Promise<pkijs.Certificate | undefined> {
-  if (si.sid instanceof pkijs.IssuerAndSerialNumber) {
-    const sid = si.sid;
-    return certs.find((c) => c.issuer.isEqual(sid.issuer) && c.serialNumber.isEqual(sid.serialNumber));
-  }
-  // subjectKeyIdentifier [0]: match the SKI extension.
-  const keyId = new Uint8Array((si.sid as asn1js.Primitive).valueBlock.valueHexView);
-  return certs.find((c) => {
-    const ski = c.extensions?.find((e) => e.extnID === '2.5.29.14');
-    return ski && bytesEqual(new Uint8Array((ski.parsedValue as asn1js.OctetString).valueBlock.valueHexView), keyId);
-  });
 }
