@@ -11,7 +11,7 @@ import { issue, makeCrl, makeRoot, opensslCrl, rogueKey, type Issued } from './t
 import { run, tempDir } from './testing/tools.js';
 
 const HOUR = 3_600_000;
-// Now, so that openssl's own check of the (now-dated) test certificates agrees with the CRLs' window.
+// Set to now once the certificates exist, so openssl's check of those (now-dated) certificates agrees.
 const clock = new ManualClock();
 
 // What the CRL server answers per path, and how often each path was asked.
@@ -69,6 +69,7 @@ before(async () => {
   pki.moved = await issue(dir, 'moved', 'int', { cn: 'Moved', ext: leafExt('/moved.crl') });
   pki.big = await issue(dir, 'big', 'int', { cn: 'Big', ext: leafExt('/big.crl') });
   pki.elsewhere = await issue(dir, 'elsewhere', 'int', { cn: 'Elsewhere', ext: leafExt('/elsewhere.crl') });
+  clock.set(Date.now()); // after every certificate's notBefore
 });
 
 after(async () => {

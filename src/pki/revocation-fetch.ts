@@ -14,7 +14,7 @@ import * as x509 from '@peculiar/x509';
 import * as pkijs from 'pkijs';
 import { request, type Agent } from 'undici';
 import type { Clock } from '../lib/clock.js';
-import { ab } from './cms.js';
+import { ab, sha256, toHex } from './cms.js';
 import { checkOutboundSyntax, checkOutboundUrl, createGuardedAgent } from '../lib/outbound.js';
 import {
   CRL_CACHE_MAX_BYTES,
@@ -105,7 +105,8 @@ export function createRevocationFetcher(opts: RevocationFetcherOptions): Revocat
   };
 
   // One download per URL at a time: callers arriving while it runs wait for the same answer, which is in the cache
-  // (when verified and current) before the promise settles, so no later caller can slip between the two.
+  // (when verified and current) before the promise settles, so no later caller can slip between the two. The
+  // download is verified against the first caller's issuer; crlFor checks again for a caller with another one.
   const download = (url: string, issuer: x509.X509Certificate): Promise<Download> => {
     const running = inFlight.get(url);
     if (running !== undefined) return running;
@@ -197,7 +198,7 @@ export function createRevocationFetcher(opts: RevocationFetcherOptions): Revocat
             miss(cert.subject, got.reason);
             continue;
           }
-          const key = Buffer.from(got.crl.der).toString('base64');
+          const key = toHex(sha256(got.crl.der)); // two URLs may serve the same CRL
           if (!seen.has(key)) {
             seen.add(key);
             result.crlsDer.push(got.crl.der);
