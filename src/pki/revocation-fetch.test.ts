@@ -15,7 +15,7 @@ const HOUR = 3_600_000;
 const clock = new ManualClock();
 
 // What the CRL server answers per path, and how often each path was asked.
-type Answer = { status: number; body?: Uint8Array | string; chunked?: boolean; location?: string };
+type Answer = { status: number; body?: Uint8Array | string; chunked?: boolean; location?: string; hang?: boolean };
 const routes = new Map<string, Answer>();
 const hits = new Map<string, number>();
 let server: Server;
@@ -33,6 +33,7 @@ before(async () => {
     const path = req.url ?? '';
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const a = routes.get(path) ?? { status: 404, body: 'not here' };
+    if (a.hang) return; // never answers: the fetcher's deadline must end the wait
     if (a.location) res.setHeader('location', a.location);
     if (a.chunked) {
       // No content-length: the fetcher must stop reading at its limit by itself.
@@ -73,6 +74,7 @@ before(async () => {
 });
 
 after(async () => {
+  server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await cleanup();
 });
@@ -80,7 +82,7 @@ after(async () => {
 /** Fresh routes and counters, the standard CRLs current at the clock's time, and a fetcher closed by the test. */
 async function setup(
   t: { after(fn: () => Promise<void>): void },
-  opts: { allowPrivateNetwork?: boolean; maxBytes?: number } = {},
+  opts: { allowPrivateNetwork?: boolean; maxBytes?: number; timeoutMs?: number } = {},
 ): Promise<RevocationFetcher> {
   routes.clear();
   hits.clear();
@@ -96,6 +98,7 @@ async function setup(
     clock,
     allowPrivateNetwork: opts.allowPrivateNetwork ?? true,
     ...(opts.maxBytes !== undefined ? { maxBytes: opts.maxBytes } : {}),
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
   });
   t.after(() => fetcher.close());
   return fetcher;
@@ -254,4 +257,12 @@ test('too many redirects, an issuer outside the chain and unparseable input are 
   assert.equal(none.complete, false);
   // A self-signed root alone needs no CRL.
   assert.deepEqual(await fetcher.fetchFor([pki.root.der]), { crlsDer: [], complete: true, missing: [] });
+});
+
+test('a server that never answers is a reason once the deadline passes', async (t) => {
+  // The deadline is the network's real time (undici), not the domain clock; 100 ms keeps the wait short.
+  const fetcher = await setup(t, { timeoutMs: 100 });
+  routes.set('/big.crl', { status: 200, hang: true });
+  const r = await fetcher.fetchFor(chain(pki.big));
+  assert.deepEqual(r.missing, [{ subject: 'CN=Big', reason: `timed out fetching ${base}/big.crl` }]);
 });
