@@ -58,6 +58,15 @@ export const MAX_PATTERN_LENGTH = 200;
 export const MAX_FIELD_VALUE_LENGTH = 1000;
 /** Outbound URLs (target_url, callback_url, file_url). */
 export const MAX_URL_LENGTH = 2048;
+/**
+ * Revocation data fetched for a foreign certificate (SEAL_P12, TSA_URL): one CRL download's size, time and redirects,
+ * and the in-memory cache of verified CRLs (entries and bytes held at once).
+ */
+export const MAX_CRL_BYTES = 10 * MB;
+export const CRL_FETCH_TIMEOUT_MS = 15_000;
+export const CRL_MAX_REDIRECTS = 3;
+export const CRL_CACHE_MAX_ENTRIES = 64;
+export const CRL_CACHE_MAX_BYTES = 32 * MB;
 
 // ── Protection of the process (defaults; each has an environment variable, see config.ts) ────────────────────────
 /** A request's body must have arrived this long after its headers did; routes that take a file get longer. */
