@@ -21,6 +21,13 @@ export const PROBLEM_VARS = {
   wrong_key_usage: ['subject'],
   weak_algorithm: ['algorithm'],
   unsupported_algorithm: ['algorithm'],
+  // What the PDF around the signatures shows (documents/pdf/signatures.ts).
+  byte_range_invalid: [],
+  not_signed: [],
+  changed_page: ['object'],
+  changed_annotation: ['object'],
+  changed_object: ['object'],
+  deleted_object: ['object'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ProblemCode = keyof typeof PROBLEM_VARS;
