@@ -90,46 +90,83 @@ export type Runtime = {
   close(): Promise<void>;
 };
 
-// The PKI and sealing modules (pkijs, @peculiar/x509, pdf-lib) load with the first seal, not at start.
-async function createPkiSealer(config: Config, clock: Clock): Promise<Sealer> {
-  const [{ loadOrCreatePki }, { createTsaClient }, { createSealer }, { createValidationSource }] = await Promise.all([
-    import('./pki/pki.js'),
-    import('./pki/tsa-client.js'),
-    import('./documents/pdf/seal.js'),
-    import('./pki/validation-data.js'),
-  ]);
-  const pki = await loadOrCreatePki({
+// The PKI and sealing modules (pkijs, @peculiar/x509, pdf-lib) load with the first seal, not at start. The sealer
+// follows the PKI's generations: when a new one is due, the next seal uses it (and its own worker pool).
+export async function createPkiServices(config: Config, clock: Clock) {
+  const [{ createPkiManager }, { createTsaClient }, { createSealer }, { createValidationSource }, revocation] =
+    await Promise.all([
+      import('./pki/pki.js'),
+      import('./pki/tsa-client.js'),
+      import('./documents/pdf/seal.js'),
+      import('./pki/validation-data.js'),
+      import('./pki/revocation-fetch.js'),
+    ]);
+  const manager = createPkiManager({
     dataDir: config.dataDir,
     clock,
     sealP12: config.sealP12 ?? undefined,
     sealP12Password: config.sealP12Password,
     publicBaseUrl: config.baseUrl,
   });
-  let tsa;
-  let tsaIssuersDer = [pki.caCertDer];
-  if (config.tsaUrl) {
-    const trustedCaDer = config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : undefined;
-    tsa = createTsaClient({ url: config.tsaUrl, clock, trustedCaDer });
-    tsaIssuersDer = trustedCaDer ?? [];
-  }
-  const source = createValidationSource({ ca: pki.ca, clock });
-  return createSealer({ pki, tsa, clock, longTerm: { source, tsaIssuersDer } });
+  const trustedTsaCas = config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : undefined;
+  const externalTsa = config.tsaUrl
+    ? createTsaClient({ url: config.tsaUrl, clock, trustedCaDer: trustedTsaCas })
+    : undefined;
+  // Foreign certificates (SEAL_P12's chain, an external TSA's) get their issuers' published CRLs.
+  const foreign =
+    config.sealP12 || config.tsaUrl
+      ? revocation.createRevocationFetcher({ clock, allowPrivateNetwork: config.allowPrivateNetwork })
+      : undefined;
+  /** What long-term steps need as of now: the TSA, where revocation data comes from, the TSA's known issuers. */
+  const longTerm = async () => {
+    const pki = await manager.current();
+    return {
+      pki,
+      tsa: externalTsa ?? pki.localTsa,
+      source: createValidationSource({ cas: pki.cas.map((g) => g.ca), clock, foreign }),
+      tsaIssuersDer: externalTsa ? (trustedTsaCas ?? []) : pki.cas.map((g) => g.caCertDer),
+    };
+  };
+  let current: { generation: number; sealer: Sealer } | null = null;
+  const sealer: Sealer = {
+    async seal(pdf, meta) {
+      const lt = await longTerm();
+      if (current?.generation !== lt.pki.generation) {
+        const old = current;
+        current = {
+          generation: lt.pki.generation,
+          sealer: createSealer({ pki: lt.pki, tsa: externalTsa, clock, longTerm: lt }),
+        };
+        void old?.sealer.close();
+      }
+      return current.sealer.seal(pdf, meta);
+    },
+    async close() {
+      await current?.sealer.close();
+      await foreign?.close();
+    },
+  };
+  return { sealer, longTerm };
+}
+
+export type PkiServices = Awaited<ReturnType<typeof createPkiServices>>;
+
+/** The CA side of the PKI for the public routes and the verifier; loads the CAs on first use, never a seal key. */
+export function trustStoreFor(config: Config, clock: Clock): TrustStore {
+  const pki = () => import('./pki/pki.js');
+  return createTrustStore({
+    clock,
+    loadCas: async () =>
+      (await pki()).loadOrCreateCas({ dataDir: config.dataDir, clock, publicBaseUrl: config.baseUrl }),
+    generationNumbers: async () => (await pki()).generationNumbers(config.dataDir),
+    extraAnchors: async () => (config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : []),
+  });
 }
 
 const pemToDer = (pem: string): Uint8Array[] =>
   [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map(
     (m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')),
   );
-
-/** The CA side of the PKI for the public routes and the verifier; loads the CA on first use, never the seal key. */
-function trustStoreFor(config: Config, clock: Clock): TrustStore {
-  return createTrustStore({
-    clock,
-    loadCa: async () =>
-      (await import('./pki/pki.js')).loadOrCreateCa({ dataDir: config.dataDir, clock, publicBaseUrl: config.baseUrl }),
-    extraAnchors: async () => (config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : []),
-  });
-}
 
 export async function createRuntime(config: Config, opts: RuntimeOptions): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
@@ -174,10 +211,9 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     sms: () => smsSender.wake(),
   };
   // The PKI (and its worker pool) is loaded on first use, so API-only processes never touch the seal key.
-  let pkiSealer: Promise<Sealer> | null = null;
-  const sealer: Pick<Sealer, 'seal'> = {
-    seal: async (pdf, meta) => (await (pkiSealer ??= createPkiSealer(config, clock))).seal(pdf, meta),
-  };
+  let pkiServices: Promise<PkiServices> | null = null;
+  const pkiNow = () => (pkiServices ??= createPkiServices(config, clock));
+  const sealer: Pick<Sealer, 'seal'> = { seal: async (pdf, meta) => (await pkiNow()).sealer.seal(pdf, meta) };
   if (opts.worker) {
     sealing = createSealingRunner({
       db,
@@ -249,7 +285,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       await mailer.close();
       await smsSender.close();
       await files.close();
-      if (pkiSealer) await (await pkiSealer).close();
+      if (pkiServices) await (await pkiServices).sealer.close();
       await closePdfWorkers();
       await limiter.close();
       if (!opts.db) await db.close();

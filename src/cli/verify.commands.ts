@@ -1,7 +1,6 @@
 // `signet verify FILE`: the verification report of POST /v1/verifications, offline, in this process. Trusts the
 // local CA when this machine has one (DATA_DIR/pki) and names the Signet document when this database sealed it.
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { systemClock } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
@@ -45,16 +44,12 @@ export function addVerifyCommands(program: Command): void {
 }
 
 async function localTrust() {
-  const { createTrustStore, NO_TRUST } = await import('../pki/trust.js');
-  const exists = await stat(join(config.dataDir, 'pki', 'ca.crt')).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) return NO_TRUST;
-  const { loadOrCreateCa } = await import('../pki/pki.js');
+  const [{ createTrustStore, NO_TRUST }, pki] = await Promise.all([import('../pki/trust.js'), import('../pki/pki.js')]);
+  if ((await pki.generationNumbers(config.dataDir)).length === 0) return NO_TRUST;
   return createTrustStore({
     clock: systemClock,
-    loadCa: () => loadOrCreateCa({ dataDir: config.dataDir, clock: systemClock }),
+    loadCas: () => pki.loadOrCreateCas({ dataDir: config.dataDir, clock: systemClock }),
+    generationNumbers: () => pki.generationNumbers(config.dataDir),
   });
 }
 

@@ -24,21 +24,27 @@ export type ForeignRevocation = {
 };
 
 export function createValidationSource(opts: {
-  ca: CrlIssuer;
+  /** The local CAs (every generation's); a certificate one of them issued gets that CA's fresh CRL. */
+  cas: CrlIssuer[];
   clock: Clock;
   foreign?: ForeignRevocation;
 }): ValidationSource {
-  const caCert = parseCert(opts.ca.caCertDer);
+  const cas = opts.cas.map((ca) => ({ ca, cert: parseCert(ca.caCertDer) }));
+  const issuerOf = (c: pkijs.Certificate) => cas.find((x) => c.issuer.isEqual(x.cert.subject));
   return {
     async forChains(chains) {
       const crls: Uint8Array[] = [];
       const missing: string[] = [];
-      let ownCrl: Uint8Array | null = null;
+      const issued = new Map<CrlIssuer, Uint8Array>();
       for (const chain of chains) {
         const certs = chain.map(parseCert);
-        const foreign = certs.filter((c) => !isSelfSigned(c) && !c.issuer.isEqual(caCert.subject));
-        if (certs.some((c) => !isSelfSigned(c) && c.issuer.isEqual(caCert.subject)))
-          crls.push((ownCrl ??= await issueCrl(opts.ca, opts.clock.now())));
+        const foreign = certs.filter((c) => !isSelfSigned(c) && !issuerOf(c));
+        for (const c of certs) {
+          const own = isSelfSigned(c) ? undefined : issuerOf(c);
+          if (!own) continue;
+          if (!issued.has(own.ca)) issued.set(own.ca, await issueCrl(own.ca, opts.clock.now()));
+          crls.push(issued.get(own.ca)!);
+        }
         if (foreign.length === 0) continue;
         if (!opts.foreign) {
           for (const c of foreign) missing.push(`${subjectText(c)}: no revocation source configured`);

@@ -26,7 +26,7 @@ test('a seal with long-term data is B-LTA: qpdf, pdfsig and openssl (cms, ts, ve
     // Real time (openssl checks validity against its own clock), with milliseconds the TSA and CRL must drop.
     const clock = new ManualClock(Date.now());
     const pki = await loadOrCreatePki({ dataDir: dir.path, clock, publicBaseUrl: 'https://signet.example.com' });
-    const longTerm = { source: createValidationSource({ ca: pki.ca, clock }), tsaIssuersDer: [pki.caCertDer] };
+    const longTerm = { source: createValidationSource({ cas: [pki.ca], clock }), tsaIssuersDer: [pki.caCertDer] };
     const input = await samplePdf(3);
     const sealed = await sealPdf(input, { seal: pki.seal, tsa: pki.localTsa, clock, longTerm });
     assert.equal(sealed.padesLevel, 'B-LTA');

@@ -41,7 +41,7 @@ const lta = async (pki = ours) =>
       seal: pki.seal,
       tsa: pki.localTsa,
       clock,
-      longTerm: { source: createValidationSource({ ca: pki.ca, clock }), tsaIssuersDer: [pki.caCertDer] },
+      longTerm: { source: createValidationSource({ cas: [pki.ca], clock }), tsaIssuersDer: [pki.caCertDer] },
     })
   ).pdf;
 const trust = () => ({ anchorsDer: [ours.caCertDer], crlsDer: [], nowMs: clock.now() });
