@@ -40,6 +40,11 @@ export type Config = {
   /** PKCS#12 seal identity; without it a seal certificate is generated under DATA_DIR/pki on first start. */
   sealP12: string | null;
   sealP12Password: string;
+  /**
+   * Algorithm names (as `cmsAlgorithms` names them: sha1, sha256, ecdsa-with-sha256, sha256-with-rsa, …) whose
+   * document timestamps the renewal job renews now, whatever their certificate's expiry.
+   */
+  ltvWeakAlgorithms: string[];
   /** Protection of the process: timeouts, bodies in flight, the per-address limit on pages without an API key. */
   limits: ProcessLimits;
   /** Text messages through Twilio; without it they stay in the database outbox and the log. */
@@ -211,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tsaCaFile: env.TSA_CA_FILE ? path.resolve(env.TSA_CA_FILE) : null,
     sealP12,
     sealP12Password: env.SEAL_P12_PASSWORD ?? '',
+    ltvWeakAlgorithms: parseWeakAlgorithms(env.LTV_WEAK_ALGORITHMS),
     limits: parseLimits(env),
     sms: parseSms(env),
     autoMigrate: env.SIGNET_AUTO_MIGRATE === undefined || parseBool('SIGNET_AUTO_MIGRATE', env.SIGNET_AUTO_MIGRATE),
@@ -224,3 +230,13 @@ export function redactUrl(url: string): string {
 
 export const tiers = TIERS;
 export type Tier = (typeof TIERS)[number];
+
+function parseWeakAlgorithms(raw: string | undefined): string[] {
+  const names = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = names.find((n) => !/^[a-z0-9.-]+$/.test(n));
+  if (bad) throw new ConfigError(`LTV_WEAK_ALGORITHMS: "${bad}" is not an algorithm name (e.g. sha1,sha1-with-rsa)`);
+  return names;
+}

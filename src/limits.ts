@@ -95,3 +95,5 @@ export const MAX_JSON_DEPTH = 32;
 // Signet's own: long-term signatures (issue 21).
 /** A completed document gets a new document timestamp this long before its last one's certificate expires. */
 export const LTV_RENEW_BEFORE_MS = 365 * DAY;
+/** Documents one renewal run takes at most (the job runs daily; a backlog drains over several runs). */
+export const LTV_RENEW_BATCH = 500;

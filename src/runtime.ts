@@ -31,12 +31,23 @@ import { pruneIdempotencyJob } from './idempotency/idempotency.js';
 import { pruneKeyUsesJob } from './keys/key-use.js';
 import { expireRequestsJob } from './signing/expiry.js';
 import { createSealingRunner } from './signing/sealing.js';
+import { renewTimestampsJob } from './signing/renewal.js';
 import { noWake, type Wakers } from './signing/transition.js';
 import { createTrustStore, type TrustStore } from './pki/trust.js';
 
 export const newWorkerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
-type JobDeps = { db: Db; clock: Clock; wake: Wakers };
+type JobDeps = {
+  db: Db;
+  clock: Clock;
+  wake: Wakers;
+  config: Config;
+  blobs: BlobStore;
+  workerId: string;
+  /** The PKI side, built on first use (a job that needs no PKI never loads it). */
+  pki: () => Promise<PkiServices>;
+  logger?: Logger;
+};
 
 /** Every clock-driven job, by the name `signet jobs run` takes; each feature defines its own. */
 const JOBS: Record<JobName, (deps: JobDeps) => ScheduledJob> = {
@@ -45,6 +56,19 @@ const JOBS: Record<JobName, (deps: JobDeps) => ScheduledJob> = {
   'expire-reviews': (deps) => expireReviewsJob(transitionDeps(deps)),
   'prune-embed-sessions': pruneEmbedSessionsJob,
   'prune-key-uses': pruneKeyUsesJob,
+  'renew-timestamps': (deps) =>
+    renewTimestampsJob({
+      db: deps.db,
+      clock: deps.clock,
+      blobs: deps.blobs,
+      workerId: deps.workerId,
+      weakAlgorithms: deps.config.ltvWeakAlgorithms,
+      logger: deps.logger,
+      tools: async () => {
+        const lt = await (await deps.pki()).longTerm();
+        return { ...lt, anchorsDer: lt.pki.cas.map((g) => g.caCertDer) };
+      },
+    }),
 };
 
 const transitionDeps = ({ db, clock, wake }: JobDeps) => ({
@@ -56,8 +80,20 @@ const transitionDeps = ({ db, clock, wake }: JobDeps) => ({
   wake,
 });
 
-export const scheduledJobs = (deps: { db: Db; clock: Clock; wake?: Wakers }): JobCatalogue =>
-  Object.fromEntries(Object.entries(JOBS).map(([name, job]) => [name, job({ ...deps, wake: deps.wake ?? noWake })]));
+/** The job catalogue; what a caller does not pass (the CLI passes little) is built from the config on first use. */
+export function scheduledJobs(
+  deps: Pick<JobDeps, 'db' | 'clock' | 'config'> & Partial<Omit<JobDeps, 'db' | 'clock' | 'config'>>,
+): JobCatalogue {
+  let pki: Promise<PkiServices> | null = null;
+  const full: JobDeps = {
+    wake: noWake,
+    blobs: createBlobStore(deps.db, deps.clock, deps.config.dataDir),
+    workerId: newWorkerId(),
+    pki: () => (pki ??= createPkiServices(deps.config, deps.clock)),
+    ...deps,
+  };
+  return Object.fromEntries(Object.entries(JOBS).map(([name, job]) => [name, job(full)]));
+}
 
 export type RuntimeOptions = {
   api: boolean;
@@ -230,7 +266,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       logger,
     });
   }
-  const jobs = scheduledJobs({ db, clock, wake });
+  const jobs = scheduledJobs({ db, clock, wake, config, blobs, workerId, pki: pkiNow, logger });
   const scheduler = opts.worker ? createScheduler({ db, clock, workerId, logger, jobs }) : null;
 
   const app = opts.api

@@ -56,11 +56,24 @@ export function addJobCommands(program: Command): void {
     .description(`run one job once now: ${JOB_NAMES.join(', ')}`)
     .option('--json', 'print JSON')
     .action(async (name: string, o: { json?: boolean }) => {
-      const [{ scheduledJobs }, { runJob }] = await Promise.all([
+      const [{ scheduledJobs, createPkiServices }, { runJob }] = await Promise.all([
         import('../runtime.js'),
         import('../jobs/scheduler.js'),
       ]);
-      const r = await withDb((db) => runJob(scheduledJobs({ db, clock: systemClock }), name));
+      const r = await withDb(async (db) => {
+        let pki = null as ReturnType<typeof createPkiServices> | null;
+        const jobs = scheduledJobs({
+          db,
+          clock: systemClock,
+          config,
+          pki: () => (pki ??= createPkiServices(config, systemClock)),
+        });
+        try {
+          return await runJob(jobs, name);
+        } finally {
+          if (pki) await (await pki).sealer.close();
+        }
+      });
       print(!!o.json, { job: name, result: r }, `${name}: ${JSON.stringify(r)}`);
     });
 }

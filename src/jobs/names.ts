@@ -6,6 +6,7 @@ export const JOB_NAMES = [
   'expire-reviews',
   'prune-embed-sessions',
   'prune-key-uses',
+  'renew-timestamps',
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];

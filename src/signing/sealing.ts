@@ -24,6 +24,7 @@ import {
   type DocumentRow,
   type RequestRow,
 } from './signing.repo.js';
+import { ltvAlgorithms } from './renewal.repo.js';
 import { hasEmail, type SigningDeps } from './signing.service.js';
 import { inTransaction } from './transition.js';
 
@@ -107,7 +108,7 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
       pades_note: sealed.padesNote,
       seal_revision_sha256: sealed.sealRevisionSha256,
       ltv_renew_at: sealed.lastTimestamp ? sealed.lastTimestamp.certNotAfter - LTV_RENEW_BEFORE_MS : null,
-      ltv_algorithms: sealed.lastTimestamp?.algorithms.join(',') ?? null,
+      ltv_algorithms: sealed.lastTimestamp ? ltvAlgorithms(sealed.lastTimestamp.algorithms) : null,
       completed_at: tx.now,
       seal_last_error: null,
       updated_at: tx.now,

@@ -7,6 +7,8 @@ import { cmsAlgorithms, cmsCertificates, parseCert } from '../../pki/cms.js';
 import type { Tsa } from '../../pki/types.js';
 import type { ValidationSource } from '../../pki/validation-data.js';
 import { appendDss, finishDocTimestamp, prepareDocTimestamp } from './ltv.js';
+import { PdfFile } from './pdf-file.js';
+import { findSignatures } from './signatures.js';
 
 export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 
@@ -67,3 +69,21 @@ export async function addArchiveTimestamp(pdf: Uint8Array, opts: LongTermOptions
 }
 
 const dedupe = (items: Uint8Array[]) => [...new Map(items.map((d) => [Buffer.from(d).toString('base64'), d])).values()];
+
+/**
+ * A renewal: a DSS with fresh validation data for the file's last document timestamp (so its proof holds at the new
+ * one's time), then a new document timestamp and its own validation data. `anchorsDer` are the issuers the last
+ * timestamp's token may leave out (the local CAs). Throws when the file has no document timestamp to renew.
+ */
+export async function renewArchive(
+  pdf: Uint8Array,
+  opts: LongTermOptions & { anchorsDer: Uint8Array[] },
+): Promise<LongTermResult> {
+  const last = findSignatures(new PdfFile(pdf))
+    .filter((s) => s.kind === 'document_timestamp')
+    .at(-1);
+  if (!last) throw new Error('renewal: the file has no document timestamp');
+  const chain = cmsCertificates(last.contents, opts.anchorsDer);
+  const data = await opts.source.forChains([chain]);
+  return addArchiveTimestamp(appendDss(pdf, { certsDer: chain, crlsDer: data.crlsDer }), opts);
+}
