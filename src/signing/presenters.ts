@@ -34,6 +34,17 @@ export const presentRequest = (r: RequestRow): RequestOut => ({
   decline_reason: r.decline_reason,
 });
 
+/** The sealed PDF's file name when a signer downloads it: the title, made safe for any file system. */
+export const signedFileName = (d: Pick<DocumentRow, 'title' | 'id'>): string => {
+  const stem = d.title
+    .normalize('NFC')
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 100);
+  return `${stem || d.id}-signed.pdf`;
+};
+
 export const documentUrls = (baseUrl: string, id: string) => ({
   signed_pdf_url: `${baseUrl}/v1/documents/${id}/signed`,
   audit_trail_url: `${baseUrl}/v1/documents/${id}/audit-trail`,

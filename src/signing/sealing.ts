@@ -11,7 +11,6 @@ import { iso } from '../lib/clock.js';
 import type { Sealer } from '../documents/pdf/seal.js';
 import type { Stamp, StampValue } from '../documents/pdf/stamp.js';
 import type { Field } from '../documents/pdf/types.js';
-import type { Locale } from '../i18n/i18n.js';
 import { auditPageInput, documentUrls } from './presenters.js';
 import {
   claimSealJobs,
@@ -23,7 +22,8 @@ import {
   type DocumentRow,
   type RequestRow,
 } from './signing.repo.js';
-import { hasEmail, type SigningDeps } from './signing.service.js';
+import type { SigningDeps } from './signing.service.js';
+import { mailCompletion } from './copy.service.js';
 import { inTransaction } from './transition.js';
 
 export type SealingDeps = Pick<SigningDeps, 'db' | 'clock' | 'blobs' | 'emit' | 'mail' | 'sms' | 'wake' | 'pdf'> & {
@@ -110,17 +110,7 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
       ...documentUrls(deps.baseUrl, id),
       ...seal,
     });
-    for (const s of requests.filter(hasEmail)) {
-      await tx.mail({
-        workspaceId: doc.workspace_id,
-        documentId: id,
-        signingRequestId: s.id,
-        to: { email: s.email, name: s.name },
-        locale: doc.locale as Locale,
-        template: 'completed',
-        vars: { documentTitle: doc.title, signerName: s.name },
-      });
-    }
+    await mailCompletion(tx, doc, requests, deps.baseUrl);
     return true;
   });
 }
