@@ -34,7 +34,7 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
       const base = `/sign/${encodeURIComponent(req.params.token)}`;
       if (v.state === 'open') return renderSignerPage(app.assets, v, { base });
       if (v.state === 'signed' && offersSealed(v.document))
-        return renderClosedPage(app.assets, v.document.locale, 'completed', {
+        return renderClosedPage(app.assets, v.document.locale, v.state, {
           download: { href: `${base}/document.pdf`, fileName: signedFileName(v.document) },
         });
       return renderClosedPage(app.assets, v.document.locale, v.state);

@@ -130,8 +130,6 @@ ${jsonBlock('signer-data', data)}
 /** States whose page is final; anything unexpected gets the generic "no longer open". */
 const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings<'page'>> }> = {
   signed: { icon: '✓', lines: ['signedThanks', 'signedNext'] },
-  // Signed, and everyone else too: the page offers the sealed PDF.
-  completed: { icon: '✓', lines: ['signedThanks', 'completedDone'] },
   declined: { icon: '✕', lines: ['declinedDone'] },
   withdrawn: { icon: '–', lines: ['withdrawn'] },
   expired: { icon: '◷', lines: ['expired'] },
@@ -142,8 +140,8 @@ const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings<'page'>>
 };
 
 /**
- * A final page; an embedded one opens with "session ended" (`ended`) and carries its bridge. `download`: the
- * sealed PDF's same-origin URL and file name, offered as a plain link.
+ * A final page; an embedded one opens with "session ended" (`ended`) and carries its bridge. `download` (a signer
+ * whose document completed): the sealed PDF's same-origin URL and file name, offered as a plain link.
  */
 export function renderClosedPage(
   assets: Assets,
@@ -154,7 +152,8 @@ export function renderClosedPage(
   const l = localeOrDefault(locale);
   const s = strings(l, 'page');
   const c = CLOSED[state] ?? CLOSED.closed!;
-  const lines = [...(o.ended ? [s.sessionEnded] : []), ...c.lines.map((k) => s[k])];
+  const keys = o.download ? (['signedThanks', 'completedDone'] as const) : c.lines;
+  const lines = [...(o.ended ? [s.sessionEnded] : []), ...keys.map((k) => s[k])];
   const links = o.download ? [{ href: o.download.href, label: s.downloadSigned, download: o.download.fileName }] : [];
   return resultPage(head(assets, l, s.title, false, o.bridge), state, c.icon, lines, links);
 }
