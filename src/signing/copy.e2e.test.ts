@@ -153,7 +153,7 @@ for (const d of databases) {
         } finally {
           await tmp.cleanup();
         }
-      } else assert.ok(cert.body.subarray(0, 5).equals(Buffer.from('%PDF-')));
+      } else assert.ok(cert.body.subarray(0, 5).equals(Buffer.from('%PDF-')), 'a PDF');
 
       // The signer page now offers and serves the sealed file.
       const page = await e.h.request('GET', `/sign/${t1}`);
@@ -189,7 +189,7 @@ for (const d of databases) {
     test('the link works for 29 days and up to its last millisecond, not at 30 days', async () => {
       const c = await completed(1);
       const [{ token }] = await copyMails(c.people[0]!.email);
-      assert.ok(token);
+      assert.ok(token, 'a copy link');
       const expiresAt = c.completedAt + SIGNER_COPY_VALIDITY_MS;
       assert.equal(SIGNER_COPY_VALIDITY_MS, 30 * DAY);
       const start = e.h.clock.now();
@@ -294,7 +294,7 @@ describe("the signer's copy is limited per address like the signer page", () => 
     for (let i = 0; i < 3; i++) assert.equal((await e.h.request('GET', url)).status, 404);
     const refused = await e.h.request('GET', url, { headers: { accept: 'text/html' } });
     assert.equal(refused.status, 429);
-    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.ok(Number(refused.headers['retry-after']) > 0, 'Retry-After');
     assert.match(refused.text, /data-state="rate_limited"/);
     assert.equal((await e.h.request('GET', `${url}/document.pdf`)).json.code, 'rate_limited');
   });
