@@ -120,7 +120,7 @@ for (const d of databases) {
         assert.equal(pdf.headers.get('content-type'), 'application/pdf');
         assert.match(
           pdf.headers.get('content-disposition') ?? '',
-          /^attachment; filename="doc_[0-9a-f]+-signed\.pdf"$/,
+          /^attachment; filename="doc_[0-9a-f]+-signed\.pdf"; filename\*=UTF-8''.+-signed\.pdf$/,
         );
         assert.ok(pdf.body.equals(sealed.body), 'the sealed PDF byte for byte');
         const page = await e.h.request('GET', `/copy/${tk}`, { headers: { 'accept-language': 'de-DE,de;q=0.9' } });

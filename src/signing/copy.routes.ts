@@ -62,13 +62,13 @@ export async function copyRoutes(fastify: FastifyInstance, deps: SigningDeps): P
 
   /** One of the two files; an unusable link is the page for a browser, the catalogue's 404 for anything else. */
   const file =
-    (read: (d: SigningDeps, token: string) => Promise<{ id: string; pdf: Uint8Array }>, suffix: string) =>
+    (read: (d: SigningDeps, token: string) => Promise<{ disposition: string; pdf: Uint8Array }>) =>
     async (req: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
       try {
         const f = await read(deps, req.params.token);
         return reply
           .headers(FILE_HEADERS)
-          .header('content-disposition', `attachment; filename="${f.id}-${suffix}.pdf"`)
+          .header('content-disposition', f.disposition)
           .type('application/pdf')
           .send(Buffer.from(f.pdf));
       } catch (err) {
@@ -76,10 +76,6 @@ export async function copyRoutes(fastify: FastifyInstance, deps: SigningDeps): P
         throw err;
       }
     };
-  app.get('/copy/:token/document.pdf', { schema: { hide: true, params: TokenParam } }, file(copyPdf, 'signed'));
-  app.get(
-    '/copy/:token/audit-trail.pdf',
-    { schema: { hide: true, params: TokenParam } },
-    file(copyAuditCertificate, 'audit'),
-  );
+  app.get('/copy/:token/document.pdf', { schema: { hide: true, params: TokenParam } }, file(copyPdf));
+  app.get('/copy/:token/audit-trail.pdf', { schema: { hide: true, params: TokenParam } }, file(copyAuditCertificate));
 }

@@ -12,6 +12,7 @@ import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { SIGNER_COPY_VALIDITY_MS } from '../limits.js';
 import { copiesMigrated, findCopyByTokenHash, insertCopy, type CopyRow } from './copy.repo.js';
 import { auditCertificate } from './documents.service.js';
+import { attachment } from './presenters.js';
 import { findDocument, workspaceNameOf, type DocumentRow, type RequestRow } from './signing.repo.js';
 import { hasEmail, type SigningDeps } from './signing.service.js';
 import type { Tx } from './transition.js';
@@ -83,14 +84,15 @@ async function openCopy(deps: SigningDeps, token: string): Promise<DocumentRow> 
   return v.document;
 }
 
-/** The sealed PDF, byte for byte as stored. */
+/** The sealed PDF, byte for byte as stored, and how its download is named. */
 export async function copyPdf(deps: SigningDeps, token: string) {
   const d = await openCopy(deps, token);
-  return { id: d.id, sha256: d.signed_sha256, pdf: await deps.blobs.get(d.signed_blob!) };
+  return { disposition: attachment(d, 'signed'), pdf: await deps.blobs.get(d.signed_blob!) };
 }
 
 /** The audit certificate, as `GET /v1/documents/{id}/audit-trail` serves it to the workspace. */
 export async function copyAuditCertificate(deps: SigningDeps, token: string) {
   const d = await openCopy(deps, token);
-  return auditCertificate(deps, d.workspace_id, d.id);
+  const c = await auditCertificate(deps, d.workspace_id, d.id);
+  return { disposition: attachment(d, 'audit'), pdf: c.pdf };
 }

@@ -6,7 +6,7 @@ import { SIGN_BODY_LIMIT } from '../limits.js';
 import { clientMeta } from '../http/request-context.js';
 import { errorResponses } from '../http/schemas.js';
 import { renderClosedPage, renderSignerPage, signerPageHeaders } from './page/signer-page.js';
-import { presentSignerInfo, signedFileName } from './presenters.js';
+import { downloadName, presentSignerInfo } from './presenters.js';
 import { DeclineBody, SignBody, SignerActionOut, TokenParam } from './signing.schemas.js';
 import {
   declineRequest,
@@ -35,7 +35,7 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
       if (v.state === 'open') return renderSignerPage(app.assets, v, { base });
       if (v.state === 'signed' && offersSealed(v.document))
         return renderClosedPage(app.assets, v.document.locale, v.state, {
-          download: { href: `${base}/document.pdf`, fileName: signedFileName(v.document) },
+          download: { href: `${base}/document.pdf`, fileName: downloadName(v.document, 'signed') },
         });
       return renderClosedPage(app.assets, v.document.locale, v.state);
     } catch (err) {

@@ -2,15 +2,22 @@
 // visitor's language. No script at all, so it works without JavaScript and its CSP allows none; every interpolated
 // value is escaped, and the token appears only in same-origin URLs.
 import type { CopyView } from '../copy.service.js';
-import { signedFileName } from '../presenters.js';
+import { downloadName } from '../presenters.js';
 import { fill, formatDateTime, strings, type Locale } from '../../i18n/i18n.js';
 import type { Assets } from '../../web/assets.js';
 import { pageHeaders } from '../../web/headers.js';
 import { esc, htmlHead, resultPage } from '../../web/html.js';
 
-/** No script, no form, no frame: the page is links and text. */
+/** No script, no form, no frame: the page is links and text (and the shell's empty `data:` icon). */
 export const COPY_PAGE_HEADERS = pageHeaders({
-  csp: { scripts: ['none'], objects: ['none'], baseUri: ['none'], formActions: ['none'], frameAncestors: ['none'] },
+  csp: {
+    scripts: ['none'],
+    images: ['self', 'data:'],
+    objects: ['none'],
+    baseUri: ['none'],
+    formActions: ['none'],
+    frameAncestors: ['none'],
+  },
   noSniff: true,
   noIndex: true,
 });
@@ -22,10 +29,11 @@ const head = (assets: Assets, locale: Locale, title: string) =>
 export function renderCopyPage(assets: Assets, locale: Locale, v: CopyView, base: string): string {
   const s = strings(locale, 'copy');
   const d = v.document;
-  const item = (href: string, label: string, hint: string, download: string) => `<li>
+  const item = (href: string, label: string, hint: string, download: string, extra = '') => `<li>
       <a class="button primary" href="${esc(href)}" download="${esc(download)}">${esc(label)}</a>
-      <p class="hint">${esc(hint)}</p>
+      <p class="hint">${esc(hint)}</p>${extra}
     </li>`;
+  const hash = d.signed_sha256 ? `\n      <p class="hash">SHA-256: <code>${esc(d.signed_sha256)}</code></p>` : '';
   return `${head(assets, locale, `${d.title} · ${s.title}`)}
 <body data-state="open">
 <main class="closed">
@@ -35,8 +43,8 @@ export function renderCopyPage(assets: Assets, locale: Locale, v: CopyView, base
     <p>${esc(fill(s.completedAt, { date: formatDateTime(locale, d.completed_at ?? v.copy.created_at) }))}</p>
     <h2>${esc(s.downloads)}</h2>
     <ul class="downloads">
-      ${item(`${base}/document.pdf`, s.signedPdf, fill(s.signedPdfHint, { sha256: d.signed_sha256 ?? '' }), signedFileName(d))}
-      ${item(`${base}/audit-trail.pdf`, s.auditPdf, s.auditPdfHint, `${d.id}-audit.pdf`)}
+      ${item(`${base}/document.pdf`, s.signedPdf, s.signedPdfHint, downloadName(d, 'signed'), hash)}
+      ${item(`${base}/audit-trail.pdf`, s.auditPdf, s.auditPdfHint, downloadName(d, 'audit'))}
     </ul>
     <p class="valid-until">${esc(fill(s.validUntil, { date: formatDateTime(locale, v.copy.expires_at) }))}</p>
   </div>
