@@ -30,6 +30,7 @@ import { documentsRoutes } from './signing/documents.routes.js';
 import { SIGNER_ASSETS } from './signing/signer.assets.js';
 import { retiredRoutes } from './signing/retired.routes.js';
 import { signerRoutes } from './signing/signer.routes.js';
+import { copyRoutes } from './signing/copy.routes.js';
 import { signingRoutes } from './signing/signing.routes.js';
 import type { SigningDeps } from './signing/signing.service.js';
 import { noWake, type Wakers } from './signing/transition.js';
@@ -206,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         renderTooManyRequestsPage(req.headers['accept-language'], seconds, { stylesheets: [assets.url('signer.css')] }),
     });
     await keyless.register(signerRoutes, signing);
+    await keyless.register(copyRoutes, signing);
     await keyless.register(reviewRoutes, signing);
     await keyless.register(embedRoutes, signing);
     await keyless.register(dashboardRoutes, { ...signing, hooks, limiter: deps.limiter, prefix: '/dashboard' });

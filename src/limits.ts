@@ -44,6 +44,8 @@ export const MAX_FIELDS = 500;
 /** A signing request's expiry when none is given, and the furthest one may be set. */
 export const DEFAULT_EXPIRY_MS = 30 * DAY;
 export const MAX_EXPIRY_MS = 365 * DAY;
+/** A signer's copy link (the sealed PDF and audit certificate, mailed on completion) works this long. */
+export const SIGNER_COPY_VALIDITY_MS = 30 * DAY;
 /** A drawn signature image. */
 export const MAX_PNG_BYTES = 2 * MB;
 export const MAX_PNG_SIDE = 4000;

@@ -317,6 +317,17 @@ export type EmbedSessionsTable = {
   expires_at: number;
 };
 
+/** A signer's download link for the sealed PDF and audit certificate (migration 010); the token's hash only. */
+export type SignerCopiesTable = {
+  id: string;
+  workspace_id: string;
+  document_id: string;
+  signing_request_id: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+};
+
 export type UsersTable = {
   id: string;
   email: string;
@@ -386,6 +397,7 @@ export type Database = {
   template_instances: TemplateInstancesTable;
   sms_outbox: SmsOutboxTable;
   embed_sessions: EmbedSessionsTable;
+  signer_copies: SignerCopiesTable;
   users: UsersTable;
   workspace_members: WorkspaceMembersTable;
   user_tokens: UserTokensTable;

@@ -4,9 +4,9 @@
 // raw everywhere: HTML callers escape the result.
 //
 // The catalogues are data, one JSON file per language (the format translation tools read), loaded once. Keys are
-// `section.name` (mail, page, review, sms, dashboard, audit, verify). Placeholders are `{name}`; quotation marks follow
-// each language's convention, so they live in the strings. Verification problems (`verify.problem.<code>`) are one
-// sentence per code of pki/problems.ts, with that code's variables. SMS texts are one line of GSM-7 characters in
+// `section.name` (mail, page, copy, review, sms, dashboard, audit, verify). Placeholders are `{name}`; quotation marks
+// follow each language's convention, so they live in the strings. Verification problems (`verify.problem.<code>`) are
+// one sentence per code of pki/problems.ts, with that code's variables. SMS texts are one line of GSM-7 characters in
 // every language (straight quotes, no guillemets or no-break spaces), so a message with plain names fits one segment
 // (sms/messages.ts). Dashboard texts are plain text: a view escapes them and may fill a placeholder with markup of
 // its own (dashboard/words.ts); in English, statuses and roles are the API's own words.

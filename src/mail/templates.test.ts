@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { KNOWN_LOCALES } from '../i18n/i18n.js';
-import { escapeHtml, renderMail, signerLink, TEMPLATE_NAMES, type TemplateVars } from './templates.js';
+import { copyLink, escapeHtml, renderMail, signerLink, TEMPLATE_NAMES, type TemplateVars } from './templates.js';
 
 const BASE = 'https://sign.example.com';
 const TOKEN = 'tok_Ab-9_xYz';
@@ -53,6 +53,31 @@ describe('mail templates', () => {
         assert.ok(!m.text.includes('/sign/') && !m.html.includes('/sign/'), `${name}/${locale} has no link`);
       }
     }
+  });
+
+  test('the completion mail carries the signer’s copy link, its 30-day validity and no "contact us"', () => {
+    const copy = { baseUrl: BASE, token: TOKEN, expiresAt: AT };
+    const url = `${BASE}/copy/${TOKEN}`;
+    for (const locale of KNOWN_LOCALES) {
+      const m = renderMail('completed', locale, { ...base, copy });
+      const plain = renderMail('completed', locale, base);
+      for (const part of [m.text, m.html]) {
+        assert.ok(part.includes(url), `${locale}: the link`);
+        assert.ok(/\b30\b/.test(part), `${locale}: 30 days`);
+        assert.ok(part.includes('2026'), `${locale}: the date it ends`);
+        assert.ok(!/\{\w+\}/.test(part), `${locale}: no placeholder left`);
+        assert.ok(!part.includes('/sign/'), `${locale}: never a signing link`);
+      }
+      assert.ok(m.html.includes(`href="${url}"`), `${locale}: a button`);
+      assert.ok(!m.text.includes(plain.text.split('\n')[4]!), `${locale}: the "contact" line is gone`);
+      assert.ok(!plain.text.includes('/copy/'), `${locale}: without a copy (old schema) no link`);
+    }
+    const en = renderMail('completed', 'en', { ...base, copy }).text;
+    assert.match(en, /Open this link to download the signed document and its audit certificate:\n/);
+    assert.match(en, /valid for 30 days, until December 6, 2026/);
+    assert.ok(!/contact/.test(en), 'no "contact Acme for a copy"');
+    assert.equal(copyLink('https://x.example/', 'a/b'), 'https://x.example/copy/a%2Fb');
+    assert.throws(() => copyLink('javascript:alert(1)//', 'abc'), /http\(s\)/);
   });
 
   test('a dashboard invitation carries its one-time link, the inviter and the expiry; only http(s) links', () => {

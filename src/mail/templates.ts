@@ -1,6 +1,7 @@
 // Pure e-mail builders: (template, locale, vars) → subject, plain text and HTML. Every interpolated value is
-// HTML-escaped in the HTML part; the signer link appears verbatim in both parts.
+// HTML-escaped in the HTML part; the signer or copy link appears verbatim in both parts.
 import { formatDateTime, t, type Locale, type MessageKey } from '../i18n/i18n.js';
+import { SIGNER_COPY_VALIDITY_MS } from '../limits.js';
 
 export type InvitationVars = {
   workspaceName: string;
@@ -14,7 +15,13 @@ export type InvitationVars = {
   message?: string | null;
 };
 
-export type CompletedVars = { workspaceName: string; signerName: string; documentTitle: string };
+export type CompletedVars = {
+  workspaceName: string;
+  signerName: string;
+  documentTitle: string;
+  /** The signer's copy link, `{baseUrl}/copy/{token}`; absent only on a schema without migration 010. */
+  copy?: { baseUrl: string; token: string; expiresAt: number };
+};
 /** Sent to the other signers of a document one signer declined; the reason stays with the sender. */
 export type DeclinedVars = { workspaceName: string; signerName: string; documentTitle: string; declinedByName: string };
 export type ExpiredVars = { workspaceName: string; signerName: string; documentTitle: string; expiredAt: number };
@@ -55,13 +62,18 @@ export const oneLine = (s: string): string =>
     .replace(/ {2,}/g, ' ')
     .trim();
 
-/** The signer's link. Only http(s) bases are accepted, so the HTML href can never carry another scheme. */
-export function signerLink(baseUrl: string, token: string): string {
+/** A link carrying a token. Only http(s) bases are accepted, so the HTML href can never carry another scheme. */
+function tokenLink(baseUrl: string, path: 'sign' | 'copy', token: string): string {
   const base = baseUrl.replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s]+$/i.test(base)) throw new Error(`baseUrl must be an http(s) URL, got "${baseUrl}"`);
   if (!token) throw new Error('token is empty');
-  return `${base}/sign/${encodeURIComponent(token)}`;
+  return `${base}/${path}/${encodeURIComponent(token)}`;
 }
+
+/** The signer's link. */
+export const signerLink = (baseUrl: string, token: string): string => tokenLink(baseUrl, 'sign', token);
+/** The signer's copy: the sealed PDF and the audit certificate. */
+export const copyLink = (baseUrl: string, token: string): string => tokenLink(baseUrl, 'copy', token);
 
 type Layout = {
   locale: Locale;
@@ -69,7 +81,8 @@ type Layout = {
   signerName: string;
   paragraphs: string[];
   message?: { label: string; body: string };
-  action?: { label: string; url: string; after?: string[] };
+  /** `intro`: the text part's line before the URL (default: open to review and sign). */
+  action?: { label: string; url: string; intro?: string; after?: string[] };
   footer: string[];
 };
 
@@ -81,7 +94,7 @@ function render(l: Layout): RenderedMail {
   const text: string[] = [greeting, '', ...l.paragraphs.flatMap((p) => [p, ''])];
   if (l.message && body) text.push(l.message.label, ...body.split('\n').map((line) => `> ${line}`), '');
   if (l.action) {
-    text.push(t(l.locale, 'mail.openLink'), l.action.url, '');
+    text.push(l.action.intro ?? t(l.locale, 'mail.openLink'), l.action.url, '');
     for (const p of l.action.after ?? []) text.push(p, '');
   }
   text.push('--', ...l.footer);
@@ -158,6 +171,26 @@ function notice(
   });
 }
 
+/** Everyone signed: with the signer's copy link when there is one, else the notice alone. */
+function completed(locale: Locale, v: CompletedVars): RenderedMail {
+  if (!v.copy) return notice('completed', locale, v, {}, ['mail.completed.body']);
+  const vars = { workspace: oneLine(v.workspaceName), title: oneLine(v.documentTitle) };
+  const days = Math.round(SIGNER_COPY_VALIDITY_MS / 86_400_000);
+  return render({
+    locale,
+    subject: t(locale, 'mail.completed.subject', vars),
+    signerName: v.signerName,
+    paragraphs: [t(locale, 'mail.completed.intro', vars), t(locale, 'mail.completed.copy', vars)],
+    action: {
+      label: t(locale, 'mail.completed.button'),
+      url: copyLink(v.copy.baseUrl, v.copy.token),
+      intro: t(locale, 'mail.completed.openLink'),
+      after: [t(locale, 'mail.completed.expires', { days, date: formatDateTime(locale, v.copy.expiresAt) })],
+    },
+    footer: [t(locale, 'mail.footer.why', vars), t(locale, 'mail.completed.doNotForward')],
+  });
+}
+
 function memberInvitation(locale: Locale, v: MemberInvitationVars): RenderedMail {
   if (!/^https?:\/\/[^\s]+$/i.test(v.url)) throw new Error(`url must be an http(s) URL, got "${v.url}"`);
   const vars = { workspace: oneLine(v.workspaceName), inviter: oneLine(v.inviterEmail) };
@@ -178,7 +211,7 @@ function memberInvitation(locale: Locale, v: MemberInvitationVars): RenderedMail
 const builders: { [N in TemplateName]: (locale: Locale, vars: TemplateVars[N]) => RenderedMail } = {
   invitation: (locale, v) => request('invitation', locale, v),
   reminder: (locale, v) => request('reminder', locale, v),
-  completed: (locale, v) => notice('completed', locale, v, {}, ['mail.completed.body']),
+  completed,
   declined: (locale, v) => notice('declined', locale, v, { decliner: oneLine(v.declinedByName) }),
   expired: (locale, v) => notice('expired', locale, v, { date: formatDateTime(locale, v.expiredAt) }),
   withdrawn: (locale, v) => notice('withdrawn', locale, v, {}),

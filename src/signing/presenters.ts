@@ -34,6 +34,26 @@ export const presentRequest = (r: RequestRow): RequestOut => ({
   decline_reason: r.decline_reason,
 });
 
+/** A downloaded file's name: the title, made safe for any file system, and what the file is (`signed`, `audit`). */
+export const downloadName = (d: Pick<DocumentRow, 'title' | 'id'>, kind: 'signed' | 'audit'): string => {
+  const stem = d.title
+    .normalize('NFC')
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 100);
+  return `${stem || d.id}-${kind}.pdf`;
+};
+
+/** Content-Disposition naming a download: the id as the plain fallback, the title-based name as RFC 8187 UTF-8. */
+export const attachment = (d: Pick<DocumentRow, 'title' | 'id'>, kind: 'signed' | 'audit'): string => {
+  const utf8 = encodeURIComponent(downloadName(d, kind)).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${d.id}-${kind}.pdf"; filename*=UTF-8''${utf8}`;
+};
+
 export const documentUrls = (baseUrl: string, id: string) => ({
   signed_pdf_url: `${baseUrl}/v1/documents/${id}/signed`,
   audit_trail_url: `${baseUrl}/v1/documents/${id}/audit-trail`,

@@ -12,7 +12,6 @@ import { LTV_RENEW_BEFORE_MS } from '../limits.js';
 import type { Sealer } from '../documents/pdf/seal.js';
 import type { Stamp, StampValue } from '../documents/pdf/stamp.js';
 import type { Field } from '../documents/pdf/types.js';
-import type { Locale } from '../i18n/i18n.js';
 import { auditPageInput, documentUrls } from './presenters.js';
 import {
   claimSealJobs,
@@ -25,7 +24,8 @@ import {
   type RequestRow,
 } from './signing.repo.js';
 import { ltvAlgorithms } from './renewal.repo.js';
-import { hasEmail, type SigningDeps } from './signing.service.js';
+import type { SigningDeps } from './signing.service.js';
+import { mailCompletion } from './copy.service.js';
 import { inTransaction } from './transition.js';
 
 export type SealingDeps = Pick<SigningDeps, 'db' | 'clock' | 'blobs' | 'emit' | 'mail' | 'sms' | 'wake' | 'pdf'> & {
@@ -126,17 +126,7 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
       ...documentUrls(deps.baseUrl, id),
       ...seal,
     });
-    for (const s of requests.filter(hasEmail)) {
-      await tx.mail({
-        workspaceId: doc.workspace_id,
-        documentId: id,
-        signingRequestId: s.id,
-        to: { email: s.email, name: s.name },
-        locale: doc.locale as Locale,
-        template: 'completed',
-        vars: { documentTitle: doc.title, signerName: s.name },
-      });
-    }
+    await mailCompletion(tx, doc, requests, deps.baseUrl);
     return true;
   });
 }

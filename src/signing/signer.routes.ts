@@ -6,10 +6,11 @@ import { SIGN_BODY_LIMIT } from '../limits.js';
 import { clientMeta } from '../http/request-context.js';
 import { errorResponses } from '../http/schemas.js';
 import { renderClosedPage, renderSignerPage, signerPageHeaders } from './page/signer-page.js';
-import { presentSignerInfo } from './presenters.js';
+import { downloadName, presentSignerInfo } from './presenters.js';
 import { DeclineBody, SignBody, SignerActionOut, TokenParam } from './signing.schemas.js';
 import {
   declineRequest,
+  offersSealed,
   requestByToken,
   signerPdf,
   signerView,
@@ -30,9 +31,13 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
     reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8');
     try {
       const v = await signerView(deps, await requestByToken(deps, req.params.token));
-      return v.state === 'open'
-        ? renderSignerPage(app.assets, v, { base: `/sign/${encodeURIComponent(req.params.token)}` })
-        : renderClosedPage(app.assets, v.document.locale, v.state);
+      const base = `/sign/${encodeURIComponent(req.params.token)}`;
+      if (v.state === 'open') return renderSignerPage(app.assets, v, { base });
+      if (v.state === 'signed' && offersSealed(v.document))
+        return renderClosedPage(app.assets, v.document.locale, v.state, {
+          download: { href: `${base}/document.pdf`, fileName: downloadName(v.document, 'signed') },
+        });
+      return renderClosedPage(app.assets, v.document.locale, v.state);
     } catch (err) {
       if ((err as { code?: string }).code === 'not_found')
         return reply.code(404).send(renderClosedPage(app.assets, 'en', 'not_found'));

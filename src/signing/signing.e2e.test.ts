@@ -212,6 +212,8 @@ describe('signing requests end to end', () => {
       'signing_request.signed',
       'document.all_signed',
       'document.completed',
+      'signer_copy.sent',
+      'signer_copy.sent',
     ]);
     const signedEntry = trail.json.entries.find((x: any) => x.action === 'signing_request.signed');
     assert.equal(signedEntry.ip, '127.0.0.1');

@@ -152,10 +152,15 @@ export async function signerView(deps: Pick<SigningDeps, 'db' | 'clock'>, r: Req
   return { request: r, document: doc, workspaceName, fields, state: signerState(doc, r, deps.clock.now()) };
 }
 
+/** Whether the signer page offers the sealed PDF: everyone signed and the seal is stored. */
+export const offersSealed = (doc: DocumentRow): doc is DocumentRow & { signed_blob: string } =>
+  doc.status === 'completed' && doc.signed_blob !== null;
+
+/** The file the signer sees: the prepared PDF while signing, the sealed one (as stored) once completed. */
 export async function signerPdf(deps: SigningDeps, r: RequestRow): Promise<Uint8Array> {
   if (r.status === 'queued') throw apiError('request_not_signable', { meta: { state: 'queued' } });
   const doc = (await findDocument(deps.db.kysely, r.workspace_id, r.document_id))!;
-  return deps.blobs.get(doc.prepared_blob);
+  return deps.blobs.get(offersSealed(doc) ? doc.signed_blob : doc.prepared_blob);
 }
 
 /** The page rendered: pending → viewed, `signing_request.viewed` once; viewing again changes nothing. */

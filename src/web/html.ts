@@ -9,8 +9,11 @@ export const esc = (s: string | number): string => String(s).replace(/[&<>"']/g,
 export const jsonForHtml = (v: unknown): string =>
   JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-/** The first of the client's Accept-Language tags (by order, then q) that is a known locale; else the default. */
-export function localeFromAcceptLanguage(header: string | undefined): Locale {
+/**
+ * The first of the client's Accept-Language tags (by order, then q) that is a known locale; else `fallback` (the
+ * default locale, or e.g. the document's).
+ */
+export function localeFromAcceptLanguage(header: string | undefined, fallback: Locale = DEFAULT_LOCALE): Locale {
   const tags = String(header ?? '')
     .split(',')
     .map((part, i) => {
@@ -25,7 +28,7 @@ export function localeFromAcceptLanguage(header: string | undefined): Locale {
     })
     .filter((t) => t.q > 0)
     .sort((a, b) => b.q - a.q || a.i - b.i);
-  return tags.map((t) => t.tag).find(isKnownLocale) ?? DEFAULT_LOCALE;
+  return tags.map((t) => t.tag).find(isKnownLocale) ?? fallback;
 }
 
 export type HeadOptions = {
@@ -65,8 +68,22 @@ export const modulePreload = (href: string): string => `<link rel="modulepreload
 export const jsonBlock = (id: string, value: unknown): string =>
   `<script type="application/json" id="${esc(id)}">${jsonForHtml(value)}</script>`;
 
-/** A page that only says one thing: a headline, further lines, an icon, and its state for scripts and tests. */
-export function resultPage(head: string, state: string, icon: string, [first, ...rest]: readonly string[]): string {
+/** A plain same-origin link a result page offers (a download: no script needed). */
+export type ResultLink = { href: string; label: string; download?: string };
+
+/**
+ * A page that only says one thing: a headline, further lines, an icon, and its state for scripts and tests; and
+ * the links it offers, if any.
+ */
+export function resultPage(
+  head: string,
+  state: string,
+  icon: string,
+  [first, ...rest]: readonly string[],
+  links: readonly ResultLink[] = [],
+): string {
+  const a = (l: ResultLink) =>
+    `<a class="button primary" href="${esc(l.href)}"${l.download ? ` download="${esc(l.download)}"` : ''}>${esc(l.label)}</a>`;
   return `${head}
 <body data-state="${esc(state)}">
 <main class="closed">
@@ -74,6 +91,7 @@ export function resultPage(head: string, state: string, icon: string, [first, ..
     <span class="result-icon" aria-hidden="true">${icon}</span>
     <h1>${esc(first ?? '')}</h1>
     ${rest.map((line) => `<p>${esc(line)}</p>`).join('\n    ')}
+    ${links.map((l) => `<p class="result-link">${a(l)}</p>`).join('\n    ')}
   </div>
 </main>
 </body>

@@ -139,16 +139,21 @@ const CLOSED: Record<string, { icon: string; lines: Array<keyof Strings<'page'>>
   session_expired: { icon: '◷', lines: ['sessionTimedOut'] },
 };
 
-/** A final page; an embedded one opens with "session ended" (`ended`) and carries its bridge. */
+/**
+ * A final page; an embedded one opens with "session ended" (`ended`) and carries its bridge. `download` (a signer
+ * whose document completed): the sealed PDF's same-origin URL and file name, offered as a plain link.
+ */
 export function renderClosedPage(
   assets: Assets,
   locale: string,
   state: string,
-  o: { ended?: boolean; bridge?: Bridge } = {},
+  o: { ended?: boolean; bridge?: Bridge; download?: { href: string; fileName: string } } = {},
 ): string {
   const l = localeOrDefault(locale);
   const s = strings(l, 'page');
   const c = CLOSED[state] ?? CLOSED.closed!;
-  const lines = [...(o.ended ? [s.sessionEnded] : []), ...c.lines.map((k) => s[k])];
-  return resultPage(head(assets, l, s.title, false, o.bridge), state, c.icon, lines);
+  const keys = o.download ? (['signedThanks', 'completedDone'] as const) : c.lines;
+  const lines = [...(o.ended ? [s.sessionEnded] : []), ...keys.map((k) => s[k])];
+  const links = o.download ? [{ href: o.download.href, label: s.downloadSigned, download: o.download.fileName }] : [];
+  return resultPage(head(assets, l, s.title, false, o.bridge), state, c.icon, lines, links);
 }
