@@ -1417,6 +1417,9 @@ export interface paths {
              *       "created_at": "2026-11-22T10:00:00.000Z",
              *       "expires_at": "2026-12-22T10:00:00.000Z",
              *       "completed_at": "2026-11-23T09:30:12.000Z",
+             *       "pades_level": "B-LTA",
+             *       "template_id": null,
+             *       "template_version": null,
              *       "signed_pdf_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/signed",
              *       "audit_trail_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/audit-trail",
              *       "signing_requests": [
@@ -1472,6 +1475,12 @@ export interface paths {
               created_at: string;
               expires_at: string;
               completed_at: string | null;
+              /** @description PAdES baseline level the sealed PDF reached (Signet addition): `B-LTA` by default; lower with a `SEAL_P12` or external TSA whose issuer publishes no revocation data. Null until the document is completed. */
+              pades_level: 'B-T' | 'B-LT' | 'B-LTA' | null;
+              /** @description The template the document was made from (Signet addition); null for an uploaded PDF. */
+              template_id: string | null;
+              /** @description The template version it was made from (Signet addition); null for an uploaded PDF. */
+              template_version: number | null;
               signed_pdf_url?: string;
               audit_trail_url?: string;
               signing_requests: {
@@ -1591,6 +1600,9 @@ export interface paths {
              *       "created_at": "2026-11-22T10:00:00.000Z",
              *       "expires_at": "2026-12-22T10:00:00.000Z",
              *       "completed_at": "2026-11-23T09:30:12.000Z",
+             *       "pades_level": "B-LTA",
+             *       "template_id": null,
+             *       "template_version": null,
              *       "signed_pdf_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/signed",
              *       "audit_trail_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/audit-trail",
              *       "signing_requests": [
@@ -1646,6 +1658,12 @@ export interface paths {
               created_at: string;
               expires_at: string;
               completed_at: string | null;
+              /** @description PAdES baseline level the sealed PDF reached (Signet addition): `B-LTA` by default; lower with a `SEAL_P12` or external TSA whose issuer publishes no revocation data. Null until the document is completed. */
+              pades_level: 'B-T' | 'B-LT' | 'B-LTA' | null;
+              /** @description The template the document was made from (Signet addition); null for an uploaded PDF. */
+              template_id: string | null;
+              /** @description The template version it was made from (Signet addition); null for an uploaded PDF. */
+              template_version: number | null;
               signed_pdf_url?: string;
               audit_trail_url?: string;
               signing_requests: {
@@ -4671,6 +4689,171 @@ export interface paths {
         };
         /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
         503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/verifications': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Verify a signed PDF (the body, application/pdf): signatures, timestamps, PAdES level, changes.
+     * @description Signet addition. The file is checked in memory and never stored. A Signet document this instance sealed is named in `document`, whichever copy is sent (renewed ones included). Not a PDF, encrypted or unreadable: 400 `invalid_file`; over the body limit: 413 `payload_too_large`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "verification": {
+             *         "verdict": "valid",
+             *         "pades_level": "B-LTA",
+             *         "modified_after_signing": false,
+             *         "sha256": "4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b",
+             *         "document": {
+             *           "id": "doc_8f14e45fceea167a5a36dedd4bea2543",
+             *           "title": "Purchase contract",
+             *           "completed_at": "2026-11-23T09:30:12.000Z",
+             *           "audit_chain_valid": true
+             *         },
+             *         "problems": [],
+             *         "problem_codes": [],
+             *         "signatures": [
+             *           {
+             *             "kind": "signature",
+             *             "field": "Signature1",
+             *             "intact": true,
+             *             "signer": {
+             *               "subject": "CN=Signet Document Seal, OU=Installation 1a2b3c4d, O=Signet",
+             *               "issuer": "CN=Signet Local CA, OU=Installation 1a2b3c4d, O=Signet",
+             *               "serial": "5f2c9a0e71b3d8c4"
+             *             },
+             *             "signed_at": "2026-11-23T09:30:12.000Z",
+             *             "time_proven": true,
+             *             "trusted": true,
+             *             "problems": [],
+             *             "problem_codes": []
+             *           }
+             *         ]
+             *       }
+             *     }
+             */
+            'application/json': {
+              verification: {
+                verdict: 'valid' | 'invalid' | 'indeterminate';
+                pades_level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | null;
+                /** @description A revision after the last signature changes more than DSS and document timestamps. */
+                modified_after_signing: boolean;
+                /** @description SHA-256 of the file as received. */
+                sha256: string;
+                document: {
+                  id: string;
+                  title: string;
+                  completed_at: string | null;
+                  audit_chain_valid: boolean;
+                } | null;
+                problems: string[];
+                problem_codes: string[];
+                signatures: {
+                  kind: 'signature' | 'document_timestamp';
+                  /** @description The signature field’s name. */
+                  field: string;
+                  /** @description The digest over its byte range matches and its CMS signature verifies. */
+                  intact: boolean;
+                  signer: {
+                    subject: string;
+                    issuer: string;
+                    serial: string;
+                  } | null;
+                  signed_at: string | null;
+                  time_proven: boolean;
+                  /** @description Its certificate path reaches a trusted anchor (this instance’s CA) at the time that proves it. */
+                  trusted: boolean;
+                  /** @description What is wrong or unknown, in plain words (English). */
+                  problems: string[];
+                  /** @description The same problems as stable codes. */
+                  problem_codes: string[];
+                }[];
+              };
+            };
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        402: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        429: {
           headers: {
             [name: string]: unknown;
           };
