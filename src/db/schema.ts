@@ -166,18 +166,11 @@ export type DocumentsTable = {
   updated_at: number;
   completed_at: number | null;
   closed_at: number | null;
-  /** Set only on documents made from a template (migration 005; optional so older code paths never write them). */
-  template_id?: string | null;
-  template_version?: number | null;
-  /** Migration 009; optional for the same reason. Null on documents sealed before it (B-T). */
-  pades_level?: string | null;
-  pades_note?: string | null;
-  seal_revision_sha256?: string | null;
-  ltv_renew_at?: number | null;
-  ltv_algorithms?: string | null;
-  ltv_claimed_by?: string | null;
-  ltv_claim_expires_at?: number | null;
-};
+} & Optional<'template_id', string> &
+  Optional<'template_version' | 'ltv_renew_at' | 'ltv_claim_expires_at', number> &
+  Optional<'pades_level' | 'pades_note' | 'seal_revision_sha256' | 'ltv_algorithms' | 'ltv_claimed_by', string>;
+// Later migrations' columns (005 templates, 009 long-term signatures), optional: older code paths never write them.
+type Optional<K extends string, T> = { [P in K]?: T | null };
 
 export type SigningRequestsTable = {
   id: string;

@@ -7,6 +7,8 @@ const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1
 const SAME_AS_ENGLISH = new Set([
   'fr:page.date',
   'fr:page.signature',
+  'fr:verify.page.signature',
+  'es:verify.page.no',
   'de:page.text',
   ...['de', 'fr', 'es'].flatMap((l) =>
     ['nav.webhooks', 'webhook.title', 'webhook.back', 'webhook.heading'].map((k) => `${l}:dashboard.${k}`),

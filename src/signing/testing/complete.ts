@@ -1,6 +1,7 @@
 // A document taken from creation to its sealed PDF through the real API and signer routes: what tests of what
 // happens after completion (verification, renewal, copies) start from.
 import assert from 'node:assert/strict';
+import { derToPem } from '../../pki/cms.js';
 import type { E2E } from '../../testing/e2e.js';
 import { plainPdf, signers } from './requests.js';
 
@@ -39,4 +40,11 @@ export async function completeDocument(
   });
   assert.equal(raw.statusCode, 200, raw.body);
   return { documentId, pdf: new Uint8Array(raw.rawPayload), emails: people.map((p) => p.email) };
+}
+
+/** The local CA's certificate as PEM, from the service's public route (what a reader would download). */
+export async function localCaPem(e: E2E): Promise<string> {
+  const r = await e.h.app.inject({ method: 'GET', url: '/pki/ca.crt' });
+  assert.equal(r.statusCode, 200);
+  return derToPem(new Uint8Array(r.rawPayload), 'CERTIFICATE');
 }
