@@ -117,7 +117,11 @@ async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
     await tx.audit(doc, {
       action: 'document.completed',
       actor: 'system',
-      detail: { ...seal, pades_level: sealed.padesLevel, ...(sealed.padesNote ? { pades_note: sealed.padesNote } : {}) },
+      detail: {
+        ...seal,
+        pades_level: sealed.padesLevel,
+        ...(sealed.padesNote ? { pades_note: sealed.padesNote } : {}),
+      },
     });
     await tx.emit('document.completed', doc.workspace_id, {
       signing_request_id: finalReq?.id ?? null,

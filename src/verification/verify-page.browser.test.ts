@@ -13,14 +13,18 @@ describe('the /verify page in Chromium', { skip: skipWithoutChromium }, () => {
   let e: E2E;
   let done: Completed;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let noJs: Awaited<ReturnType<typeof launchChromium>>;
   const shots = path.join(os.tmpdir(), `signet-verify-shots-${process.pid}`);
   before(async () => {
     e = await startE2E();
     done = await completeDocument(e, { names: ['王小明'], title: 'Mietvertrag Wohnung 3B' });
-    browser = await launchChromium({ javaScriptEnabled: false });
+    // axe and layout checks run scripts of their own (DevTools); the plain-form flow runs with JavaScript off too.
+    browser = await launchChromium();
+    noJs = await launchChromium({ javaScriptEnabled: false });
   });
   after(async () => {
     await browser.close();
+    await noJs.close();
     await e.close();
   });
 
@@ -59,6 +63,15 @@ describe('the /verify page in Chromium', { skip: skipWithoutChromium }, () => {
     await page.getByRole('button', { name: 'Prüfen' }).click();
     await page.waitForSelector('#verdict');
     assert.equal(await page.locator('#verdict').getAttribute('data-verdict'), 'invalid');
+
+    // Without JavaScript: the same form, the same answer.
+    await noJs.context.setExtraHTTPHeaders({ 'accept-language': 'de' });
+    const plain = await noJs.context.newPage();
+    await plain.goto(e.h.url('/verify'));
+    await plain.getByLabel('PDF-Datei').setInputFiles(file);
+    await plain.getByRole('button', { name: 'Prüfen' }).click();
+    await plain.waitForSelector('#verdict');
+    assert.equal(await plain.locator('#verdict').getAttribute('data-verdict'), 'valid');
     assert.match((await page.locator('main').textContent()) ?? '', /Nicht gültig/);
     serious.push(...(await axe(page, t, 'invalid report')));
     await page.screenshot({ path: path.join(shots, 'invalid-360.png'), fullPage: true });

@@ -103,6 +103,7 @@ test('one byte flipped inside the signed range: invalid, that signature not inta
   pdf[300] ^= 0x04;
   const r = await verifyInWorker(pdf, trust());
   assert.equal(r.verdict, 'invalid');
+  assert.equal(r.pades_level, null, 'a broken signature reaches no level');
   assert.equal(r.signatures[0]!.intact, false);
   assert.ok(codes(r.signatures[0]!).includes('digest_mismatch'));
 });

@@ -42,7 +42,8 @@ export async function verifyInWorker(bytes: Uint8Array, trust: VerifyTrust): Pro
   const nextProof = (revision: number) => docTimes.find((d) => d.end > revision)?.at ?? now;
 
   const signatures: SignatureReport[] = [];
-  const levels: PadesLevel[] = [];
+  // A signature that does not verify reaches no level, and neither does the file.
+  const levels: (PadesLevel | null)[] = [];
   for (const { sig, cms } of checks) {
     const problems: Problem[] = [...cms.problems];
     if (!sig.rangeOk) problems.push(problem('byte_range_invalid'));
@@ -75,7 +76,7 @@ export async function verifyInWorker(bytes: Uint8Array, trust: VerifyTrust): Pro
         trusted &&= tsa.trusted && cms.timestamp.intact;
       }
     }
-    if (sig.kind === 'signature') levels.push(levelOf(sig, cms, file, dss, chain, docTimes));
+    if (sig.kind === 'signature') levels.push(intact ? levelOf(sig, cms, file, dss, chain, docTimes) : null);
     signatures.push({
       kind: sig.kind,
       field: sig.field,
@@ -119,7 +120,10 @@ export async function verifyInWorker(bytes: Uint8Array, trust: VerifyTrust): Pro
         ? 'valid'
         : 'indeterminate';
   const rank: PadesLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
-  const level = levels.length ? levels.reduce((a, b) => (rank.indexOf(a) <= rank.indexOf(b) ? a : b)) : null;
+  const level =
+    levels.length && !levels.includes(null)
+      ? (levels as PadesLevel[]).reduce((a, b) => (rank.indexOf(a) <= rank.indexOf(b) ? a : b))
+      : null;
   return { verdict, pades_level: level, modified_after_signing: modified, problems: dedupe(problems), signatures };
 }
 
