@@ -31,18 +31,27 @@ export function createValidationSource(opts: {
 }): ValidationSource {
   const cas = opts.cas.map((ca) => ({ ca, cert: parseCert(ca.caCertDer) }));
   const issuerOf = (c: pkijs.Certificate) => cas.find((x) => c.issuer.isEqual(x.cert.subject));
+  // A CRL is dated to the second (crl.ts), so one issued earlier in the same second says the same: reuse it. The
+  // order seal timestamp <= CRL <= document timestamp holds either way, and a seal saves two signings.
+  const recent = new Map<CrlIssuer, { second: number; der: Promise<Uint8Array> }>();
+  const crlOf = (ca: CrlIssuer) => {
+    const second = Math.floor(opts.clock.now() / 1000);
+    let r = recent.get(ca);
+    if (!r || r.second !== second) recent.set(ca, (r = { second, der: issueCrl(ca, opts.clock.now()) }));
+    return r.der;
+  };
   return {
     async forChains(chains) {
       const crls: Uint8Array[] = [];
       const missing: string[] = [];
       const issued = new Map<CrlIssuer, Uint8Array>();
       for (const chain of chains) {
-        const certs = chain.map(parseCert);
+        const certs = chain.map(parsed);
         const foreign = certs.filter((c) => !isSelfSigned(c) && !issuerOf(c));
         for (const c of certs) {
           const own = isSelfSigned(c) ? undefined : issuerOf(c);
           if (!own) continue;
-          if (!issued.has(own.ca)) issued.set(own.ca, await issueCrl(own.ca, opts.clock.now()));
+          if (!issued.has(own.ca)) issued.set(own.ca, await crlOf(own.ca));
           crls.push(issued.get(own.ca)!);
         }
         if (foreign.length === 0) continue;
@@ -61,6 +70,18 @@ export function createValidationSource(opts: {
 }
 
 const isSelfSigned = (c: pkijs.Certificate) => c.issuer.isEqual(c.subject);
+
+// The same few certificates (seal, TSA, CAs) come by on every seal: parse each once.
+const parsedCerts = new Map<string, pkijs.Certificate>();
+function parsed(der: Uint8Array): pkijs.Certificate {
+  const key = Buffer.from(der).toString('base64');
+  let c = parsedCerts.get(key);
+  if (!c) {
+    if (parsedCerts.size >= 64) parsedCerts.clear();
+    parsedCerts.set(key, (c = parseCert(der)));
+  }
+  return c;
+}
 
 export function subjectText(c: pkijs.Certificate): string {
   const names: Record<string, string> = { '2.5.4.3': 'CN', '2.5.4.10': 'O', '2.5.4.11': 'OU', '2.5.4.6': 'C' };
