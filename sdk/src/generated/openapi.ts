@@ -4740,7 +4740,7 @@ export interface paths {
              *         "modified_after_signing": false,
              *         "sha256": "4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b",
              *         "document": {
-             *           "id": "doc_8f14e45fceea167a5a36dedd4bea2543",
+             *           "id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
              *           "title": "Purchase contract",
              *           "completed_at": "2026-11-23T09:30:12.000Z",
              *           "audit_chain_valid": true
