@@ -118,4 +118,29 @@ describe('renew-timestamps', () => {
       assert.equal(count, id === done.documentId ? 2 : 1, id);
     }
   });
+
+  test('a timestamp whose algorithm is listed as weakening is renewed now; one the TSA still uses is not', async () => {
+    const doc = await completeDocument(e);
+    // As if its last timestamp had been made with SHA-1 (an older TSA): listed as weak, it is due at once.
+    await e.h.db.kysely
+      .updateTable('documents')
+      .set({ ltv_algorithms: ',sha1,ecdsa-with-sha1,' })
+      .where('id', '=', doc.documentId)
+      .execute();
+    const withWeak = (weak: string[]) =>
+      runJob(
+        scheduledJobs({ db: e.h.db, clock: e.h.clock, config: { ...e.h.config, ltvWeakAlgorithms: weak } }),
+        'renew-timestamps',
+      );
+    // The local TSA signs with SHA-256: listing that as weak would renew into the same algorithm, so nothing runs.
+    assert.deepEqual(await withWeak(['sha256']), { renewed: 0, failed: 0, weak_algorithms: [] });
+    assert.deepEqual(await withWeak(['sha1']), { renewed: 1, failed: 0, weak_algorithms: ['sha1'] });
+    assert.deepEqual(await withWeak(['sha1']), { renewed: 0, failed: 0, weak_algorithms: ['sha1'] }, 'once');
+    const row = await e.h.db.kysely
+      .selectFrom('documents')
+      .select('ltv_algorithms')
+      .where('id', '=', doc.documentId)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.ltv_algorithms, ',sha256,ecdsa-with-sha256,');
+  });
 });
