@@ -107,7 +107,9 @@ async function main() {
   console.log(`| seal with B-LTA steps, 1 page | ${ms(pct(seal1, 50))} | ${ms(pct(seal1, 99))} | ${runs} |`);
   console.log(`| seal with B-LTA steps, 100 pages | ${ms(pct(seal100, 50))} | ${ms(pct(seal100, 99))} | ${runs} |`);
   console.log(`| seal alone (B-T), 100 pages | ${ms(pct(bt100, 50))} | ${ms(pct(bt100, 99))} | ${runs} |`);
-  console.log(`| verification, 100-page B-LTA file | ${ms(pct(verify100, 50))} | ${ms(pct(verify100, 99))} | ${runs} |`);
+  console.log(
+    `| verification, 100-page B-LTA file | ${ms(pct(verify100, 50))} | ${ms(pct(verify100, 99))} | ${runs} |`,
+  );
   console.log(
     `| anchor detection, 100 pages (${found} anchors) | ${ms(pct(anchors, 50))} | ${ms(pct(anchors, 99))} | 10 |`,
   );

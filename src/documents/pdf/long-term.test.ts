@@ -33,7 +33,10 @@ test('a seal with long-term data is B-LTA: qpdf, pdfsig and openssl (cms, ts, ve
     assert.equal(sealed.padesNote, null);
     const report = assertPadesLta(tmp, sealed.pdf, pki.caCertPem, sealed.tsaSignedAt);
     assert.equal(createHash('sha256').update(report.sealedRevision).digest('hex'), sealed.sealRevisionSha256);
-    assert.ok(sealed.lastTimestamp && sealed.lastTimestamp.certNotAfter > clock.now());
+    assert.ok(
+      sealed.lastTimestamp && sealed.lastTimestamp.certNotAfter > clock.now(),
+      'the timestamp certificate is current',
+    );
     assert.deepEqual(sealed.lastTimestamp.algorithms, ['sha256', 'ecdsa-with-sha256']);
     // The certificates name where the CRL and the CA certificate are published.
     for (const der of [pki.seal.certDer, pki.localTsa.certDer]) {
@@ -52,7 +55,10 @@ test('a seal with long-term data is B-LTA: qpdf, pdfsig and openssl (cms, ts, ve
     // A renewal appends a second document timestamp and keeps everything before it.
     clock.advance(2000);
     const renewed = await addArchiveTimestamp(sealed.pdf, { ...longTerm, tsa: pki.localTsa });
-    assert.ok(Buffer.from(renewed.pdf.subarray(0, sealed.pdf.length)).equals(Buffer.from(sealed.pdf)));
+    assert.ok(
+      Buffer.from(renewed.pdf.subarray(0, sealed.pdf.length)).equals(Buffer.from(sealed.pdf)),
+      'the renewal only appends',
+    );
     tmp.qpdfCheck(renewed.pdf);
     assert.match(tmp.poppler('pdfsig', renewed.pdf), /Signet document timestamp 2/);
   } finally {
