@@ -3,6 +3,7 @@
 // the end the file still verifies valid at B-LTA with its sealed bytes a prefix of what is served.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -46,6 +47,22 @@ describe('renew-timestamps', () => {
     assert.ok(renewedAt[0]! >= 9 && renewedAt[0]! < 10, `renewed at year ${renewedAt[0]}`);
     const pki = readdirSync(path.join(e.h.config.dataDir, 'pki'));
     assert.ok(pki.includes('gen-2'), `a second PKI generation was made in time: ${pki.join(', ')}`);
+    // Its CA publishes at the numbered routes its certificates name.
+    const crl2 = await e.h.app.inject({ method: 'GET', url: '/pki/crl/2' });
+    assert.equal(crl2.statusCode, 200);
+    const crlText = spawnSync('openssl', ['crl', '-inform', 'DER', '-noout', '-issuer'], { input: crl2.rawPayload });
+    assert.match(String(crlText.stdout), /CN ?= ?Signet Local CA 2/);
+    assert.equal((await e.h.app.inject({ method: 'GET', url: '/pki/ca/2.crt' })).statusCode, 200);
+    assert.equal((await e.h.app.inject({ method: 'GET', url: '/pki/crl/9' })).statusCode, 404);
+    const tsa2 = spawnSync('openssl', [
+      'x509',
+      '-noout',
+      '-ext',
+      'crlDistributionPoints',
+      '-in',
+      path.join(e.h.config.dataDir, 'pki', 'gen-2', 'tsa.crt'),
+    ]);
+    assert.match(String(tsa2.stdout), /\/pki\/crl\/2/);
 
     const now = await signedPdf(e, done.documentId);
     assert.ok(
