@@ -1,7 +1,7 @@
 // Guarantee: unless private networks are allowed, outbound requests reach only public unicast addresses, checked at registration and again at connect time.
 import dns from 'node:dns';
 import type { LookupFunction, Socket } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import { MAX_URL_LENGTH } from '../limits.js';
 import { parseAddress } from './ip.js';
 
@@ -206,4 +206,89 @@ export function createGuardedAgent(opts: { allowPrivateNetwork: boolean; connect
     keepAliveTimeout: 4_000,
     ...(opts.connections !== undefined ? { connections: opts.connections } : {}),
   });
+}
+
+/** What a bounded GET ended with; callers put each failure into their own words and error codes. */
+export type BoundedFetch =
+  | { ok: true; body: Uint8Array }
+  /** The URL (or a redirect's) fails the syntax check: `reason` names the check, never the URL. */
+  | { ok: false; problem: 'bad_url'; reason: string }
+  /** The URL's host is refused by the outbound rule or does not resolve. */
+  | { ok: false; problem: 'refused'; reason: string; url: string }
+  /** The connection or the download failed (a refused address at connect time included). */
+  | { ok: false; problem: 'transport'; during: 'request' | 'body'; error: unknown; url: string }
+  | { ok: false; problem: 'status'; status: number; url: string }
+  | { ok: false; problem: 'too_large'; url: string }
+  | { ok: false; problem: 'redirects' };
+
+/**
+ * GET under the outbound rule through a guarded agent: redirects followed by hand (each target re-checked), the body
+ * cut off past `maxBytes` (declared or counted), never throwing. The one way file_url and CRL downloads fetch.
+ */
+export async function boundedGet(
+  agent: Agent,
+  url: string,
+  o: {
+    allowPrivateNetwork: boolean;
+    maxRedirects: number;
+    maxBytes: number;
+    timeoutMs: number;
+    headers: Record<string, string>;
+    signal?: AbortSignal;
+  },
+): Promise<BoundedFetch> {
+  let current = url;
+  for (let hop = 0; hop <= o.maxRedirects; hop++) {
+    const syntax = checkOutboundSyntax(current);
+    if (!syntax.ok) return { ok: false, problem: 'bad_url', reason: syntax.reason };
+    const check = await checkOutboundUrl(current, { allowPrivateNetwork: o.allowPrivateNetwork });
+    if (!check.ok) return { ok: false, problem: 'refused', reason: check.reason, url: current };
+    let res;
+    try {
+      res = await request(check.url, {
+        method: 'GET',
+        dispatcher: agent,
+        signal: o.signal,
+        headersTimeout: o.timeoutMs,
+        bodyTimeout: o.timeoutMs,
+        headers: o.headers,
+      });
+    } catch (error) {
+      return { ok: false, problem: 'transport', during: 'request', error, url: current };
+    }
+    // A body we abandon must not surface later as an unhandled stream error.
+    const discard = () => {
+      res.body.on('error', () => undefined);
+      res.body.destroy();
+    };
+    if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
+      discard();
+      current = new URL(String(res.headers.location), check.url).toString();
+      continue;
+    }
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      discard();
+      return { ok: false, problem: 'status', status: res.statusCode, url: current };
+    }
+    if (Number(res.headers['content-length'] ?? NaN) > o.maxBytes) {
+      discard();
+      return { ok: false, problem: 'too_large', url: current };
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > o.maxBytes) {
+          discard();
+          return { ok: false, problem: 'too_large', url: current };
+        }
+        chunks.push(chunk as Buffer);
+      }
+    } catch (error) {
+      return { ok: false, problem: 'transport', during: 'body', error, url: current };
+    }
+    return { ok: true, body: new Uint8Array(Buffer.concat(chunks)) };
+  }
+  return { ok: false, problem: 'redirects' };
 }

@@ -12,10 +12,10 @@
 import * as asn1js from 'asn1js';
 import * as x509 from '@peculiar/x509';
 import * as pkijs from 'pkijs';
-import { request, type Agent } from 'undici';
+import type { Agent } from 'undici';
 import type { Clock } from '../lib/clock.js';
 import { ab, sha256, toHex } from './cms.js';
-import { checkOutboundSyntax, checkOutboundUrl, createGuardedAgent } from '../lib/outbound.js';
+import { boundedGet, createGuardedAgent } from '../lib/outbound.js';
 import {
   CRL_CACHE_MAX_BYTES,
   CRL_CACHE_MAX_ENTRIES,
@@ -309,75 +309,41 @@ function parseCrl(body: Uint8Array): x509.X509Crl | null {
 
 type Body = { ok: true; body: Uint8Array } | { ok: false; reason: string };
 
-/** GET under the outbound rule, following at most CRL_MAX_REDIRECTS redirects by hand, each target re-checked. */
+/** GET under the outbound rule (lib/outbound.ts boundedGet), its failures in the words of a CRL reason. */
 async function fetchBody(
   agent: Agent,
   url: string,
   opts: { allowPrivateNetwork: boolean; timeoutMs: number; maxBytes: number },
 ): Promise<Body> {
-  const deadline = AbortSignal.timeout(opts.timeoutMs);
-  let current = url;
-  for (let hop = 0; hop <= CRL_MAX_REDIRECTS; hop++) {
-    const syntax = checkOutboundSyntax(current);
+  const r = await boundedGet(agent, url, {
+    allowPrivateNetwork: opts.allowPrivateNetwork,
+    maxRedirects: CRL_MAX_REDIRECTS,
+    maxBytes: opts.maxBytes,
+    timeoutMs: opts.timeoutMs,
+    signal: AbortSignal.timeout(opts.timeoutMs),
+    headers: {
+      accept: 'application/pkix-crl, application/x-pkcs7-crl, */*;q=0.5',
+      'user-agent': 'Signet/1.0 (CRL fetch)',
+    },
+  });
+  if (r.ok) return r;
+  switch (r.problem) {
     // The reason names the check, not the URL: a rejected URL may carry credentials.
-    if (!syntax.ok) return { ok: false, reason: `unusable CRL URL (${syntax.reason})` };
-    const check = await checkOutboundUrl(current, { allowPrivateNetwork: opts.allowPrivateNetwork });
-    if (!check.ok) {
-      const refused = /not a public address/.test(check.reason);
-      return { ok: false, reason: `${refused ? 'refused address' : 'unreachable'}: ${check.reason} (${current})` };
+    case 'bad_url':
+      return { ok: false, reason: `unusable CRL URL (${r.reason})` };
+    case 'refused': {
+      const refused = /not a public address/.test(r.reason);
+      return { ok: false, reason: `${refused ? 'refused address' : 'unreachable'}: ${r.reason} (${r.url})` };
     }
-    let res;
-    try {
-      res = await request(check.url, {
-        method: 'GET',
-        dispatcher: agent,
-        signal: deadline,
-        headersTimeout: opts.timeoutMs,
-        bodyTimeout: opts.timeoutMs,
-        headers: {
-          accept: 'application/pkix-crl, application/x-pkcs7-crl, */*;q=0.5',
-          'user-agent': 'Signet/1.0 (CRL fetch)',
-        },
-      });
-    } catch (err) {
-      return { ok: false, reason: transportReason(err, current) };
-    }
-    // A body we abandon must not surface later as an unhandled stream error.
-    const discard = () => {
-      res.body.on('error', () => undefined);
-      res.body.destroy();
-    };
-    if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
-      discard();
-      current = new URL(String(res.headers.location), check.url).toString();
-      continue;
-    }
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      discard();
-      return { ok: false, reason: `http ${res.statusCode} from ${current}` };
-    }
-    const tooLarge = `CRL from ${current} is larger than ${opts.maxBytes} bytes`;
-    if (Number(res.headers['content-length'] ?? NaN) > opts.maxBytes) {
-      discard();
-      return { ok: false, reason: tooLarge };
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > opts.maxBytes) {
-          discard();
-          return { ok: false, reason: tooLarge };
-        }
-        chunks.push(chunk as Buffer);
-      }
-    } catch (err) {
-      return { ok: false, reason: transportReason(err, current) };
-    }
-    return { ok: true, body: new Uint8Array(Buffer.concat(chunks)) };
+    case 'transport':
+      return { ok: false, reason: transportReason(r.error, r.url) };
+    case 'status':
+      return { ok: false, reason: `http ${r.status} from ${r.url}` };
+    case 'too_large':
+      return { ok: false, reason: `CRL from ${r.url} is larger than ${opts.maxBytes} bytes` };
+    case 'redirects':
+      return { ok: false, reason: `more than ${CRL_MAX_REDIRECTS} redirects from ${url}` };
   }
-  return { ok: false, reason: `more than ${CRL_MAX_REDIRECTS} redirects from ${url}` };
 }
 
 function transportReason(err: unknown, url: string): string {
