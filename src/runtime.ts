@@ -34,6 +34,7 @@ import { createSealingRunner } from './signing/sealing.js';
 import { renewTimestampsJob } from './signing/renewal.js';
 import { noWake, type Wakers } from './signing/transition.js';
 import { createTrustStore, type TrustStore } from './pki/trust.js';
+import type { Pki } from './pki/pki.js';
 
 export const newWorkerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
@@ -154,14 +155,18 @@ export async function createPkiServices(config: Config, clock: Clock) {
       ? revocation.createRevocationFetcher({ clock, allowPrivateNetwork: config.allowPrivateNetwork })
       : undefined;
   /** What long-term steps need as of now: the TSA, where revocation data comes from, the TSA's known issuers. */
+  // Built once per generation: the validation source keeps its per-second CRL and parsed CA certificates.
+  let built: { pki: Pki; lt: ReturnType<typeof toolsFor> } | null = null;
+  const toolsFor = (pki: Pki) => ({
+    pki,
+    tsa: externalTsa ?? pki.localTsa,
+    source: createValidationSource({ cas: pki.cas.map((g) => g.ca), clock, foreign }),
+    tsaIssuersDer: externalTsa ? (trustedTsaCas ?? []) : pki.cas.map((g) => g.caCertDer),
+  });
   const longTerm = async () => {
     const pki = await manager.current();
-    return {
-      pki,
-      tsa: externalTsa ?? pki.localTsa,
-      source: createValidationSource({ cas: pki.cas.map((g) => g.ca), clock, foreign }),
-      tsaIssuersDer: externalTsa ? (trustedTsaCas ?? []) : pki.cas.map((g) => g.caCertDer),
-    };
+    if (built?.pki !== pki) built = { pki, lt: toolsFor(pki) };
+    return built.lt;
   };
   let current: { generation: number; sealer: Sealer } | null = null;
   const sealer: Sealer = {

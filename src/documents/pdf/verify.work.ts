@@ -76,7 +76,7 @@ export async function verifyInWorker(bytes: Uint8Array, trust: VerifyTrust): Pro
         trusted &&= tsa.trusted && cms.timestamp.intact;
       }
     }
-    if (sig.kind === 'signature') levels.push(intact ? levelOf(sig, cms, file, dss, chain, docTimes) : null);
+    if (sig.kind === 'signature') levels.push(intact ? levelOf(sig, cms, dss, chain, docTimes) : null);
     signatures.push({
       kind: sig.kind,
       field: sig.field,
@@ -131,7 +131,6 @@ export async function verifyInWorker(bytes: Uint8Array, trust: VerifyTrust): Pro
 function levelOf(
   sig: FoundSignature,
   cms: CmsCheck,
-  file: PdfFile,
   dss: DssMaterial,
   chain: ChainCheck | null,
   docTimes: { end: number; at: Date }[],
