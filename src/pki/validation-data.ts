@@ -4,6 +4,7 @@
 // is complete when every certificate that is not self-signed has data; otherwise the reasons say what is missing.
 import * as pkijs from 'pkijs';
 import type { Clock } from '../lib/clock.js';
+import { nameText } from './cert-info.js';
 import { parseCert } from './cms.js';
 import { issueCrl, type CrlIssuer } from './crl.js';
 
@@ -56,7 +57,7 @@ export function createValidationSource(opts: {
         }
         if (foreign.length === 0) continue;
         if (!opts.foreign) {
-          for (const c of foreign) missing.push(`${subjectText(c)}: no revocation source configured`);
+          for (const c of foreign) missing.push(`${nameText(c.subject)}: no revocation source configured`);
           continue;
         }
         const got = await opts.foreign.fetchFor(chain);
@@ -81,11 +82,4 @@ function parsed(der: Uint8Array): pkijs.Certificate {
     parsedCerts.set(key, (c = parseCert(der)));
   }
   return c;
-}
-
-export function subjectText(c: pkijs.Certificate): string {
-  const names: Record<string, string> = { '2.5.4.3': 'CN', '2.5.4.10': 'O', '2.5.4.11': 'OU', '2.5.4.6': 'C' };
-  return c.subject.typesAndValues
-    .map((tv) => `${names[tv.type] ?? tv.type}=${String(tv.value.valueBlock.value)}`)
-    .join(', ');
 }
