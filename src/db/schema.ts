@@ -1,5 +1,14 @@
 // Row types of every table. Timestamps are integer milliseconds since the epoch; lists and objects are JSON text.
 import type { Generated } from 'kysely';
+import type {
+  DashboardSessionsTable,
+  KeyUsesTable,
+  UserTokensTable,
+  UsersTable,
+  WorkspaceMembersTable,
+} from './schema-people.js';
+
+export type * from './schema-people.js';
 
 export type WorkspacesTable = {
   id: string;
@@ -319,55 +328,6 @@ export type SignerCopiesTable = {
   token_hash: string;
   created_at: number;
   expires_at: number;
-};
-
-export type UsersTable = {
-  id: string;
-  email: string;
-  password_hash: string | null;
-  password_changed_at: number | null;
-  created_at: number;
-};
-
-export type WorkspaceMembersTable = {
-  workspace_id: string;
-  user_id: string;
-  role: string;
-  created_by: string | null;
-  created_at: number;
-};
-
-export type UserTokensTable = {
-  token_hash: string;
-  kind: string;
-  user_id: string;
-  workspace_id: string;
-  created_by: string | null;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-};
-
-export type DashboardSessionsTable = {
-  token_hash: string;
-  user_id: string;
-  workspace_id: string;
-  created_at: number;
-  last_seen_at: number;
-  revoked_at: number | null;
-  ip: string | null;
-  user_agent: string | null;
-};
-
-export type KeyUsesTable = {
-  id: Generated<number>;
-  key_id: string;
-  workspace_id: string;
-  at: number;
-  ip_masked: string | null;
-  method: string;
-  route: string;
-  status: number;
 };
 
 export type Database = {
