@@ -44,6 +44,12 @@ export const MAX_FIELDS = 500;
 /** A signing request's expiry when none is given, and the furthest one may be set. */
 export const DEFAULT_EXPIRY_MS = 30 * DAY;
 export const MAX_EXPIRY_MS = 365 * DAY;
+/** Automatic reminders: the first `after_days` after a signer's invitation, then every `every_days` (both ends
+ * included), at most MAX_AUTO_REMINDERS per signer; the expiry warning goes this long before `expires_at`. */
+export const REMINDER_AFTER_DAYS = { min: 1, max: 60 } as const;
+export const REMINDER_EVERY_DAYS = { min: 1, max: 30 } as const;
+export const MAX_AUTO_REMINDERS = 5;
+export const EXPIRY_WARNING_MS = 48 * HOUR;
 /** A signer's copy link (the sealed PDF and audit certificate, mailed on completion) works this long. */
 export const SIGNER_COPY_VALIDITY_MS = 30 * DAY;
 /** A drawn signature image. */

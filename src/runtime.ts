@@ -32,6 +32,7 @@ import { pruneKeyUsesJob } from './keys/key-use.js';
 import { expireRequestsJob } from './signing/expiry.js';
 import { createSealingRunner } from './signing/sealing.js';
 import { renewTimestampsJob } from './signing/renewal.js';
+import { sendRemindersJob, warnExpiringJob } from './signing/reminders.js';
 import { noWake, type Wakers } from './signing/transition.js';
 import { createTrustStore, type TrustStore } from './pki/trust.js';
 import type { Pki } from './pki/pki.js';
@@ -70,6 +71,8 @@ const JOBS: Record<JobName, (deps: JobDeps) => ScheduledJob> = {
         return { ...lt, anchorsDer: lt.pki.cas.map((g) => g.caCertDer) };
       },
     }),
+  'send-reminders': (deps) => sendRemindersJob({ ...transitionDeps(deps), config: deps.config }),
+  'warn-expiring': (deps) => warnExpiringJob({ ...transitionDeps(deps), config: deps.config }),
 };
 
 const transitionDeps = ({ db, clock, wake }: JobDeps) => ({

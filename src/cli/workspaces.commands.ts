@@ -6,6 +6,13 @@ import { ROLES, type Role } from '../dashboard/people.repo.js';
 import { createUserLink } from '../dashboard/people.service.js';
 import { createWorkspace, findWorkspace } from '../workspaces/workspaces.repo.js';
 import { presentWorkspace } from '../workspaces/presenters.js';
+import {
+  parseReminderPolicy,
+  setWorkspaceReminders,
+  workspaceReminders,
+  type ReminderProblem,
+} from '../workspaces/settings.service.js';
+import { REMINDER_AFTER_DAYS, REMINDER_EVERY_DAYS } from '../limits.js';
 import { listWorkspaceTemplates } from '../templates/templates.service.js';
 import { CliError, actor, config, print, withDb } from './context.js';
 
@@ -27,7 +34,50 @@ export function addWorkspaceCommands(program: Command): void {
       );
       print(!!o.json, { workspace: presentWorkspace(ws) }, `${ws.id}\t${ws.slug}\t${ws.tier}`);
     });
+  workspace
+    .command('reminders')
+    .description('show or set the default automatic reminders of new signing requests (those naming none)')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option(
+      '--after-days <n>',
+      `first reminder this many days after the invitation (${REMINDER_AFTER_DAYS.min} to ${REMINDER_AFTER_DAYS.max})`,
+    )
+    .option('--every-days <n>', `then every this many days (${REMINDER_EVERY_DAYS.min} to ${REMINDER_EVERY_DAYS.max})`)
+    .option('--off', 'no automatic reminders by default')
+    .option('--json', 'print JSON')
+    .action(async (o: { workspace: string; afterDays?: string; everyDays?: string; off?: boolean; json?: boolean }) => {
+      const setting = o.afterDays !== undefined || o.everyDays !== undefined;
+      if (o.off && setting) throw new CliError('give either --off or --after-days with --every-days, not both');
+      if (setting && (o.afterDays === undefined || o.everyDays === undefined))
+        throw new CliError('--after-days and --every-days go together');
+      const policy = await withDb(async (db) => {
+        if (!(await findWorkspace(db.kysely, o.workspace))) throw new CliError(`no workspace ${o.workspace}`);
+        if (o.off || setting) {
+          const parsed = o.off
+            ? ({ ok: true, policy: null } as const)
+            : parseReminderPolicy(o.afterDays!, o.everyDays!);
+          if (!parsed.ok) throw new CliError(REMINDER_REFUSALS[parsed.problem]);
+          const r = await setWorkspaceReminders(
+            db,
+            { workspaceId: o.workspace, policy: parsed.policy, actor: actor() },
+            systemClock.now(),
+          );
+          if (!r.ok) throw new CliError(REMINDER_REFUSALS[r.problem]);
+        }
+        return workspaceReminders(db, o.workspace);
+      });
+      const human = policy
+        ? `reminders: first after ${policy.after_days} days, then every ${policy.every_days} days`
+        : 'reminders: off';
+      print(!!o.json, { workspace_id: o.workspace, reminders: policy }, human);
+    });
 }
+
+const REMINDER_REFUSALS: Record<ReminderProblem, string> = {
+  afterDays: `--after-days must be a whole number from ${REMINDER_AFTER_DAYS.min} to ${REMINDER_AFTER_DAYS.max}`,
+  everyDays: `--every-days must be a whole number from ${REMINDER_EVERY_DAYS.min} to ${REMINDER_EVERY_DAYS.max}`,
+  unavailable: 'reminders need migration 012-reminders; run signet migrate first',
+};
 
 export function addUserCommands(program: Command): void {
   const user = program.command('user').description('dashboard users');

@@ -1,9 +1,10 @@
-// People (list, invite by e-mail) and Audit log pages (wiring; the rules are in people.service.ts and
-// dashboard.service.ts).
+// People (list, invite by e-mail), Settings (the reminder default) and Audit log pages (wiring; the rules are in
+// people.service.ts, settings.service.ts and dashboard.service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { auditLog, people, type DashboardDeps } from './dashboard.service.js';
 import { inviteMember, type PeopleDeps } from './people.service.js';
 import { field, page, query, say } from './render.js';
+import { saveReminders, settings } from './settings.service.js';
 
 export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
   const peoplePage = async (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) =>
@@ -21,6 +22,24 @@ export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps 
     if (r.ok) return reply.redirect(`/dashboard/people?invited=${encodeURIComponent(r.email)}`, 303);
     reply.code(400);
     return peoplePage(req, reply, { error: say(req, r.problem), email: field(req, 'email') });
+  });
+  const settingsPage = async (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) =>
+    page(reply, req, 'settings.eta', {
+      ...(await settings(deps, req.viewer!)),
+      notice: query(req).saved ? say(req, { key: 'settings.saved' }) : null,
+      ...extra,
+    });
+  app.get('/settings', async (req, reply) => settingsPage(req, reply));
+  app.post('/settings/reminders', async (req, reply) => {
+    const form = {
+      enabled: field(req, 'enabled') === 'on',
+      afterDays: field(req, 'after_days'),
+      everyDays: field(req, 'every_days'),
+    };
+    const r = await saveReminders(deps, req.viewer!, form);
+    if (r.ok) return reply.redirect('/dashboard/settings?saved=1', 303);
+    reply.code(400);
+    return settingsPage(req, reply, { error: say(req, r.problem), form });
   });
   app.get('/audit-log', async (req, reply) =>
     page(reply, req, 'audit-log.eta', await auditLog(deps, req.viewer!, query(req).before)),

@@ -17,7 +17,9 @@ export type WorkspacesTable = {
   tier: string;
   reply_to: string | null;
   created_at: number;
-};
+} & ReminderPolicyColumns;
+/** A reminder policy (migration 012): both null means no automatic reminders. */
+type ReminderPolicyColumns = Optional<'reminder_after_days' | 'reminder_every_days', number>;
 
 export type ApiKeysTable = {
   id: string;
@@ -177,7 +179,8 @@ export type DocumentsTable = {
   closed_at: number | null;
 } & Optional<'template_id', string> &
   Optional<'template_version' | 'ltv_renew_at' | 'ltv_claim_expires_at', number> &
-  Optional<'pades_level' | 'pades_note' | 'seal_revision_sha256' | 'ltv_algorithms' | 'ltv_claimed_by', string>;
+  Optional<'pades_level' | 'pades_note' | 'seal_revision_sha256' | 'ltv_algorithms' | 'ltv_claimed_by', string> &
+  ReminderPolicyColumns;
 // Later migrations' columns (005 templates, 009 long-term signatures), optional: older code paths never write them.
 type Optional<K extends string, T> = { [P in K]?: T | null };
 
@@ -214,7 +217,9 @@ export type SigningRequestsTable = {
   channel?: string | null;
   phone?: string | null;
   routing_order?: number | null;
-};
+} & SignerReminderColumns;
+/** Migration 012: the next automatic reminder (null: none due), how many were sent, when the expiry warning went. */
+type SignerReminderColumns = Optional<'next_reminder_at' | 'reminders_sent' | 'expiry_warned_at', number>;
 
 export type AuditEventsTable = {
   id: Generated<number>;

@@ -7,6 +7,8 @@ export const JOB_NAMES = [
   'prune-embed-sessions',
   'prune-key-uses',
   'renew-timestamps',
+  'send-reminders',
+  'warn-expiring',
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];

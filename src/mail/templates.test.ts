@@ -12,6 +12,7 @@ const base = { workspaceName: 'Acme GmbH', signerName: 'Ada Lovelace', documentT
 const varsFor: { [N in keyof TemplateVars]: TemplateVars[N] } = {
   invitation: { ...base, baseUrl: BASE, token: TOKEN, expiresAt: AT, message: 'Please sign by Friday.\nThanks!' },
   reminder: { ...base, baseUrl: `${BASE}/`, token: TOKEN, expiresAt: AT },
+  expiry_warning: { ...base, baseUrl: BASE, token: TOKEN, expiresAt: AT },
   completed: base,
   declined: { ...base, declinedByName: 'Bob Builder' },
   expired: { ...base, expiredAt: AT },
@@ -41,9 +42,9 @@ describe('mail templates', () => {
     }
   });
 
-  test('the signer link appears verbatim in both parts of invitations and reminders only', () => {
+  test('the signer link appears verbatim in both parts of invitations, reminders and expiry warnings only', () => {
     for (const locale of KNOWN_LOCALES) {
-      for (const name of ['invitation', 'reminder'] as const) {
+      for (const name of ['invitation', 'reminder', 'expiry_warning'] as const) {
         const m = renderMail(name, locale, varsFor[name]);
         assert.ok(m.text.includes(LINK), `${name}/${locale} text`);
         assert.ok(m.html.includes(`href="${LINK}"`), `${name}/${locale} html`);
@@ -53,6 +54,12 @@ describe('mail templates', () => {
         assert.ok(!m.text.includes('/sign/') && !m.html.includes('/sign/'), `${name}/${locale} has no link`);
       }
     }
+  });
+
+  test('the expiry warning names the expiry date in its first paragraph', () => {
+    const m = renderMail('expiry_warning', 'de', varsFor.expiry_warning);
+    assert.match(m.subject, /^Läuft bald ab: „NDA 2026“ von Acme GmbH$/);
+    assert.match(m.text, /Die Anfrage läuft am .*2026.* ab; danach/);
   });
 
   test('the completion mail carries the signer’s copy link, its 30-day validity and no "contact us"', () => {

@@ -33,6 +33,7 @@ export type MemberInvitationVars = { workspaceName: string; inviterEmail: string
 export type TemplateVars = {
   invitation: InvitationVars;
   reminder: InvitationVars;
+  expiry_warning: InvitationVars;
   completed: CompletedVars;
   declined: DeclinedVars;
   expired: ExpiredVars;
@@ -43,6 +44,7 @@ export type TemplateName = keyof TemplateVars;
 export const TEMPLATE_NAMES = [
   'invitation',
   'reminder',
+  'expiry_warning',
   'completed',
   'declined',
   'expired',
@@ -134,21 +136,23 @@ function render(l: Layout): RenderedMail {
   return { subject: oneLine(l.subject), text: text.join('\n') + '\n', html: html.join('\n') + '\n' };
 }
 
-function request(kind: 'invitation' | 'reminder', locale: Locale, v: InvitationVars): RenderedMail {
+/** The mails carrying a signer's link, by the catalogue section of their words. */
+function request(kind: 'invitation' | 'reminder' | 'expiryWarning', locale: Locale, v: InvitationVars): RenderedMail {
   const workspace = oneLine(v.workspaceName);
   const title = oneLine(v.documentTitle);
   const url = signerLink(v.baseUrl, v.token);
   const message = v.message?.trim();
+  const date = formatDateTime(locale, v.expiresAt);
   return render({
     locale,
     subject: t(locale, `mail.${kind}.subject`, { workspace, title }),
     signerName: v.signerName,
-    paragraphs: [t(locale, `mail.${kind}.intro`, { workspace, title })],
+    paragraphs: [t(locale, `mail.${kind}.intro`, { workspace, title, date })],
     ...(message ? { message: { label: t(locale, 'mail.messageFrom', { workspace }), body: message } } : {}),
     action: {
       label: t(locale, 'mail.invitation.button'),
       url,
-      after: [t(locale, 'mail.invitation.expires', { date: formatDateTime(locale, v.expiresAt) })],
+      after: [t(locale, 'mail.invitation.expires', { date })],
     },
     footer: [t(locale, 'mail.footer.why', { workspace }), t(locale, 'mail.footer.doNotForward')],
   });
@@ -211,6 +215,7 @@ function memberInvitation(locale: Locale, v: MemberInvitationVars): RenderedMail
 const builders: { [N in TemplateName]: (locale: Locale, vars: TemplateVars[N]) => RenderedMail } = {
   invitation: (locale, v) => request('invitation', locale, v),
   reminder: (locale, v) => request('reminder', locale, v),
+  expiry_warning: (locale, v) => request('expiryWarning', locale, v),
   completed,
   declined: (locale, v) => notice('declined', locale, v, { decliner: oneLine(v.declinedByName) }),
   expired: (locale, v) => notice('expired', locale, v, { date: formatDateTime(locale, v.expiredAt) }),

@@ -11,7 +11,15 @@ import { newId } from '../lib/ids.js';
 import type { AuthContext, ClientMeta } from '../http/request-context.js';
 import { isKnownLocale } from '../i18n/i18n.js';
 import { fileOf } from './file-input.js';
-import { callbackUrlOf, checkMonthlyCap, newRequestRow, openDocument, resolveExpiry } from './open.js';
+import {
+  callbackUrlOf,
+  checkMonthlyCap,
+  newRequestRow,
+  openDocument,
+  resolveExpiry,
+  resolveReminders,
+} from './open.js';
+import { policyColumns } from './reminder-policy.js';
 import { keyActor, presentRequestBrief, sentEventFields } from './presenters.js';
 import type { CreateBody, Created } from './signing.schemas.js';
 import type { RequestRow } from './signing.repo.js';
@@ -54,6 +62,7 @@ export async function createSigningRequest(
   if (body.placement !== 'coordinates' && body.fields !== undefined)
     throw invalid('fields', 'fields[] is only used with placement "coordinates".');
   const callbackUrl = await callbackUrlOf(deps, body.callback_url);
+  const reminders = await resolveReminders(deps, auth.workspace.id, body.reminders);
   await checkMonthlyCap(deps, auth, now);
 
   const original = await fileOf(deps, body);
@@ -76,7 +85,7 @@ export async function createSigningRequest(
   const tokens: string[] = [];
   const requests: RequestRow[] = body.signers.map((s, i) => {
     const { row, token } = newRequestRow(
-      { id: docId, workspace_id: auth.workspace.id, expires_at: expiresAt },
+      { id: docId, workspace_id: auth.workspace.id, expires_at: expiresAt, ...policyColumns(reminders) },
       { slot: i + 1, role: s.role, email: s.email, name: s.name.trim() },
       order === 'parallel' || i === 0,
       now,
@@ -105,6 +114,7 @@ export async function createSigningRequest(
           original: { sha256: info.sha256, bytes: original },
           prepared: prepared.pdf,
           expiresAt,
+          reminders,
         },
         requests,
         callbackUrl,
@@ -138,6 +148,7 @@ export async function createSigningRequest(
     signing_order: order,
     expires_at: iso(expiresAt),
     signing_requests: requests.map(presentRequestBrief),
+    reminders,
     ...(callback ? { callback } : {}),
   };
 }

@@ -14,6 +14,9 @@ import { sha256Hex } from '../lib/crypto.js';
 import { newLinkToken } from '../lib/tokens.js';
 import { DEFAULT_EXPIRY_MS, MAX_EXPIRY_MS } from '../limits.js';
 import { createHook } from '../webhooks/hooks.repo.js';
+import { workspaceReminderDefault } from '../workspaces/workspaces.repo.js';
+import { policyColumns, releaseColumns, type Reminders } from './reminder-policy.js';
+import { remindersReady } from './reminders.js';
 import { validateTargetUrl } from '../webhooks/hooks.service.js';
 import { keyActor } from './presenters.js';
 import { countDocumentsSince, insertDocument, type DocumentRow, type RequestRow } from './signing.repo.js';
@@ -41,6 +44,8 @@ export type NewDocument = {
   prepared: Uint8Array;
   expiresAt: number;
   template?: { id: string; version: number };
+  /** Automatic reminders (resolveReminders); none when absent. */
+  reminders?: Reminders;
 };
 
 function documentRow(
@@ -84,6 +89,7 @@ function documentRow(
     completed_at: null,
     closed_at: null,
     ...(d.template ? { template_id: d.template.id, template_version: d.template.version } : {}),
+    ...policyColumns(d.reminders ?? null),
   };
 }
 
@@ -134,7 +140,8 @@ export async function openDocument(
  * kept). `released`: invited now (pending), or waiting for its turn (queued).
  */
 export function newRequestRow(
-  doc: Pick<DocumentRow, 'id' | 'workspace_id' | 'expires_at'>,
+  doc: Pick<DocumentRow, 'id' | 'workspace_id' | 'expires_at'> &
+    Partial<Pick<DocumentRow, 'reminder_after_days' | 'reminder_every_days'>>,
   signer: Pick<RequestRow, 'slot' | 'role' | 'email' | 'name'> &
     Partial<Pick<RequestRow, 'channel' | 'phone' | 'routing_order'>>,
   released: boolean,
@@ -167,8 +174,29 @@ export function newRequestRow(
     reminded_at: null,
     created_at: now,
     updated_at: now,
+    ...(released ? releaseColumns(doc, now, doc.expires_at) : {}),
   };
   return { row, token: tk.token };
+}
+
+/**
+ * A new document's automatic reminders: as given (`null`: none), or, when not given, the workspace's default as it
+ * is now (a later change of the default leaves existing documents alone). A policy needs migration 012: before it
+ * has run, asking for one is 503 service_unavailable (retry), and the default reads as none.
+ */
+export async function resolveReminders(
+  deps: Pick<SigningDeps, 'db'>,
+  workspaceId: string,
+  given: Reminders | undefined,
+): Promise<Reminders> {
+  if (given === null) return null;
+  if (given === undefined) return workspaceReminderDefault(deps.db.kysely, workspaceId);
+  if (!(await remindersReady(deps.db)))
+    throw apiError('service_unavailable', {
+      message: 'Reminders wait for a deployment update; retry.',
+      headers: { 'Retry-After': '30' },
+    });
+  return given;
 }
 
 /** The document's expiry: `expires_at` as given (future, at most 365 days ahead), or the default 30 days. */

@@ -7,6 +7,7 @@ import type { AuthContext } from '../http/request-context.js';
 import { localeOrDefault } from '../i18n/i18n.js';
 import { iso } from '../lib/clock.js';
 import type { EventFields } from '../webhooks/events.js';
+import { policyOf } from './reminder-policy.js';
 import type { DocumentRow, RequestRow } from './signing.repo.js';
 import type { AuditTrailOut, DocumentOut, RequestBrief, RequestOut } from './signing.schemas.js';
 
@@ -77,6 +78,7 @@ export const presentDocument = (d: DocumentRow, requests: RequestRow[], baseUrl:
   pades_level: d.status === 'completed' ? ((d.pades_level ?? 'B-T') as DocumentOut['pades_level']) : null,
   template_id: d.template_id ?? null,
   template_version: d.template_version ?? null,
+  reminders: policyOf(d),
   ...(d.status === 'completed' ? documentUrls(baseUrl, d.id) : {}),
   signing_requests: requests.map(presentRequest),
 });

@@ -3,6 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { FILE_BODY_LIMIT, MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
 import { EventSigner } from '../webhooks/events.schemas.js';
+import { RemindersIn, RemindersOut } from './reminders.schemas.js';
 
 const Role = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 
@@ -79,6 +80,7 @@ export const CreateBody = Type.Object(
     locale: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
     expires_at: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH })),
+    reminders: Type.Optional(RemindersIn),
     signature_level: Type.Optional(
       Type.Union([Type.Literal('ses'), Type.Literal('qes')], {
         description:
@@ -103,6 +105,7 @@ export const CreateBody = Type.Object(
         locale: 'en',
         expires_at: ex.expires,
         callback_url: 'https://example.com/hooks/contract-42',
+        reminders: { after_days: 3, every_days: 2 },
       },
     ],
   },
@@ -146,6 +149,7 @@ export const Created = Type.Object(
     expires_at: Type.String(),
     signing_requests: Type.Array(RequestBrief),
     callback: Type.Optional(CallbackOut),
+    reminders: Type.Optional(RemindersOut),
   },
   {
     examples: [
@@ -158,6 +162,7 @@ export const Created = Type.Object(
           { id: ex.buyer, status: 'pending', signer: buyerSigner, expires_at: ex.expires },
           { id: ex.seller, status: 'pending', signer: sellerSigner, expires_at: ex.expires },
         ],
+        reminders: { after_days: 3, every_days: 2 },
         callback: {
           hook_id: 'hook_7c1d9e4f2a3b5c6d8e0f1a2b',
           secret: 'whsec_Lvgo7yu7aUjWoc7PIPJujBdfXhONunnt8XehgRqBILs',
@@ -195,6 +200,7 @@ export const DocumentOut = Type.Object(
     template_version: Type.Union([Type.Integer(), Type.Null()], {
       description: 'The template version it was made from (Signet addition); null for an uploaded PDF.',
     }),
+    reminders: Type.Optional(RemindersOut),
     signed_pdf_url: Type.Optional(Type.String()),
     audit_trail_url: Type.Optional(Type.String()),
     signing_requests: Type.Array(RequestOut),
@@ -219,6 +225,7 @@ export const DocumentOut = Type.Object(
         pades_level: 'B-LTA',
         template_id: null,
         template_version: null,
+        reminders: { after_days: 3, every_days: 2 },
         signed_pdf_url: `https://signet.example.com/v1/documents/${ex.documentId}/signed`,
         audit_trail_url: `https://signet.example.com/v1/documents/${ex.documentId}/audit-trail`,
         signing_requests: [

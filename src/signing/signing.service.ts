@@ -28,6 +28,7 @@ import {
   type DocumentRow,
   type RequestRow,
 } from './signing.repo.js';
+import { releaseColumns } from './reminder-policy.js';
 import { isOpenRequest } from './states.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { transition, type TransitionDeps, type Tx } from './transition.js';
@@ -48,12 +49,15 @@ const userAgentOf = (meta: ClientMeta) => meta.userAgent?.slice(0, 512) ?? null;
 /** Audit detail naming the embed session a signer acted through, if any. */
 const via = (meta: ClientMeta) => (meta.embedded ? { embedded_session: meta.embedded } : {});
 
-/** The invitation (or reminder) carrying a signer's link; the token exists only in this message. */
+/** The messages that carry a signer's link: the invitation, a reminder, the expiry warning. */
+export type SignerMailKind = 'invitation' | 'reminder' | 'expiry_warning';
+
+/** The invitation (or reminder, or expiry warning) carrying a signer's link; the token exists only in this message. */
 export function invitationMessage(
   doc: DocumentRow,
   r: RequestRow,
   token: string,
-  template: 'invitation' | 'reminder',
+  template: SignerMailKind,
   baseUrl: string,
 ): OutgoingMail {
   return {
@@ -84,7 +88,7 @@ export async function inviteSigner(
   doc: DocumentRow,
   r: RequestRow,
   token: string,
-  template: 'invitation' | 'reminder',
+  template: SignerMailKind,
 ): Promise<void> {
   if (r.channel === 'sms' && r.phone) {
     await tx.sms({
@@ -280,6 +284,7 @@ async function releaseNext(deps: SigningDeps, tx: Tx, doc: DocumentRow, all: Req
       released_at: tx.now,
       sent_at: tx.now,
       updated_at: tx.now,
+      ...releaseColumns(doc, tx.now, next.expires_at),
     });
     if (!released) continue;
     // A fresh link replaces the one minted at creation, which was never sent.

@@ -5,8 +5,14 @@
 import { isKnownLocale, t, type Locale } from '../i18n/i18n.js';
 import { oneLine } from '../mail/templates.js';
 
-export const SMS_TEMPLATE_NAMES = ['invitation', 'reminder'] as const;
+export const SMS_TEMPLATE_NAMES = ['invitation', 'reminder', 'expiry_warning'] as const;
 export type SmsTemplateName = (typeof SMS_TEMPLATE_NAMES)[number];
+
+const SMS_KEYS = {
+  invitation: 'sms.invitation',
+  reminder: 'sms.reminder',
+  expiry_warning: 'sms.expiryWarning',
+} as const satisfies Record<SmsTemplateName, string>;
 
 export const isSmsTemplateName = (name: unknown): name is SmsTemplateName =>
   typeof name === 'string' && (SMS_TEMPLATE_NAMES as readonly string[]).includes(name);
@@ -65,7 +71,7 @@ export function renderSms(template: SmsTemplateName, locale: Locale, vars: SmsVa
   if (!Number.isFinite(vars.expiresAt)) throw new Error('expiresAt must be epoch milliseconds');
   const date = isoDate(vars.expiresAt);
   const fill = (workspace: string, title: string) =>
-    t(locale, `sms.${template}`, { workspace, title, url: vars.url, date });
+    t(locale, SMS_KEYS[template], { workspace, title, url: vars.url, date });
   const fits = (text: string) => smsSegments(text).segments <= MAX_SMS_SEGMENTS;
 
   const workspace = oneLine(vars.workspaceName);

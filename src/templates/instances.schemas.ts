@@ -1,6 +1,7 @@
 // Wire schemas of template instances (TypeBox): instantiate, generate, confirm, and the instance as answered.
 import { Type, type Static } from 'typebox';
 import { MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
+import { RemindersIn } from '../signing/reminders.schemas.js';
 import { CallbackOut } from '../signing/signing.schemas.js';
 import { TemplateRecipient } from '../webhooks/events.schemas.js';
 import { ex } from './templates.schemas.js';
@@ -64,10 +65,19 @@ export const InstantiateBody = Type.Object(
     locale: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
     expires_at: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH })),
+    reminders: Type.Optional(RemindersIn),
   },
   {
     additionalProperties: false,
-    examples: [{ recipients: recipientsInExample, field_values: fieldValuesExample, review: true, locale: 'en' }],
+    examples: [
+      {
+        recipients: recipientsInExample,
+        field_values: fieldValuesExample,
+        review: true,
+        locale: 'en',
+        reminders: { after_days: 3, every_days: 2 },
+      },
+    ],
   },
 );
 export type InstantiateBody = Static<typeof InstantiateBody>;

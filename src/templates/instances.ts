@@ -16,7 +16,15 @@ import type { AuthContext, ClientMeta } from '../http/request-context.js';
 import { isKnownLocale } from '../i18n/i18n.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { Stamp } from '../documents/pdf/stamp.js';
-import { callbackUrlOf, checkMonthlyCap, newRequestRow, openDocument, resolveExpiry } from '../signing/open.js';
+import {
+  callbackUrlOf,
+  checkMonthlyCap,
+  newRequestRow,
+  openDocument,
+  resolveExpiry,
+  resolveReminders,
+} from '../signing/open.js';
+import type { Reminders } from '../signing/reminder-policy.js';
 import { sentEventFields } from '../signing/presenters.js';
 import { insertRequests, markSealPending, type DocumentRow, type RequestRow } from '../signing/signing.repo.js';
 import { invalid, inviteSigner } from '../signing/signing.service.js';
@@ -90,6 +98,7 @@ type Prepared = {
   locale: string;
   expiresAt: number;
   callbackUrl: string | null;
+  reminders: Reminders;
   now: number;
 };
 
@@ -112,10 +121,12 @@ export async function instantiate(
   if (problems.length) throw templateInputError(problems);
   const expiresAt = resolveExpiry(body.expires_at, now);
   const callbackUrl = await callbackUrlOf(deps, body.callback_url);
+  const reminders = await resolveReminders(deps, auth.workspace.id, body.reminders);
   await checkMonthlyCap(deps, auth, now);
   const rendered = await render(deps, version, resolved);
   return openInstance(deps, meta, {
     kind: 'instantiate',
+    reminders,
     auth,
     templateId: tpl.id,
     version,
@@ -150,6 +161,7 @@ export async function generate(
   const rendered = await render(deps, version, resolved);
   return openInstance(deps, meta, {
     kind: 'generate',
+    reminders: null,
     auth,
     templateId: tpl.id,
     version,
@@ -192,6 +204,7 @@ async function openInstance(deps: TemplatesDeps, meta: ClientMeta, p: Prepared):
           prepared: p.rendered,
           expiresAt: p.expiresAt,
           template: { id: p.templateId, version: p.version.version },
+          reminders: p.reminders,
         },
         requests: [],
         callbackUrl: p.callbackUrl,

@@ -43,3 +43,25 @@ export async function createWorkspace(
 
 export const findWorkspace = (db: Kysely<Database>, id: string) =>
   db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** A workspace's default reminder policy (migration 012); null: none set, or a schema without the columns. */
+export async function workspaceReminderDefault(db: Kysely<Database>, id: string) {
+  const w = await findWorkspace(db, id);
+  const after = w?.reminder_after_days;
+  const every = w?.reminder_every_days;
+  return after != null && every != null ? { after_days: Number(after), every_days: Number(every) } : null;
+}
+
+/** Sets (or, with null, clears) the default reminder policy; run by workspaces/settings.service.ts only. */
+export async function setWorkspaceReminderDefault(
+  db: Kysely<Database>,
+  id: string,
+  policy: { after_days: number; every_days: number } | null,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('workspaces')
+    .set({ reminder_after_days: policy?.after_days ?? null, reminder_every_days: policy?.every_days ?? null })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

@@ -802,7 +802,11 @@ export interface paths {
            *       "message": "Please sign by Friday.",
            *       "locale": "en",
            *       "expires_at": "2026-12-22T10:00:00.000Z",
-           *       "callback_url": "https://example.com/hooks/contract-42"
+           *       "callback_url": "https://example.com/hooks/contract-42",
+           *       "reminders": {
+           *         "after_days": 3,
+           *         "every_days": 2
+           *       }
            *     }
            */
           'application/json': {
@@ -836,6 +840,19 @@ export interface paths {
             locale?: string;
             expires_at?: string;
             callback_url?: string;
+            /**
+             * @description Automatic reminders (Signet addition): each signer who has not acted gets at most 5, none in the last 48 hours before expiry (an expiry warning goes out then). Absent: the workspace default (`signet workspace reminders`, or the dashboard’s Settings); `null`: none.
+             * @example {
+             *       "after_days": 3,
+             *       "every_days": 2
+             *     }
+             */
+            reminders?: {
+              /** @description days after a signer is invited (or released, in sequential order) until the first reminder */
+              after_days: number;
+              /** @description days between later reminders */
+              every_days: number;
+            } | null;
             /** @description `ses` (default): the signers’ electronic signatures under Signet’s seal. `qes` is Enterprise-only and needs a qualified remote-signing provider; until one is configured it answers 503 qes_unavailable. */
             signature_level?: 'ses' | 'qes';
           };
@@ -878,6 +895,10 @@ export interface paths {
              *           "expires_at": "2026-12-22T10:00:00.000Z"
              *         }
              *       ],
+             *       "reminders": {
+             *         "after_days": 3,
+             *         "every_days": 2
+             *       },
              *       "callback": {
              *         "hook_id": "hook_7c1d9e4f2a3b5c6d8e0f1a2b",
              *         "secret": "whsec_Lvgo7yu7aUjWoc7PIPJujBdfXhONunnt8XehgRqBILs"
@@ -904,6 +925,13 @@ export interface paths {
                 hook_id: string;
                 secret: string;
               };
+              /** @description The automatic reminders this document got at creation (Signet addition); null: none. */
+              reminders?: {
+                /** @description days after a signer is invited (or released, in sequential order) until the first reminder */
+                after_days: number;
+                /** @description days between later reminders */
+                every_days: number;
+              } | null;
             };
           };
         };
@@ -1420,6 +1448,10 @@ export interface paths {
              *       "pades_level": "B-LTA",
              *       "template_id": null,
              *       "template_version": null,
+             *       "reminders": {
+             *         "after_days": 3,
+             *         "every_days": 2
+             *       },
              *       "signed_pdf_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/signed",
              *       "audit_trail_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/audit-trail",
              *       "signing_requests": [
@@ -1481,6 +1513,13 @@ export interface paths {
               template_id: string | null;
               /** @description The template version it was made from (Signet addition); null for an uploaded PDF. */
               template_version: number | null;
+              /** @description The automatic reminders this document got at creation (Signet addition); null: none. */
+              reminders?: {
+                /** @description days after a signer is invited (or released, in sequential order) until the first reminder */
+                after_days: number;
+                /** @description days between later reminders */
+                every_days: number;
+              } | null;
               signed_pdf_url?: string;
               audit_trail_url?: string;
               signing_requests: {
@@ -1603,6 +1642,10 @@ export interface paths {
              *       "pades_level": "B-LTA",
              *       "template_id": null,
              *       "template_version": null,
+             *       "reminders": {
+             *         "after_days": 3,
+             *         "every_days": 2
+             *       },
              *       "signed_pdf_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/signed",
              *       "audit_trail_url": "https://signet.example.com/v1/documents/doc_8d3f1a2b4c6e8f0a1b3c5d7e/audit-trail",
              *       "signing_requests": [
@@ -1664,6 +1707,13 @@ export interface paths {
               template_id: string | null;
               /** @description The template version it was made from (Signet addition); null for an uploaded PDF. */
               template_version: number | null;
+              /** @description The automatic reminders this document got at creation (Signet addition); null: none. */
+              reminders?: {
+                /** @description days after a signer is invited (or released, in sequential order) until the first reminder */
+                after_days: number;
+                /** @description days between later reminders */
+                every_days: number;
+              } | null;
               signed_pdf_url?: string;
               audit_trail_url?: string;
               signing_requests: {
@@ -3522,7 +3572,11 @@ export interface paths {
            *         "plan": "pro"
            *       },
            *       "review": true,
-           *       "locale": "en"
+           *       "locale": "en",
+           *       "reminders": {
+           *         "after_days": 3,
+           *         "every_days": 2
+           *       }
            *     }
            */
           'application/json': {
@@ -3544,6 +3598,19 @@ export interface paths {
             locale?: string;
             expires_at?: string;
             callback_url?: string;
+            /**
+             * @description Automatic reminders (Signet addition): each signer who has not acted gets at most 5, none in the last 48 hours before expiry (an expiry warning goes out then). Absent: the workspace default (`signet workspace reminders`, or the dashboard’s Settings); `null`: none.
+             * @example {
+             *       "after_days": 3,
+             *       "every_days": 2
+             *     }
+             */
+            reminders?: {
+              /** @description days after a signer is invited (or released, in sequential order) until the first reminder */
+              after_days: number;
+              /** @description days between later reminders */
+              every_days: number;
+            } | null;
           };
         };
       };

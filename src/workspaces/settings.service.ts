@@ -1,0 +1,60 @@
+// A workspace's settings as operators change them, from the CLI (`signet workspace reminders`) or the dashboard's
+// Settings page: one function per setting, so both apply the same rules and leave the same audit-log row, written
+// in the change's own transaction (the change and its row commit together or not at all).
+import type { Db } from '../db/db.js';
+import { migrationApplied } from '../db/migrate.js';
+import { recordAudit } from '../audit/audit-log.repo.js';
+import { REMINDER_AFTER_DAYS, REMINDER_EVERY_DAYS } from '../limits.js';
+import { setWorkspaceReminderDefault, workspaceReminderDefault } from './workspaces.repo.js';
+
+/** A reminder policy; null: no automatic reminders. */
+export type ReminderPolicy = { after_days: number; every_days: number } | null;
+/** Why a policy was refused: a value out of its bounds, or a schema without migration 012 yet. */
+export type ReminderProblem = 'afterDays' | 'everyDays' | 'unavailable';
+
+const whole = (v: string | number, b: { min: number; max: number }): number | null => {
+  const n = typeof v === 'number' ? v : /^\s*\d{1,4}\s*$/.test(v) ? Number(v) : NaN;
+  return Number.isInteger(n) && n >= b.min && n <= b.max ? n : null;
+};
+
+/** The policy from two typed values (whole days within limits.ts's bounds), or the first value refused. */
+export function parseReminderPolicy(
+  afterDays: string | number,
+  everyDays: string | number,
+): { ok: true; policy: ReminderPolicy } | { ok: false; problem: ReminderProblem } {
+  const after = whole(afterDays, REMINDER_AFTER_DAYS);
+  if (after === null) return { ok: false, problem: 'afterDays' };
+  const every = whole(everyDays, REMINDER_EVERY_DAYS);
+  if (every === null) return { ok: false, problem: 'everyDays' };
+  return { ok: true, policy: { after_days: after, every_days: every } };
+}
+
+export const workspaceReminders = (db: Db, workspaceId: string): Promise<ReminderPolicy> =>
+  workspaceReminderDefault(db.kysely, workspaceId);
+
+/**
+ * Sets the default reminder policy new signing requests of the workspace take when they name none (null: none),
+ * and records `workspace.reminders_set` with the policy as detail. Existing documents keep theirs.
+ */
+export async function setWorkspaceReminders(
+  db: Db,
+  o: { workspaceId: string; policy: ReminderPolicy; actor: string },
+  now: number,
+): Promise<{ ok: true } | { ok: false; problem: ReminderProblem }> {
+  if (!(await migrationApplied(db, '012-reminders'))) return { ok: false, problem: 'unavailable' };
+  await db.kysely.transaction().execute(async (trx) => {
+    if (!(await setWorkspaceReminderDefault(trx, o.workspaceId, o.policy)))
+      throw new Error(`no workspace ${o.workspaceId}`);
+    await recordAudit(
+      trx,
+      {
+        workspaceId: o.workspaceId,
+        actor: o.actor,
+        action: 'workspace.reminders_set',
+        detail: { reminders: o.policy },
+      },
+      now,
+    );
+  });
+  return { ok: true };
+}
