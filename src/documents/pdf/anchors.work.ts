@@ -9,6 +9,9 @@ import { openWithPdfjs } from './pdfjs.js';
 import type { Anchor, Box, FieldType } from './types.js';
 
 const MARKER = /\{\{\s*(signature|initials|date|text)\s*:\s*([A-Za-z0-9_-]{1,64})\s*\}\}/g;
+/** One marker's own pattern (global): its type and role (only [A-Za-z0-9_-]), with MARKER's whitespace. */
+export const markerPattern = (a: Pick<Anchor, 'type' | 'role'>): RegExp =>
+  new RegExp(`\\{\\{\\s*${a.type}\\s*:\\s*${a.role}\\s*\\}\\}`, 'gu');
 // Joins items on a line but keeps a marker from spanning a wide gap (two columns).
 const GAP_BREAK = '\u0000';
 

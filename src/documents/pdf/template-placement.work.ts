@@ -13,7 +13,7 @@ import {
   checkBoxOnPage,
   checkBoxShape,
   checkPageNumber,
-  maskAnchors,
+  clearMarkers,
   pageGeometryOf,
 } from './placement.work.js';
 import type { PlacedField, PlacedTemplate, TemplatePlacementField } from './template-placement.js';
@@ -53,11 +53,11 @@ export async function placeTemplateInWorker(
     const doc = await PDFDocument.load(bytes, { updateMetadata: false });
     const pages = doc.getPages();
     const geoms = pages.map(pageGeometry);
-    const markers: Hit[] = [];
+    const markers: (Hit & { re: RegExp })[] = [];
     const placed = fields.map((f, i): PlacedField => {
       if (f.anchor !== undefined) {
         const hit = onlyHit(f, hits.get(i)!, hasText);
-        markers.push(hit);
+        markers.push({ ...hit, re: searches.get(i)!.re });
         return { key: f.key, page: hit.page, ...anchorBox(hit.box, f.type, geoms[hit.page - 1]) };
       }
       const at = `fields[${i}]`;
@@ -65,7 +65,7 @@ export async function placeTemplateInWorker(
       checkBoxOnPage(box, pageGeometryOf(geoms, f.page!, at), boxPath(i));
       return { key: f.key, page: f.page!, ...roundBox(box) };
     });
-    await maskAnchors(pages, geoms, markers);
+    await clearMarkers(doc, geoms, markers);
     const pdf = await doc.save({ useObjectStreams: false });
     return { pdf, pageCount: pages.length, fields: placed };
   } catch (err) {
