@@ -15,6 +15,7 @@ export const {
   PDFRef,
   decodePDFRawStream,
   StandardFontEmbedder,
+  StandardFonts,
   rgb,
   concatTransformationMatrix,
   popGraphicsState,
