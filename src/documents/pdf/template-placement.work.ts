@@ -1,5 +1,5 @@
 // Worker side of template-placement.ts (whose header states the guarantees): the checks of the fields, the anchor
-// search over pdf.js lines, then the boxes and masks with pdf-lib. Runs only in a PDF worker thread: imported by
+// search over pdf.js lines, then the boxes and the markers' removal with pdf-lib. Runs only in a PDF worker thread: imported by
 // pdf.worker.ts (and tests), never by a main-thread module.
 import { MAX_ANCHOR_LENGTH, MAX_FIELDS } from '../../limits.js';
 import { apiError, ApiError } from '../../lib/errors.js';
