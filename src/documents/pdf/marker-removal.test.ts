@@ -8,9 +8,12 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { ManualClock } from '../../lib/clock.js';
+import { loadOrCreatePki } from '../../pki/pki.js';
 import { findAnchors } from './anchors.js';
 import { preparePdf } from './placement.js';
 import { closePdfWorkers } from './pool.js';
+import { sealPdf } from './seal.work.js';
 import { placeTemplate } from './template-placement.js';
 import { contentPdf, type ContentTools, type FontKey } from './testing/content-fixtures.js';
 import { makePdf } from './testing/fixtures.js';
@@ -222,4 +225,18 @@ test('fallback: a marker in a nested form is masked, with no sliver of it at 300
   for (const m of boxes)
     assert.equal(darkestIn(img, grow(m, -0.5)), 255, `no sliver of the marker shows (${JSON.stringify(m)})`);
   assert.match(tmp.pdfText(r.pdf), /WWWW:/);
+});
+
+test('the sealed file of a placed PDF has no marker text, and keeps the text beside it', async () => {
+  const pdf = await makePdf({ text: [['Terms', 'Signature: {{signature:signer1}}', '{{date:signer1}}']] });
+  const placed = await preparePdf(pdf, { mode: 'anchors', roles: ['signer1'] });
+  const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
+  const pki = await loadOrCreatePki({ dataDir: path.join(tmp.path, 'pki'), clock });
+  const { pdf: sealed } = await sealPdf(placed.pdf, { seal: pki.seal, tsa: pki.localTsa, clock });
+  assert.match(tmp.qpdfCheck(sealed), /No syntax or stream encoding errors found/);
+  const text = tmp.pdfText(sealed);
+  assert.match(text, /Terms/);
+  assert.match(text, /Signature:/);
+  assert.doesNotMatch(text, /\{\{|signer1/, 'no marker in the sealed text');
+  render(sealed, 'sealed');
 });
