@@ -5,10 +5,14 @@
 import { apiError } from '../../lib/errors.js';
 import type { AnchorScan } from './anchors.js';
 import { round2 } from './geometry.js';
+import { StandardFontEmbedder, StandardFonts } from './pdf-lib.js';
 import { openWithPdfjs } from './pdfjs.js';
 import type { Anchor, Box, FieldType } from './types.js';
 
 const MARKER = /\{\{\s*(signature|initials|date|text)\s*:\s*([A-Za-z0-9_-]{1,64})\s*\}\}/g;
+/** One marker's own pattern (global): its type and role (only [A-Za-z0-9_-]), with MARKER's whitespace. */
+export const markerPattern = (a: Pick<Anchor, 'type' | 'role'>): RegExp =>
+  new RegExp(`\\{\\{\\s*${a.type}\\s*:\\s*${a.role}\\s*\\}\\}`, 'gu');
 // Joins items on a line but keeps a marker from spanning a wide gap (two columns).
 const GAP_BREAK = '\u0000';
 
@@ -115,6 +119,28 @@ export function joinLines(items: Item[]): Line[] {
   return lines;
 }
 
+let helvetica: { widthOfTextAtSize(text: string, size: number): number } | undefined;
+const widths = new Map<string, number>();
+
+/** The advance of str[from, to) in Helvetica's units (1000 to the em); characters it lacks count as 556. */
+function advance(str: string, from: number, to: number): number {
+  helvetica ??= StandardFontEmbedder.for(StandardFonts.Helvetica as never);
+  let w = 0;
+  for (let i = from; i < to; i++) {
+    let cw = widths.get(str[i]);
+    if (cw === undefined) {
+      try {
+        cw = helvetica.widthOfTextAtSize(str[i], 1000);
+      } catch {
+        cw = 556;
+      }
+      widths.set(str[i], cw);
+    }
+    w += cw;
+  }
+  return w || 1;
+}
+
 /** Bounding box (top-left, shown page) of characters [from, to) of a line, descenders and accents included. */
 function boxOf(line: Line, from: number, to: number, viewport: Viewport): Box | null {
   let x0 = Infinity;
@@ -126,9 +152,12 @@ function boxOf(line: Line, from: number, to: number, viewport: Viewport): Box | 
     const b = Math.min(to, s.end) - s.start;
     if (b <= a) continue;
     const g = geometry(s.item);
-    const n = s.item.str.length;
-    const t0 = (g.width * a) / n;
-    const t1 = (g.width * b) / n;
+    const str = s.item.str;
+    // Where characters [a, b) lie in the item: by Helvetica's widths, a fair guess for most text faces (equal
+    // shares put the edge of an inline marker a glyph off beside wide or narrow letters).
+    const total = advance(str, 0, str.length);
+    const t0 = (g.width * advance(str, 0, a)) / total;
+    const t1 = (g.width * advance(str, 0, b)) / total;
     for (const t of [t0, t1]) {
       for (const up of [-0.25 * g.size, 0.95 * g.size]) {
         const [vx, vy] = viewport.convertToViewportPoint(g.ox + g.dx * t - g.dy * up, g.oy + g.dy * t + g.dx * up);

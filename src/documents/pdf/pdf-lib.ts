@@ -10,7 +10,12 @@ export const {
   PDFArray,
   PDFDict,
   PDFName,
+  PDFNumber,
+  PDFRawStream,
   PDFRef,
+  decodePDFRawStream,
+  StandardFontEmbedder,
+  StandardFonts,
   rgb,
   concatTransformationMatrix,
   popGraphicsState,
@@ -22,4 +27,6 @@ export type PDFArray = import('pdf-lib').PDFArray;
 export type PDFDict = import('pdf-lib').PDFDict;
 export type PDFName = import('pdf-lib').PDFName;
 export type PDFRef = import('pdf-lib').PDFRef;
+export type PDFNumber = import('pdf-lib').PDFNumber;
+export type PDFRawStream = import('pdf-lib').PDFRawStream;
 export type { Color, PDFFont, PDFImage, PDFObject, PDFPage } from 'pdf-lib';

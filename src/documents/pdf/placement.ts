@@ -1,9 +1,10 @@
 // Placement: turns an ingested PDF and a placement choice into the PDF signers see plus its fields.
 // Guarantees:
 // - fields are boxes in points from the top-left of the page as shown (the API's system), ids f1, f2, … in order;
-// - anchors mode: markers are masked by an opaque white rectangle drawn over each marker box. The marker text
-//   stays in the content stream (rewriting text inside arbitrary fonts and encodings is not cheap or safe), so
-//   it is invisible but still extractable (copy-paste, pdftotext);
+// - anchors mode: markers are deleted from the page content (marker-removal.ts: only the marker's glyphs, the
+//   rest of the page draws as before), so they are gone from the text layer too (copy-paste, pdftotext, screen
+//   readers). A marker that cannot be removed so (an encoding or widths we cannot read, a nested form) is masked
+//   by an opaque white rectangle over its box instead, and stays extractable;
 // - every role must be claimed by a signer (unknown_role) and every signer needs a signature field
 //   (signer_has_no_anchor, meta.role, also for coordinates mode);
 // - user mistakes are ApiErrors; any other failure while changing the PDF is 422 placement_failed;

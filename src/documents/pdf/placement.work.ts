@@ -12,9 +12,10 @@ import {
   rgb,
 } from './pdf-lib.js';
 import { anchorProblems, problemError } from './anchors.js';
-import { scanAnchorsInWorker } from './anchors.work.js';
+import { markerPattern, scanAnchorsInWorker } from './anchors.work.js';
 import { Fonts } from './fonts.js';
 import { type PageGeometry, pageGeometry, round2, shownToUser, toShown } from './geometry.js';
+import { removeMarkers } from './marker-removal.js';
 import {
   ANCHOR_FIELD_MIN,
   type CoordinateField,
@@ -55,7 +56,11 @@ export async function prepareInWorker(bytes: Uint8Array, input: PlacementInput):
     let fields: Omit<Field, 'id'>[];
     if (input.mode === 'anchors') {
       fields = anchors.map((a) => anchorField(a, geoms[a.page - 1]));
-      await maskAnchors(pages, geoms, anchors);
+      await clearMarkers(
+        doc,
+        geoms,
+        anchors.map((a) => ({ ...a, re: markerPattern(a) })),
+      );
     } else if (input.mode === 'coordinates') {
       fields = checkCoordinateFieldsOnPages(input.fields, geoms);
     } else {
@@ -93,6 +98,19 @@ export async function inShownSpace(page: PDFPage, g: PageGeometry, draw: () => v
   page.pushOperators(pushGraphicsState(), concatTransformationMatrix(...shownToUser(g)));
   await draw();
   page.pushOperators(popGraphicsState());
+}
+
+/**
+ * Takes each marker (page, box as pdf.js found it, and a regex of its text) off its page: deleted from the content
+ * where marker-removal.ts can, masked (maskAnchors) where it cannot.
+ */
+export async function clearMarkers(
+  doc: PDFDocument,
+  geoms: PageGeometry[],
+  markers: readonly (Pick<Anchor, 'page' | 'box'> & { re: RegExp })[],
+): Promise<void> {
+  const pages = doc.getPages();
+  await maskAnchors(pages, geoms, removeMarkers(doc, pages, markers));
 }
 
 const MASK_PAD = 1;

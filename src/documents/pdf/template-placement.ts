@@ -7,7 +7,7 @@
 //   kerning gaps; whitespace inside the anchor itself is treated the same way). Each anchor must occur exactly
 //   once in the whole PDF, and no two fields may name the same anchor;
 // - an anchored field's box grows from the marker's box as in anchors mode (anchorBox, ANCHOR_FIELD_MIN by type),
-//   and the marker is masked as there (maskAnchors: white rectangle, text still extractable);
+//   and the marker is removed as there (clearMarkers: deleted from the content, masked only as a fallback);
 // - problems are ApiErrors, the first one found: the checks that need no PDF for every field, then each field in
 //   input order against the PDF. Any other failure is 422 placement_failed, as is a time-out or a crash;
 // - fields come back in input order, boxes rounded to 0.01 pt; the PDF is saved WITHOUT object streams (the seal

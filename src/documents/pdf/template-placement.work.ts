@@ -1,5 +1,5 @@
 // Worker side of template-placement.ts (whose header states the guarantees): the checks of the fields, the anchor
-// search over pdf.js lines, then the boxes and masks with pdf-lib. Runs only in a PDF worker thread: imported by
+// search over pdf.js lines, then the boxes and the markers' removal with pdf-lib. Runs only in a PDF worker thread: imported by
 // pdf.worker.ts (and tests), never by a main-thread module.
 import { MAX_ANCHOR_LENGTH, MAX_FIELDS } from '../../limits.js';
 import { apiError, ApiError } from '../../lib/errors.js';
@@ -13,7 +13,7 @@ import {
   checkBoxOnPage,
   checkBoxShape,
   checkPageNumber,
-  maskAnchors,
+  clearMarkers,
   pageGeometryOf,
 } from './placement.work.js';
 import type { PlacedField, PlacedTemplate, TemplatePlacementField } from './template-placement.js';
@@ -53,11 +53,11 @@ export async function placeTemplateInWorker(
     const doc = await PDFDocument.load(bytes, { updateMetadata: false });
     const pages = doc.getPages();
     const geoms = pages.map(pageGeometry);
-    const markers: Hit[] = [];
+    const markers: (Hit & { re: RegExp })[] = [];
     const placed = fields.map((f, i): PlacedField => {
       if (f.anchor !== undefined) {
         const hit = onlyHit(f, hits.get(i)!, hasText);
-        markers.push(hit);
+        markers.push({ ...hit, re: searches.get(i)!.re });
         return { key: f.key, page: hit.page, ...anchorBox(hit.box, f.type, geoms[hit.page - 1]) };
       }
       const at = `fields[${i}]`;
@@ -65,7 +65,7 @@ export async function placeTemplateInWorker(
       checkBoxOnPage(box, pageGeometryOf(geoms, f.page!, at), boxPath(i));
       return { key: f.key, page: f.page!, ...roundBox(box) };
     });
-    await maskAnchors(pages, geoms, markers);
+    await clearMarkers(doc, geoms, markers);
     const pdf = await doc.save({ useObjectStreams: false });
     return { pdf, pageCount: pages.length, fields: placed };
   } catch (err) {
