@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { systemClock } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
-import { isKnownLocale, type Locale } from '../i18n/i18n.js';
+import { isKnownLocale, KNOWN_LOCALES, type Locale } from '../i18n/i18n.js';
 import { CliError, config, print, withDb } from './context.js';
 
 /** Exit codes: 0 valid, 1 a command error, 2 invalid, 3 indeterminate. */
@@ -16,7 +16,7 @@ export function addVerifyCommands(program: Command): void {
     .description('verify a signed PDF offline: signatures, timestamps, PAdES level, changes after signing')
     .argument('<file>', 'the PDF')
     .option('--json', 'print the report as JSON (the `verification` object of POST /v1/verifications)')
-    .option('--locale <tag>', 'language of the problems (en, de, fr, es)', 'en')
+    .option('--locale <tag>', `language of the problems (${KNOWN_LOCALES.join(', ')})`, 'en')
     .action(async (file: string, o: { json?: boolean; locale: string }) => {
       if (!isKnownLocale(o.locale)) throw new CliError(`unknown locale "${o.locale}"`);
       const bytes = await readFile(file).catch((err: NodeJS.ErrnoException) => {

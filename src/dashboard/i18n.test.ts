@@ -51,7 +51,7 @@ describe('dashboard languages over HTTP', () => {
   });
   after(() => h?.close());
 
-  const lang = (html: string) => /<html lang="([^"]+)">/.exec(html)?.[1];
+  const lang = (html: string) => /<html lang="([^"]+)"(?: dir="rtl")?>/.exec(html)?.[1];
   const word = (l: Locale, key: string) => t(l, `dashboard.${key}` as never);
 
   test('<html lang> and the words follow Accept-Language; no header or unknown languages get English', async () => {
@@ -60,7 +60,11 @@ describe('dashboard languages over HTTP', () => {
       ['fr', 'fr'],
       ['es-MX, en;q=0.5', 'es'],
       ['en;q=0.2, de;q=0.9', 'de'],
-      ['it, pt;q=0.8', 'en'],
+      ['it, pt;q=0.8', 'it'],
+      ['pt-BR', 'pt'],
+      ['ja-JP,ja;q=0.9', 'ja'],
+      ['ar-SA', 'ar'],
+      ['zh-CN, he;q=0.8', 'en'],
       [undefined, 'en'],
     ];
     for (const [header, l] of cases) {
@@ -70,6 +74,7 @@ describe('dashboard languages over HTTP', () => {
       assert.ok(r.text.includes(`<title>${word(l, 'signIn.title')} · `), `${l}: title`);
       assert.ok(r.text.includes(`<h1>${word(l, 'signIn.heading')}</h1>`), `${l}: heading`);
       assert.ok(r.text.includes(`>${word(l, 'signIn.password')}</label>`), `${l}: label`);
+      assert.equal(r.text.includes(`<html lang="${l}" dir="rtl">`), l === 'ar', `${l}: direction`);
     }
   });
 

@@ -7,6 +7,7 @@ import { catalogues, fill, t, type Locale, type MessageKey, type Strings, type V
 import { DOCUMENT_STATUSES, REQUEST_STATUSES, type DocumentStatus, type RequestStatus } from '../signing/states.js';
 import { INSTANCE_STATUSES, type InstanceStatus } from '../templates/states.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhooks/states.js';
+import { dirAttr } from '../web/html.js';
 import { ROLES, type Role } from './people.repo.js';
 
 export type DashboardKey = keyof Strings<'dashboard'>;
@@ -58,6 +59,8 @@ function words(locale: Locale) {
       new Html(locale === 'en' || !text ? escape(text) : `<span lang="en">${escape(text)}</span>`),
     /** The attribute that marks an element holding such English (none on an English page). */
     enAttr: locale === 'en' ? '' : ' lang="en"',
+    /** `<html>`'s direction attribute: ` dir="rtl"` for Arabic, none otherwise. */
+    dirAttr: dirAttr(locale),
     roleText: (r: string): string => (among(ROLES, r) ? t(locale, roleKey(r)) : r),
     statusText: (s: string): string =>
       among(DOCUMENT_STATUSES, s) || among(REQUEST_STATUSES, s) ? t(locale, statusKey(s)) : s,

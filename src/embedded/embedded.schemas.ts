@@ -1,6 +1,7 @@
 // Wire schemas of embedded signing (TypeBox): they validate the request, serialise the response and feed OpenAPI.
 import { Type, type Static } from 'typebox';
 import { EMBED_TTL_SECONDS, MAX_URL_LENGTH } from '../limits.js';
+import { KNOWN_LOCALES } from '../i18n/i18n.js';
 
 // All four are required and nothing is defaulted or clamped (spec: endpoint rule 1). The origin's form and the
 // locale are checked by the service, after the ttl, so that their refusal names the field.
@@ -13,7 +14,7 @@ export const SessionBody = Type.Object(
       description: 'The page that will frame the session: a plain https origin registered on the API key.',
     }),
     ttl_seconds: Type.Integer({ minimum: EMBED_TTL_SECONDS.min, maximum: EMBED_TTL_SECONDS.max }),
-    locale: Type.String({ minLength: 1, maxLength: 35, description: 'A known locale: en, de, fr or es.' }),
+    locale: Type.String({ minLength: 1, maxLength: 35, description: `A known locale: ${KNOWN_LOCALES.join(', ')}.` }),
   },
   {
     additionalProperties: false,

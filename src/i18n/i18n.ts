@@ -6,9 +6,10 @@
 // The catalogues are data, one JSON file per language (the format translation tools read), loaded once. Keys are
 // `section.name` (mail, page, copy, review, sms, dashboard, audit, verify). Placeholders are `{name}`; quotation marks
 // follow each language's convention, so they live in the strings. Verification problems (`verify.problem.<code>`) are
-// one sentence per code of pki/problems.ts, with that code's variables. SMS texts are one line of GSM-7 characters in
-// every language (straight quotes, no guillemets or no-break spaces), so a message with plain names fits one segment
-// (sms/messages.ts). Dashboard texts are plain text: a view escapes them and may fill a placeholder with markup of
+// one sentence per code of pki/problems.ts, with that code's variables. SMS texts are one line; in every language written
+// in Latin letters they use only GSM-7 characters (straight quotes, no guillemets or no-break spaces, Polish without
+// its diacritics, as Polish SMS usually are), so a message with plain names fits one segment (sms/messages.ts);
+// Japanese and Arabic travel as UCS-2. Arabic is written right to left (`dirOf`). Dashboard texts are plain text: a view escapes them and may fill a placeholder with markup of
 // its own (dashboard/words.ts); in English, statuses and roles are the API's own words.
 import { createRequire } from 'node:module';
 
@@ -16,6 +17,13 @@ type English = typeof import('./en.json', { with: { type: 'json' } });
 type German = typeof import('./de.json', { with: { type: 'json' } });
 type French = typeof import('./fr.json', { with: { type: 'json' } });
 type Spanish = typeof import('./es.json', { with: { type: 'json' } });
+type Italian = typeof import('./it.json', { with: { type: 'json' } });
+type Dutch = typeof import('./nl.json', { with: { type: 'json' } });
+type Portuguese = typeof import('./pt.json', { with: { type: 'json' } });
+type Polish = typeof import('./pl.json', { with: { type: 'json' } });
+type Swedish = typeof import('./sv.json', { with: { type: 'json' } });
+type Japanese = typeof import('./ja.json', { with: { type: 'json' } });
+type Arabic = typeof import('./ar.json', { with: { type: 'json' } });
 
 export type MessageKey = keyof English;
 export type Catalogue = { readonly [K in MessageKey]: string };
@@ -31,12 +39,24 @@ type Agrees<T> =
     ? true
     : { [K in keyof Mismatch<T>]: Mismatch<T>[K] };
 // A language that gets a key wrong makes this line fail to compile, and the error names the keys.
-const agree: [Agrees<English>, Agrees<German>, Agrees<French>, Agrees<Spanish>] = [true, true, true, true];
+const agree: [
+  Agrees<English>,
+  Agrees<German>,
+  Agrees<French>,
+  Agrees<Spanish>,
+  Agrees<Italian>,
+  Agrees<Dutch>,
+  Agrees<Portuguese>,
+  Agrees<Polish>,
+  Agrees<Swedish>,
+  Agrees<Japanese>,
+  Agrees<Arabic>,
+] = [true, true, true, true, true, true, true, true, true, true, true];
 void agree;
 
 const load = createRequire(import.meta.url) as (file: string) => Catalogue;
 
-export const KNOWN_LOCALES = ['en', 'de', 'fr', 'es'] as const;
+export const KNOWN_LOCALES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl', 'sv', 'ja', 'ar'] as const;
 export type Locale = (typeof KNOWN_LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'en';
 
@@ -52,7 +72,20 @@ export const catalogues: Readonly<Record<Locale, Catalogue>> = {
   de: load('./de.json'),
   fr: load('./fr.json'),
   es: load('./es.json'),
+  it: load('./it.json'),
+  nl: load('./nl.json'),
+  pt: load('./pt.json'),
+  pl: load('./pl.json'),
+  sv: load('./sv.json'),
+  ja: load('./ja.json'),
+  ar: load('./ar.json'),
 };
+
+/** Languages written right to left: their pages and e-mails carry `dir="rtl"`. */
+const RIGHT_TO_LEFT: ReadonlySet<Locale> = new Set<Locale>(['ar']);
+
+/** The writing direction of `locale`, for a `dir` attribute. */
+export const dirOf = (locale: Locale): 'ltr' | 'rtl' => (RIGHT_TO_LEFT.has(locale) ? 'rtl' : 'ltr');
 
 export type Vars = Readonly<Record<string, string | number>>;
 

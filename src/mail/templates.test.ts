@@ -37,7 +37,8 @@ describe('mail templates', () => {
           else assert.ok(part.includes('NDA 2026'), `${name}/${locale} names the document`);
         }
         assert.ok(!/[\r\n]/.test(m.subject), '!/[\\r\\n]/.test(m.subject)');
-        assert.ok(m.html.includes(`<html lang="${locale}">`), 'm.html.includes(`<html lang="${locale}">`)');
+        const dir = locale === 'ar' ? ' dir="rtl"' : '';
+        assert.ok(m.html.includes(`<html lang="${locale}"${dir}>`), `${name}/${locale}: <html lang dir>`);
       }
     }
   });
@@ -113,6 +114,44 @@ describe('mail templates', () => {
     assert.match(renderMail('invitation', 'de', varsFor.invitation).text, /läuft am 6\. Dezember 2026 um 10:00 UTC ab/);
     assert.match(renderMail('declined', 'es', varsFor.declined).text, /Bob Builder ha rechazado firmar «NDA 2026»/);
     assert.match(renderMail('expired', 'fr', varsFor.expired).text, /a expiré le 6 décembre 2026/);
+  });
+
+  test('Japanese: the words, the date in Japanese, left to right, the link intact', () => {
+    const m = renderMail('invitation', 'ja', varsFor.invitation);
+    assert.equal(m.subject, 'Acme GmbH から「NDA 2026」への署名依頼が届いています');
+    assert.ok(m.text.startsWith('Ada Lovelace 様\n'), m.text);
+    assert.match(m.text, /この依頼の有効期限は 2026年12月6日 10:00 UTC です。/);
+    assert.ok(m.text.includes(`\n${LINK}\n`), 'the link on its own line');
+    assert.ok(!m.html.includes('dir="rtl"') && !m.text.includes('\u200f'), 'no right-to-left marks');
+    assert.match(m.html, /<a href="[^"]+" style="[^"]+">確認して署名<\/a>/);
+    assert.match(
+      renderMail('declined', 'ja', varsFor.declined).text,
+      /Bob Builder さんが「NDA 2026」への署名を辞退しました/,
+    );
+  });
+
+  test('Arabic: dir="rtl" in HTML, a right-to-left mark on each of our text lines, links and quotes left alone', () => {
+    const m = renderMail('invitation', 'ar', varsFor.invitation);
+    assert.equal(m.subject, 'تطلب منك Acme GmbH توقيع «NDA 2026»');
+    assert.match(m.html, /^<!DOCTYPE html>\n<html lang="ar" dir="rtl">/);
+    assert.match(m.html, /<body dir="rtl" /);
+    assert.match(m.html, /<div dir="rtl" style="[^"]*text-align:right">/);
+    assert.match(m.html, /<blockquote dir="auto" style="[^"]*border-right:3px/);
+    assert.ok(m.html.includes(`<a href="${LINK}" dir="ltr"`), 'the fallback link reads left to right');
+    assert.match(m.html, /تنتهي صلاحية هذا الطلب في 6 ديسمبر 2026/);
+    const lines = m.text.split('\n');
+    assert.equal(lines[0], '\u200fمرحبًا Ada Lovelace،');
+    assert.ok(lines.includes(LINK), 'the link is a line of its own, without a mark');
+    assert.ok(lines.includes('> Please sign by Friday.'), 'the sender’s words are quoted as written');
+    for (const line of lines)
+      if (line && line !== '--' && line !== LINK && !line.startsWith('> '))
+        assert.ok(line.startsWith('\u200f'), `marked: ${JSON.stringify(line)}`);
+    // Every Arabic mail, not just the invitation, reads right to left.
+    for (const name of TEMPLATE_NAMES) {
+      const other = renderMail(name, 'ar', varsFor[name] as never);
+      assert.ok(other.html.includes('<html lang="ar" dir="rtl">'), `${name}: html`);
+      assert.ok(other.text.startsWith('\u200f'), `${name}: text`);
+    }
   });
 
   test('the sender message is kept, quoted in text and escaped with line breaks in HTML', () => {

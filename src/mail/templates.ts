@@ -1,6 +1,8 @@
 // Pure e-mail builders: (template, locale, vars) → subject, plain text and HTML. Every interpolated value is
-// HTML-escaped in the HTML part; the signer or copy link appears verbatim in both parts.
-import { formatDateTime, t, type Locale, type MessageKey } from '../i18n/i18n.js';
+// HTML-escaped in the HTML part; the signer or copy link appears verbatim in both parts. A right-to-left language
+// (Arabic) sets dir="rtl" on the HTML and starts each line of our text part with a right-to-left mark, so a line that
+// opens with a Latin name still reads right to left; links and the sender's quoted message are left as they are.
+import { dirOf, formatDateTime, t, type Locale, type MessageKey } from '../i18n/i18n.js';
 import { SIGNER_COPY_VALIDITY_MS } from '../limits.js';
 
 export type InvitationVars = {
@@ -88,6 +90,9 @@ type Layout = {
   footer: string[];
 };
 
+/** U+200F RIGHT-TO-LEFT MARK: sets a plain-text line's direction without showing anything. */
+const RLM = '\u200f';
+
 function render(l: Layout): RenderedMail {
   const name = oneLine(l.signerName);
   const greeting = name ? t(l.locale, 'mail.greeting', { name }) : t(l.locale, 'mail.greetingNoName');
@@ -100,21 +105,26 @@ function render(l: Layout): RenderedMail {
     for (const p of l.action.after ?? []) text.push(p, '');
   }
   text.push('--', ...l.footer);
+  const rtl = dirOf(l.locale) === 'rtl';
+  const urls = new Set(l.action ? [l.action.url] : []);
+  const textLines = rtl
+    ? text.map((line) => (line === '' || line === '--' || urls.has(line) || line.startsWith('> ') ? line : RLM + line))
+    : text;
 
   const p = (s: string) => `<p style="margin:0 0 16px">${escapeHtml(s)}</p>`;
   const html: string[] = [
     '<!DOCTYPE html>',
-    `<html lang="${l.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<html lang="${l.locale}"${rtl ? ' dir="rtl"' : ''}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<title>${escapeHtml(l.subject)}</title></head>`,
-    '<body style="margin:0;padding:24px;background:#f4f5f7;font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#1f2328">',
-    '<div style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px">',
+    `<body${rtl ? ' dir="rtl"' : ''} style="margin:0;padding:24px;background:#f4f5f7;font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#1f2328">`,
+    `<div${rtl ? ' dir="rtl"' : ''} style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px${rtl ? ';text-align:right' : ''}">`,
     p(greeting),
     ...l.paragraphs.map(p),
   ];
   if (l.message && body) {
     html.push(
       p(l.message.label),
-      `<blockquote style="margin:0 0 16px;padding:8px 16px;border-left:3px solid #d0d7de;color:#424a53">${body
+      `<blockquote dir="auto" style="margin:0 0 16px;padding:8px 16px;border-${rtl ? 'right' : 'left'}:3px solid #d0d7de;color:#424a53">${body
         .split('\n')
         .map(escapeHtml)
         .join('<br>')}</blockquote>`,
@@ -125,7 +135,7 @@ function render(l: Layout): RenderedMail {
     html.push(
       `<p style="margin:24px 0"><a href="${href}" style="display:inline-block;padding:12px 24px;background:#1f4fd1;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:bold">${escapeHtml(l.action.label)}</a></p>`,
       ...(l.action.after ?? []).map(p),
-      `<p style="margin:0 0 16px;font-size:13px;color:#57606a">${escapeHtml(t(l.locale, 'mail.linkFallback'))}<br><a href="${href}" style="color:#1f4fd1;word-break:break-all">${href}</a></p>`,
+      `<p style="margin:0 0 16px;font-size:13px;color:#57606a">${escapeHtml(t(l.locale, 'mail.linkFallback'))}<br><a href="${href}" dir="ltr" style="color:#1f4fd1;word-break:break-all">${href}</a></p>`,
     );
   }
   html.push(
@@ -133,7 +143,7 @@ function render(l: Layout): RenderedMail {
     ...l.footer.map((f) => `<p style="margin:0 0 8px;font-size:12px;color:#57606a">${escapeHtml(f)}</p>`),
     '</div></body></html>',
   );
-  return { subject: oneLine(l.subject), text: text.join('\n') + '\n', html: html.join('\n') + '\n' };
+  return { subject: oneLine(l.subject), text: textLines.join('\n') + '\n', html: html.join('\n') + '\n' };
 }
 
 /** The mails carrying a signer's link, by the catalogue section of their words. */

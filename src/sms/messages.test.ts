@@ -14,7 +14,10 @@ describe('SMS texts', () => {
     expiresAt: EXPIRES,
   };
 
-  test('every kind in every locale: one GSM-7 segment with short names, the link and the date intact', () => {
+  // Scripts outside GSM-7: the whole message is UCS-2 (70 UTF-16 units a segment).
+  const UCS2_LOCALES = new Set(['ja', 'ar']);
+
+  test('every kind in every locale: one GSM-7 segment (two UCS-2 in ja, ar) with short names, link and date intact', () => {
     for (const locale of KNOWN_LOCALES)
       for (const kind of SMS_TEMPLATE_NAMES) {
         const text = renderSms(kind, locale, vars);
@@ -22,9 +25,12 @@ describe('SMS texts', () => {
         assert.ok(text.includes('2026-12-01'), "text.includes('2026-12-01')");
         assert.ok(!/[<>\n]/.test(text), '!/[<>\\n]/.test(text)');
         const seg = smsSegments(text);
-        assert.equal(seg.encoding, 'gsm7', `${locale} ${kind}: ${text}`);
-        assert.equal(seg.segments, 1, `${locale} ${kind} is ${seg.units} septets: ${text}`);
+        const ucs2 = UCS2_LOCALES.has(locale);
+        assert.equal(seg.encoding, ucs2 ? 'ucs2' : 'gsm7', `${locale} ${kind}: ${text}`);
+        assert.ok(seg.segments <= (ucs2 ? 2 : 1), `${locale} ${kind} is ${seg.units} units: ${text}`);
       }
+    assert.match(renderSms('invitation', 'ja', vars), /^Acmeから「NDA」への署名依頼: https:/);
+    assert.match(renderSms('reminder', 'ar', vars), /^تذكير: طلب توقيع من Acme على «NDA»: https:/);
     assert.equal(
       renderSms('invitation', 'en', vars),
       `Acme asks you to sign "NDA": ${URL_} (link expires 2026-12-01).`,

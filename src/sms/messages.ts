@@ -1,7 +1,9 @@
 // The text of each SMS kind (wording: `sms.*` in the i18n catalogue). Guarantees: plain text, one line, no HTML; the
-// link is never shortened; the fixed wording uses only the GSM-7 alphabet (straight quotes, no guillemets or no-break
-// spaces; messages.test.ts checks), so a message with plain names fits one segment when it can; and a message never
-// exceeds MAX_SMS_SEGMENTS: the title, then the workspace name, are cut (ending in "...") until it fits.
+// link is never shortened; in languages written in Latin letters the fixed wording uses only the GSM-7 alphabet
+// (straight quotes, no guillemets or no-break spaces; messages.test.ts checks), so a message with plain names fits one
+// segment when it can; Japanese and Arabic travel as UCS-2 (70 characters a segment, 67 when split), kept short
+// enough that plain names fit two; and a message never exceeds MAX_SMS_SEGMENTS: the title, then the workspace name,
+// are cut (ending in "...") until it fits.
 import { isKnownLocale, t, type Locale } from '../i18n/i18n.js';
 import { oneLine } from '../mail/templates.js';
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   deferredScript,
+  dirAttr,
   esc,
   htmlHead,
   jsonBlock,
@@ -27,11 +28,16 @@ describe('web/html', () => {
       [undefined, 'en'],
       ['', 'en'],
       ['de-DE,de;q=0.9,en;q=0.5', 'de'],
-      ['it, fr;q=0.2, es;q=0.8', 'es'],
+      ['zh, fr;q=0.2, es;q=0.8', 'es'],
+      ['it, fr;q=0.2, es;q=0.8', 'it'],
+      ['ar-EG,ar;q=0.9,en;q=0.5', 'ar'],
+      ['ja-JP', 'ja'],
+      ['pt-BR, pl;q=0.9', 'pt'],
+      ['nl-BE;q=0.4, sv-SE;q=0.5', 'sv'],
       ['FR-ca', 'fr'],
       ['de;q=0, fr;q=0.1', 'fr'],
       ['es;q=abc, de', 'de'],
-      ['it, pt', 'en'],
+      ['zh, he', 'en'],
       ['de;q=0.5, fr;q=0.5', 'de'],
     ];
     for (const [header, want] of cases) assert.equal(localeFromAcceptLanguage(header), want, String(header));
@@ -88,5 +94,17 @@ describe('web/html', () => {
     assert.match(en, /<html lang="en">/);
     assert.match(en, /Please wait 5 seconds/);
     assert.ok(!en.includes('stylesheet'), en);
+    const ar = renderTooManyRequestsPage('ar', 7, { stylesheets: [] });
+    assert.match(ar, /<html lang="ar" dir="rtl">/);
+    assert.match(ar, /يُرجى الانتظار 7 ثانية/);
+    assert.match(renderTooManyRequestsPage('ja', 7, { stylesheets: [] }), /<html lang="ja">/);
+  });
+
+  test('htmlHead and dirAttr: right to left for Arabic only, and only for a known locale', () => {
+    assert.match(htmlHead({ locale: 'ar', title: 'x' }), /^<!doctype html>\n<html lang="ar" dir="rtl">\n/);
+    for (const l of ['en', 'de', 'ja', 'pl', 'ar-EG', 'he', ''])
+      assert.ok(!htmlHead({ locale: l, title: 'x' }).includes(' dir='), l);
+    assert.equal(dirAttr('ar'), ' dir="rtl"');
+    assert.equal(dirAttr('sv'), '');
   });
 });

@@ -1,6 +1,6 @@
 // What every server-rendered page shares: escaping, JSON inside HTML, the visitor's language, the <head>, the
 // one-message result page and the too-many-requests page. Names no feature: what a page links is given by its caller.
-import { DEFAULT_LOCALE, fill, isKnownLocale, strings, type Locale } from '../i18n/i18n.js';
+import { DEFAULT_LOCALE, dirOf, fill, isKnownLocale, strings, type Locale } from '../i18n/i18n.js';
 
 /** Text or an attribute value, escaped for HTML (quotes included, so it is safe in either). */
 export const esc = (s: string | number): string => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -32,7 +32,7 @@ export function localeFromAcceptLanguage(header: string | undefined, fallback: L
 }
 
 export type HeadOptions = {
-  /** The page's language (`<html lang>`). */
+  /** The page's language (`<html lang>`; a right-to-left one adds `dir="rtl"`). */
   locale: string;
   title: string;
   /** A page for one visitor (its URL holds a link token, or it answers them alone): no referrer, not indexed. */
@@ -42,11 +42,15 @@ export type HeadOptions = {
   tags?: readonly string[];
 };
 
+/** `dir="rtl"` (with its leading space) for a right-to-left locale, else nothing: left to right is the default. */
+export const dirAttr = (locale: string): string =>
+  isKnownLocale(locale) && dirOf(locale) === 'rtl' ? ' dir="rtl"' : '';
+
 /** The document's start, up to and including `</head>`. */
 export function htmlHead(o: HeadOptions): string {
   const lines = [
     '<!doctype html>',
-    `<html lang="${esc(o.locale)}">`,
+    `<html lang="${esc(o.locale)}"${dirAttr(o.locale)}>`,
     '<head>',
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',

@@ -4657,7 +4657,7 @@ export interface paths {
             /** @description The page that will frame the session: a plain https origin registered on the API key. */
             origin: string;
             ttl_seconds: number;
-            /** @description A known locale: en, de, fr or es. */
+            /** @description A known locale: en, de, fr, es, it, nl, pt, pl, sv, ja, ar. */
             locale: string;
           };
         };
