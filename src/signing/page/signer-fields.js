@@ -50,7 +50,7 @@ export function overlayFor(f) {
   b.setAttribute('aria-label', name);
   b.addEventListener('click', () => focusInput(f.id));
   if (entry) {
-    entry.overlay = { box: b, value };
+    entry.overlay = { box: b, value, name };
     preview(entry);
   }
   return b;
@@ -73,6 +73,8 @@ function preview(e) {
   if (!e.overlay) return;
   const text = shown(e);
   e.overlay.value.textContent = text;
+  // The accessible name starts with what the box shows, then says which field it is.
+  e.overlay.box.setAttribute('aria-label', text ? `${text} · ${e.overlay.name}` : e.overlay.name);
   e.overlay.box.closest('.field')?.classList.toggle('filled', text !== '');
 }
 
@@ -121,7 +123,7 @@ function messageFor(e, code) {
   const r = ruleOf(f);
   switch (code) {
     case 'field_required':
-      return f.type === 'checkbox' ? S.problemTick : S.problemRequired;
+      return f.type === 'checkbox' ? S.problemTick : f.type === 'enum' ? S.problemChoice : S.problemRequired;
     case 'invalid_type':
       return f.type === 'number' ? S.problemNumber : f.type === 'date' ? S.problemDate : S.problemRequired;
     case 'invalid_enum':

@@ -222,6 +222,10 @@ function updateFieldPreviews() {
       filled = true;
     }
     e.el.classList.toggle('filled', filled);
+    // The accessible name starts with the text the box shows (axe: label-content-name-mismatch).
+    const name = e.field.type === 'signature' ? S.signHere : S.initials;
+    const shown = e.value.textContent;
+    e.el.querySelector('button')?.setAttribute('aria-label', shown ? `${shown} · ${name}` : name);
   }
 }
 
