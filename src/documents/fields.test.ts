@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkSignerValues, checkValue, isCalendarDate, signerInputOf, stampText, templateInputError } from './fields.js';
+import {
+  checkSignerValues,
+  checkValue,
+  isCalendarDate,
+  signerInputOf,
+  stampText,
+  templateInputError,
+} from './fields.js';
 import type { Field } from './pdf/types.js';
 
 const box = { page: 1, x: 10, y: 10, width: 100, height: 20 };
