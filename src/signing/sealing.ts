@@ -12,6 +12,7 @@ import { LTV_RENEW_BEFORE_MS } from '../limits.js';
 import type { Sealer } from '../documents/pdf/seal.js';
 import type { Stamp, StampValue } from '../documents/pdf/stamp.js';
 import type { Field } from '../documents/pdf/types.js';
+import { signerInputOf, stampText } from '../documents/fields.js';
 import { auditPageInput, documentUrls } from './presenters.js';
 import {
   claimSealJobs,
@@ -62,9 +63,14 @@ async function stampsFor(deps: SealingDeps, doc: DocumentRow, requests: RequestR
     if (field.type === 'signature') value = png ? { kind: 'drawn', png } : { kind: 'typed', text: typed };
     else if (field.type === 'initials')
       value = png ? { kind: 'drawn', png } : { kind: 'typed', text: initialsOf(typed) };
-    else if (field.type === 'date')
+    else if (!signerInputOf(field))
       value = { kind: 'date', text: r.signed_at === null ? '' : iso(r.signed_at).slice(0, 10) };
-    else value = { kind: 'text', text: (JSON.parse(r.field_values ?? '{}') as Record<string, string>)[field.id] ?? '' };
+    else {
+      const given = (JSON.parse(r.field_values ?? '{}') as Record<string, unknown>)[field.id];
+      const text = stampText(given);
+      if (text === '') continue;
+      value = field.type === 'checkbox' ? { kind: 'check' } : { kind: field.type === 'date' ? 'date' : 'text', text };
+    }
     out.push({ field, value });
   }
   return out;

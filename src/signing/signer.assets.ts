@@ -6,6 +6,8 @@ const pdfjs = (rel: string) => packageFile(import.meta.url, 'pdfjs-dist', rel);
 
 export const SIGNER_ASSETS = {
   'signer.js': { file: besideModule(import.meta.url, 'page/signer.js') },
+  // The fields area's behaviour (checks, errors, previews over the PDF), imported by signer.js.
+  'signer-fields.js': { file: besideModule(import.meta.url, 'page/signer-fields.js') },
   'signer.css': { file: besideModule(import.meta.url, 'page/signer.css') },
   // The PDF preview the signer and review pages import (through its versioned URL, given in each page's data).
   'pdf-view.js': { file: besideModule(import.meta.url, 'page/pdf-view.js') },

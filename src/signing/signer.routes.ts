@@ -88,7 +88,7 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
         summary: 'Sign with a typed or drawn signature (signing_request.signed).',
         params: TokenParam,
         body: SignBody,
-        response: { 200: SignerActionOut, ...errorResponses(400, 404, 409, 413) },
+        response: { 200: SignerActionOut, ...errorResponses(400, 404, 409, 413, 422) },
       },
     },
     async (req) => signRequest(deps, await requestByToken(deps, req.params.token), req.body, clientMeta(req)),

@@ -1,7 +1,7 @@
 // Wire schemas of signing (TypeBox): they validate requests, serialise responses and generate the OpenAPI document;
 // the service's input and output types are derived from them.
 import { Type, type Static } from 'typebox';
-import { FILE_BODY_LIMIT, MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
+import { FILE_BODY_LIMIT, MAX_FIELD_VALUE_LENGTH, MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
 import { EventSigner } from '../webhooks/events.schemas.js';
 import { RemindersIn, RemindersOut } from './reminders.schemas.js';
 
@@ -51,12 +51,26 @@ const SignerIn = Type.Object(
 const FieldIn = Type.Object(
   {
     role: Role,
-    type: Type.Union([Type.Literal('signature'), Type.Literal('initials'), Type.Literal('date'), Type.Literal('text')]),
+    type: Type.Union([
+      Type.Literal('signature'),
+      Type.Literal('initials'),
+      Type.Literal('date'),
+      Type.Literal('text'),
+      Type.Literal('checkbox'),
+    ]),
     page: Type.Integer({ minimum: 1, maximum: 100000 }),
     x: Type.Number({ description: 'points from the page’s left edge' }),
     y: Type.Number({ description: 'points from the page’s top edge' }),
     width: Type.Number(),
     height: Type.Number(),
+    label: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'text and checkbox: what the signer page calls it' }),
+    ),
+    required: Type.Optional(
+      Type.Boolean({
+        description: 'text and checkbox: whether signing waits for it (text: default true; checkbox: default false)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -365,7 +379,15 @@ export const SignBody = Type.Object(
       ),
     ]),
     fields: Type.Optional(
-      Type.Record(Type.String({ maxLength: 20 }), Type.String({ maxLength: 1000 }), { maxProperties: MAX_FIELDS }),
+      Type.Record(
+        Type.String({ maxLength: 20 }),
+        Type.Union([Type.String({ maxLength: MAX_FIELD_VALUE_LENGTH }), Type.Number(), Type.Boolean()]),
+        {
+          maxProperties: MAX_FIELDS,
+          description:
+            'the signer’s values by field id: a string (text, e-mail, enum, date as YYYY-MM-DD), a number or a boolean (checkbox)',
+        },
+      ),
     ),
   },
   { additionalProperties: false },

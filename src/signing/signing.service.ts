@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import type { BlobStore } from '../documents/blob-store.js';
 import type { FileFetcher } from '../documents/fetch-file.js';
+import { checkSignerValues, templateInputError } from '../documents/fields.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { PdfEngine } from '../documents/pdf/engine.js';
 import type { ClientMeta } from '../http/request-context.js';
@@ -213,6 +214,14 @@ function drawnSignature(body: SignBody): Uint8Array | null {
   return png;
 }
 
+/** The sign event's record of what the signer filled in: each field's id, label (if any) and value. */
+function auditedValues(fields: Field[], values: Record<string, string | number | boolean>) {
+  const list = fields
+    .filter((f) => Object.hasOwn(values, f.id))
+    .map((f) => ({ id: f.id, ...(f.rules?.label ? { label: f.rules.label } : {}), value: values[f.id] }));
+  return list.length ? { fields: list } : {};
+}
+
 /**
  * A signature: `signing_request.signed`. The last one sends the document to sealing (completion and its event come
  * from sealing.ts); in sequential mode any other releases the next signer.
@@ -223,12 +232,9 @@ export async function signRequest(deps: SigningDeps, found: RequestRow, body: Si
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
     const fields = (JSON.parse(doc.fields) as Field[]).filter((f) => f.role === r.role);
-    const values: Record<string, string> = {};
-    for (const [id, value] of Object.entries(body.fields ?? {})) {
-      const f = fields.find((x) => x.id === id);
-      if (!f || f.type !== 'text') throw invalid(`fields.${id}`, `Field "${id}" is not a text field of this signer.`);
-      values[id] = value;
-    }
+    const checked = checkSignerValues(fields, body.fields);
+    if (checked.problems.length > 0) throw templateInputError(checked.problems);
+    const values = Object.fromEntries(Object.entries(checked.values).map(([id, v]) => [id, v.value]));
     const blob = png ? await deps.blobs.put(png, 'signature', tx.trx) : null;
     const signed = await moveRequest(tx.trx, r.id, 'sign', {
       signed_at: tx.now,
@@ -241,7 +247,12 @@ export async function signRequest(deps: SigningDeps, found: RequestRow, body: Si
       updated_at: tx.now,
     });
     if (!signed) throw apiError('request_not_signable');
-    const detail = { signature: body.signature.type, sha256: doc.prepared_sha256, ...via(meta) };
+    const detail = {
+      signature: body.signature.type,
+      sha256: doc.prepared_sha256,
+      ...auditedValues(fields, values),
+      ...via(meta),
+    };
     await tx.audit(doc, {
       action: 'signing_request.signed',
       actor: signerActor(r),

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../lib/errors.js';
 import { MAX_FIELD_VALUE_LENGTH } from '../limits.js';
-import { checkFieldDefinitions, stampKind, templateInputError, validateFieldValues } from './fields.js';
+import { templateInputError } from '../documents/fields.js';
+import { checkFieldDefinitions, stampKind, validateFieldValues } from './fields.js';
 import type { SlotIn, TemplateFieldIn } from './templates.schemas.js';
 
 function assertApiError(fn: () => unknown, code: string, meta?: Record<string, unknown>): ApiError {

@@ -1,33 +1,28 @@
 // Template fields, pure (no database, no I/O). checkFieldDefinitions refuses at publish any definition that could
 // never be instantiated (unknown slot, a signer without a signature field, an unsafe pattern, an invalid default);
-// validateFieldValues then checks every sender value against the same rules and reports all problems at once, and
-// only values that passed those rules are turned into the text stamped on the PDF.
+// validateFieldValues then checks every sender value against the value rules (documents/fields.ts, the same rules
+// a signer's values meet) and reports all problems at once; only values that passed are stamped on the PDF.
 import safeRegex from 'safe-regex2';
-import { isEmailAddress } from '../lib/email.js';
+import { checkValue, isBlank, type Checked, type FieldProblem, type ProblemCode } from '../documents/fields.js';
+import type { Field } from '../documents/pdf/types.js';
 import { apiError, type ApiError } from '../lib/errors.js';
-import { MAX_FIELD_VALUE_LENGTH } from '../limits.js';
 import { SENDER_SLOT, type SlotIn, type TemplateFieldIn, type TemplateFieldType } from './templates.schemas.js';
-
-export type ProblemCode =
-  | 'field_required'
-  | 'invalid_enum'
-  | 'invalid_type'
-  | 'unknown_field'
-  | 'too_long'
-  | 'pattern_mismatch'
-  | 'out_of_range'
-  | 'readonly_field';
-export type FieldProblem = { field: string; code: ProblemCode; message: string };
 
 /** Boxes smaller than this (points) could not hold a legible stamp. */
 const MIN_BOX_SIDE = 5;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** Beyond this many options an error message names their count instead of listing them. */
-const LISTED_OPTIONS = 10;
 
-/** The stamp (and signer-page field box) a template field becomes. */
+/** The box a template field is placed as (its size when anchored): value fields are placed like text. */
 export function stampKind(type: TemplateFieldType): 'signature' | 'initials' | 'date' | 'text' {
   return type === 'signature' || type === 'initials' || type === 'date' ? type : 'text';
+}
+
+/** A recipient's field as its document keeps it: its own type, and the rules its signer's value must meet. */
+export function recipientRules(f: TemplateFieldIn): Pick<Field, 'type' | 'rules'> {
+  if (f.type === 'signature' || f.type === 'initials') return { type: f.type };
+  const rules: NonNullable<Field['rules']> = { required: f.required === true };
+  for (const k of ['label', 'pattern', 'max_length', 'options', 'min', 'max'] as const)
+    if (f[k] !== undefined) Object.assign(rules, { [k]: f[k] });
+  return { type: f.type, rules };
 }
 
 const invalid = (field: string, message: string): ApiError => apiError('invalid_request', { message, meta: { field } });
@@ -145,65 +140,6 @@ function checkReadonlyAndDefault(f: TemplateFieldIn, at: string, sender: boolean
   if ('code' in checked) throw invalid(`${at}.default`, checked.message);
 }
 
-/** A value is either a problem, or the text stamped for it ('' = nothing to stamp). */
-type Checked = { text: string } | { code: ProblemCode; message: string };
-
-/** The type and value rules of one given (non-blank) value; `subject` names it in messages. */
-function checkValue(f: TemplateFieldIn, value: unknown, subject: string): Checked {
-  const wrong = (code: ProblemCode, message: string): Checked => ({ code, message: `${subject} ${message}` });
-  switch (f.type) {
-    case 'number': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return wrong('invalid_type', 'must be a number.');
-      if (f.min !== undefined && value < f.min) return wrong('out_of_range', `must be at least ${f.min}.`);
-      if (f.max !== undefined && value > f.max) return wrong('out_of_range', `must be at most ${f.max}.`);
-      return { text: String(value) };
-    }
-    case 'checkbox':
-      if (typeof value !== 'boolean') return wrong('invalid_type', 'must be true or false.');
-      return { text: value ? '✓' : '' };
-    case 'text':
-    case 'email':
-    case 'enum':
-    case 'date': {
-      if (typeof value !== 'string') return wrong('invalid_type', 'must be a string.');
-      const s = value.trim();
-      if (f.type === 'enum') {
-        const options = f.options ?? [];
-        if (options.includes(s)) return { text: s };
-        const list =
-          options.length <= LISTED_OPTIONS
-            ? `one of: ${options.map((o) => JSON.stringify(o)).join(', ')}`
-            : `one of the field's ${options.length} options`;
-        return wrong('invalid_enum', `must be ${list}.`);
-      }
-      if (f.type === 'date')
-        return isCalendarDate(s) ? { text: s } : wrong('invalid_type', 'must be a date (YYYY-MM-DD).');
-      const max = f.max_length ?? MAX_FIELD_VALUE_LENGTH;
-      if ([...s].length > max) return wrong('too_long', `is longer than ${max} characters.`);
-      if (f.type === 'email' && !isEmailAddress(s)) return wrong('pattern_mismatch', 'is not an e-mail address.');
-      if (f.pattern !== undefined && !new RegExp(`^(?:${f.pattern})$`, 'u').test(s))
-        return wrong('pattern_mismatch', "does not match the field's pattern.");
-      return { text: s };
-    }
-    default:
-      // signature and initials are drawn by their recipient: they never take a value.
-      return wrong('invalid_type', 'cannot be given a value.');
-  }
-}
-
-function isCalendarDate(s: string): boolean {
-  const m = DATE.exec(s);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  return day <= days;
-}
-
-/** Not given: absent, null, or a string that is empty after trimming. */
-const isBlank = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-
 /**
  * Checks `field_values` against a published template's fields: every problem (one per key, in template field order,
  * then unknown keys in the order given), and the text to stamp for each sender field that has a value.
@@ -237,7 +173,10 @@ export function validateFieldValues(
       if (f.required === true) problem('field_required', `${subject} is required.`);
       continue;
     }
-    if ('code' in checked) problem(checked.code, checked.message);
+    // A required checkbox must end up ticked, whether by the value or by the default.
+    if (f.type === 'checkbox' && f.required === true && 'text' in checked && checked.text === '')
+      problem('field_required', `${subject} is required: it must be ticked.`);
+    else if ('code' in checked) problem(checked.code, checked.message);
     else if (checked.text !== '') resolved.push([f.key, checked.text]);
   }
 
@@ -251,16 +190,4 @@ export function validateFieldValues(
   }
   // fromEntries defines own properties, so a key such as "__proto__" stays an ordinary entry.
   return { resolved: Object.fromEntries(resolved), problems };
-}
-
-/** The 422 for a body whose field values failed: the first problem in the message, all of them in meta. */
-export function templateInputError(problems: FieldProblem[]): ApiError {
-  const n = problems.length;
-  const first = problems[0];
-  if (first === undefined) return apiError('template_input_invalid', { meta: { problems: [] } });
-  const rest = n > 1 ? ` See meta.problems for the other ${n - 1}.` : '';
-  return apiError('template_input_invalid', {
-    message: `${n} field value${n === 1 ? ' is' : 's are'} invalid: ${first.message}${rest}`,
-    meta: { problems: problems.map(({ field, code, message }) => ({ field, code, message })) },
-  });
 }

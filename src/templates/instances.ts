@@ -29,7 +29,8 @@ import { sentEventFields } from '../signing/presenters.js';
 import { insertRequests, markSealPending, type DocumentRow, type RequestRow } from '../signing/signing.repo.js';
 import { invalid, inviteSigner } from '../signing/signing.service.js';
 import { inTransaction, type Tx } from '../signing/transition.js';
-import { stampKind, templateInputError, validateFieldValues } from './fields.js';
+import { templateInputError } from '../documents/fields.js';
+import { recipientRules, stampKind, validateFieldValues } from './fields.js';
 import { instanceEventFields, presentInstance, reviewUrl, templateActor, versionFields } from './presenters.js';
 import { checkChannels, resolveRecipients } from './recipients.js';
 import type { InstanceKind } from './states.js';
@@ -76,13 +77,7 @@ const renderFailed = (err: unknown) =>
 const recipientFields = (fields: TemplateFieldOut[]): Field[] =>
   fields
     .filter((f) => f.slot !== SENDER_SLOT)
-    .map((f, i) => ({
-      id: `f${i + 1}`,
-      role: f.slot,
-      type: stampKind(f.type) as Field['type'],
-      page: f.page,
-      ...f.box,
-    }));
+    .map((f, i) => ({ id: `f${i + 1}`, role: f.slot, ...recipientRules(f), page: f.page, ...f.box }));
 
 type Prepared = {
   kind: InstanceKind;

@@ -825,7 +825,7 @@ export interface paths {
             /** @description placement "coordinates" only */
             fields?: {
               role: string;
-              type: 'signature' | 'initials' | 'date' | 'text';
+              type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
               page: number;
               /** @description points from the page’s left edge */
               x: number;
@@ -833,6 +833,10 @@ export interface paths {
               y: number;
               width: number;
               height: number;
+              /** @description text and checkbox: what the signer page calls it */
+              label?: string;
+              /** @description text and checkbox: whether signing waits for it (text: default true; checkbox: default false) */
+              required?: boolean;
             }[];
             signing_order?: 'parallel' | 'sequential';
             title?: string;

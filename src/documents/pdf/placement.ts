@@ -29,6 +29,8 @@ export type CoordinateField = {
   y: number;
   width: number;
   height: number;
+  label?: string;
+  required?: boolean;
 };
 
 export type PlacementInput =
@@ -44,6 +46,11 @@ export const ANCHOR_FIELD_MIN: Record<FieldType, { width: number; height: number
   initials: { width: 60, height: 30 },
   date: { width: 100, height: 20 },
   text: { width: 150, height: 20 },
+  // Not anchor types of signing requests; template fields of these types are placed as text (templates/fields.ts).
+  checkbox: { width: 20, height: 20 },
+  number: { width: 150, height: 20 },
+  email: { width: 150, height: 20 },
+  enum: { width: 150, height: 20 },
 };
 
 export const placementFailed = (why: string) =>

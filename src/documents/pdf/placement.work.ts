@@ -182,6 +182,10 @@ function checkCoordinateFieldsShape(fields: unknown, roles: unknown): asserts fi
     if (typeof f.role !== 'string' || f.role === '') throw bad(`${at}.role`, `${at}.role must be a non-empty string.`);
     if (!FIELD_TYPES.includes(f.type as FieldType))
       throw bad(`${at}.type`, `${at}.type must be one of ${FIELD_TYPES.join(', ')}.`);
+    for (const k of ['label', 'required'] as const) {
+      if (f[k] !== undefined && f.type !== 'text' && f.type !== 'checkbox')
+        throw bad(`${at}.${k}`, `${at}.${k} is only allowed on text and checkbox fields.`);
+    }
     checkPageNumber(f.page, at);
     checkBoxShape(f, partsOf(at));
   });
@@ -209,8 +213,16 @@ function checkCoordinateFieldsOnPages(fields: CoordinateField[], geoms: PageGeom
   return fields.map((f, i) => {
     const at = `placement.fields[${i}]`;
     checkBoxOnPage(f, pageGeometryOf(geoms, f.page, at), partsOf(at));
-    return { role: f.role, type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height };
+    const rules = coordinateRules(f);
+    const box = { x: f.x, y: f.y, width: f.width, height: f.height };
+    return { role: f.role, type: f.type, page: f.page, ...box, ...(rules ? { rules } : {}) };
   });
+}
+
+/** A coordinates field's label and `required`, when given (documents/fields.ts reads them). */
+function coordinateRules(f: CoordinateField): Field['rules'] {
+  if (f.label === undefined && f.required === undefined) return undefined;
+  return { ...(f.label !== undefined ? { label: f.label } : {}), required: f.required ?? f.type === 'text' };
 }
 
 /** The page's geometry, or invalid_request on `${at}.page` (meta.page_count) when the PDF has no such page. */

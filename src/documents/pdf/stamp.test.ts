@@ -157,6 +157,14 @@ test('date and text fields print their value; text too long even at 5 pt is cut 
   qpdfCheck(out);
 });
 
+test('a ticked checkbox is a check mark inside its box, extractable as ✓', async () => {
+  const out = await stampPdf(await makePdf(), [
+    stamp({ x: 72, y: 100, width: 20, height: 20 }, { kind: 'check' }, { type: 'checkbox' }),
+  ]);
+  assert.equal(tmp.pdfText(out).trim(), '✓');
+  qpdfCheck(out);
+});
+
 test('stamps go on the right page of a multi-page PDF, and object-stream input is saved with a classic xref', async () => {
   const pdf = await makePdf({ pages: 3, objectStreams: true });
   const out = await stampPdf(pdf, [

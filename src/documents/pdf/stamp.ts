@@ -1,7 +1,7 @@
 // Stamping: draws signers' values into their fields. Guarantees:
 // - typed signatures use an oblique face (the "script" look) scaled to fit the box; drawn signatures are PNGs
 //   fitted into the box keeping their aspect ratio and centred; dates and texts are one line, shrunk to fit and
-//   cut with an ellipsis below 5 pt. Non-Latin text renders through embedded DejaVu subsets (see fonts.ts);
+//   cut with an ellipsis below 5 pt; a ticked checkbox is a ✓ centred in its box. Non-Latin text renders through embedded DejaVu subsets (see fonts.ts);
 // - values land upright on rotated pages (drawing happens in the page's shown space);
 // - a drawn signature must be a real PNG of at most 2 MB and 4000 px a side, else 400 invalid_request with
 //   meta.field "signature.png_base64"; an empty typed signature is invalid_request "signature.text";
@@ -21,7 +21,9 @@ export type StampValue =
   | { kind: 'typed'; text: string }
   | { kind: 'drawn'; png: Uint8Array }
   | { kind: 'date'; text: string }
-  | { kind: 'text'; text: string };
+  | { kind: 'text'; text: string }
+  /** A ticked checkbox: a check mark (✓, extractable text) filling the box. */
+  | { kind: 'check' };
 
 export type Stamp = { field: Field; value: StampValue };
 

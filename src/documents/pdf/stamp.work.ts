@@ -10,6 +10,7 @@ import { inShownSpace } from './placement.work.js';
 import { badPng, checkSignaturePng, checkStamps, type Stamp } from './stamp.js';
 
 const INK = rgb(0.05, 0.1, 0.35);
+const CHECK = '✓';
 
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 const ADAM7 = [
@@ -89,6 +90,11 @@ export async function stampInWorker(bytes: Uint8Array, stamps: Stamp[]): Promise
       await inShownSpace(page, g, () =>
         page.drawImage(img, { x: r.x + (r.width - w) / 2, y: r.y + (r.height - h) / 2, width: w, height: h }),
       );
+    } else if (v.kind === 'check') {
+      const size = Math.min(r.height, r.width) * 0.8;
+      const x = r.x + (r.width - (await fonts.width(CHECK, 'regular', size))) / 2;
+      const y = r.y + (r.height - size * 0.72) / 2;
+      await inShownSpace(page, g, () => fonts.draw(page, CHECK, { x, y, size, style: 'regular', color: rgb(0, 0, 0) }));
     } else {
       const script = v.kind === 'typed';
       const style = script ? 'script' : 'regular';

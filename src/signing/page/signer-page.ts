@@ -5,6 +5,7 @@ import { fill, localeOrDefault, strings, type Strings } from '../../i18n/i18n.js
 import type { Assets } from '../../web/assets.js';
 import { PDF_VIEWER, pageHeaders, type Source } from '../../web/headers.js';
 import { esc, htmlHead, jsonBlock, modulePreload, moduleScript, resultPage } from '../../web/html.js';
+import { renderFieldInputs } from './field-inputs.js';
 
 type View = Awaited<ReturnType<typeof signerView>>;
 
@@ -53,7 +54,9 @@ export function renderSignerPage(assets: Assets, v: View, o: { base: string; bri
       y: f.y,
       width: f.width,
       height: f.height,
+      ...(f.rules ? { rules: f.rules } : {}),
     })),
+    fieldsModule: assets.url('signer-fields.js'),
     endsInMs: o.bridge?.endsInMs ?? null,
     pdfjs: {
       lib: assets.url('pdf.min.mjs'),
@@ -84,6 +87,7 @@ export function renderSignerPage(assets: Assets, v: View, o: { base: string; bri
     <h2 id="panel-title">${esc(s.reviewAndSign)}</h2>
     <p class="signer"><span class="signer-name">${esc(v.request.name)}</span> <span class="signer-email">${esc(v.request.email)}</span></p>
     <form id="sign-form" class="sign-form" novalidate>
+      ${renderFieldInputs(v.fields, s)}
       <fieldset class="signature-box">
         <legend>${esc(s.signature)}</legend>
         <div class="modes">

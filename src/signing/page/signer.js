@@ -9,6 +9,8 @@ const base = body.dataset.base;
 const data = JSON.parse($('signer-data').textContent);
 const S = data.strings;
 const fill = (s, vars) => s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+// The fields area (signer-fields.js): typed inputs in the panel, their checks and their previews over the PDF.
+const fieldInputs = await import(data.fieldsModule);
 
 const els = {
   status: $('status'),
@@ -174,6 +176,9 @@ function makeField(f, pageWidth, pageHeight) {
     b.addEventListener('click', focusSignature);
     el.append(b);
     entry.value = value;
+  } else if (fieldInputs.isInput(f)) {
+    el.append(fieldInputs.overlayFor(f));
+    entry.inputId = f.id;
   } else if (f.type === 'date') {
     const box = document.createElement('div');
     box.className = 'field-box';
@@ -186,21 +191,6 @@ function makeField(f, pageWidth, pageHeight) {
     box.append(value);
     el.append(box);
     el.classList.add('filled');
-  } else {
-    const input = document.createElement('input');
-    input.type = 'text';
-    input.className = 'field-input';
-    input.maxLength = 1000;
-    input.required = true;
-    input.placeholder = S.text;
-    input.setAttribute('aria-label', `${S.text} (${S.required})`);
-    input.addEventListener('input', () => {
-      el.classList.toggle('filled', input.value.trim() !== '');
-      input.removeAttribute('aria-invalid');
-      if (els.signError.textContent === S.errorFieldsRequired) showError(els.signError, '');
-    });
-    el.append(input);
-    entry.input = input;
   }
   fieldEls.push(entry);
   return el;
@@ -232,6 +222,10 @@ function updateFieldPreviews() {
       filled = true;
     }
     e.el.classList.toggle('filled', filled);
+    // The accessible name starts with the text the box shows (axe: label-content-name-mismatch).
+    const name = e.field.type === 'signature' ? S.signHere : S.initials;
+    const shown = e.value.textContent;
+    e.el.querySelector('button')?.setAttribute('aria-label', shown ? `${shown} · ${name}` : name);
   }
 }
 
@@ -242,8 +236,9 @@ function nextField() {
     .sort((a, b) => a.field.page - b.field.page || a.field.y - b.field.y || a.field.x - b.field.x);
   const target = pending[0];
   if (!target) return focusSignature();
+  if (target.inputId) return fieldInputs.focusInput(target.inputId);
   target.el.scrollIntoView({ behavior: 'smooth', block: 'center' });
-  (target.input || target.el.querySelector('button') || target.el).focus({ preventScroll: true });
+  (target.el.querySelector('button') || target.el).focus({ preventScroll: true });
 }
 
 // ---------------------------------------------------------------- PDF
@@ -432,21 +427,10 @@ async function submitSign(e) {
   if (st.busy || st.done) return;
   showError(els.signError, '');
   if (!hasSignature()) return showError(els.signError, S.errorSignatureRequired);
-  const fields = {};
-  let firstEmpty = null;
-  for (const f of fieldEls) {
-    if (!f.input) continue;
-    const v = f.input.value.trim();
-    if (v === '') {
-      f.input.setAttribute('aria-invalid', 'true');
-      firstEmpty = firstEmpty || f.input;
-    }
-    fields[f.field.id] = v;
-  }
-  if (firstEmpty) {
-    showError(els.signError, S.errorFieldsRequired);
-    firstEmpty.scrollIntoView({ behavior: 'smooth', block: 'center' });
-    firstEmpty.focus({ preventScroll: true });
+  const { values: fields, problems } = fieldInputs.readValues();
+  if (problems.length) {
+    showError(els.signError, S.errorFieldsInvalid);
+    fieldInputs.showProblems(problems);
     return;
   }
   const signature =
@@ -457,7 +441,11 @@ async function submitSign(e) {
   const res = await post('/sign', Object.keys(fields).length ? { signature, fields } : { signature });
   setBusy(false);
   if (res.ok) finish('signed', [S.signedThanks, S.signedNext]);
-  else handleFailure(res, els.signError);
+  else if (res.status === 422 && res.code === 'template_input_invalid') {
+    // The server's checks are the same as the page's; its problems land next to their inputs too.
+    showError(els.signError, S.errorFieldsInvalid);
+    fieldInputs.showProblems(res.meta.problems || []);
+  } else handleFailure(res, els.signError);
   endIfDue();
 }
 
@@ -511,6 +499,9 @@ function init() {
     showError(els.declineError, '');
   });
   els.nextField.addEventListener('click', nextField);
+  fieldInputs.initFields(S, data.fields, () => {
+    if (els.signError.textContent === S.errorFieldsInvalid) showError(els.signError, '');
+  });
   setupPad();
   updateSignButton();
   // An embed session's page ends with its session, even if the signer is mid-way (the server refuses it then too).
