@@ -41,6 +41,19 @@ const INSPECT = String.raw`(() => {
         .slice(0, 5).map(desc);
       return { scrollWidth: se.scrollWidth, innerWidth, wide };
     },
+    spill: (sel) => [...document.querySelectorAll(sel)].filter(shown).flatMap((el) => {
+      const p = el.parentElement;
+      const cs = getComputedStyle(p);
+      const right = p.getBoundingClientRect().right - parseFloat(cs.borderRightWidth) - parseFloat(cs.paddingRight);
+      const over = el.getBoundingClientRect().right - right;
+      return over > 0.5 ? [desc(el) + ' sticks out of its container by ' + Math.round(over) + ' px'] : [];
+    }),
+    marked: (mark) => {
+      const el = document.querySelector('[data-key-probe="' + mark + '"]');
+      if (!el) return null;
+      el.removeAttribute('data-key-probe');
+      return key(el);
+    },
     focused: () => {
       const el = document.activeElement;
       if (!document.hasFocus() || !el || el === document.body || el.tagName === 'IFRAME') return null;
@@ -66,13 +79,17 @@ async function inspect<T>(frame: Page | Frame, call: string): Promise<T> {
 /**
  * Sideways scrolling (past `maxWidth`, else the frame's own width) and visible controls smaller than 44×44.
  * `exempt`: a selector whose controls may be smaller (the fields laid over the PDF, at the document's own scale).
+ * `contained`: a selector of elements that must fit inside their parent's content box (tables, the PDF's pages).
  */
 export async function layoutProblems(
   frame: Page | Frame,
   label: string,
-  o: { exempt?: string; maxWidth?: number } = {},
+  o: { exempt?: string; maxWidth?: number; contained?: string } = {},
 ): Promise<string[]> {
   const problems: string[] = [];
+  if (o.contained)
+    for (const p of await inspect<string[]>(frame, `spill(${JSON.stringify(o.contained)})`))
+      problems.push(`${label}: ${p}`);
   const s = await inspect<{ scrollWidth: number; innerWidth: number; wide: string[] }>(frame, 'scroll()');
   const max = o.maxWidth ?? s.innerWidth;
   if (s.scrollWidth > max)
@@ -90,6 +107,17 @@ export async function layoutProblems(
 /** The visible, enabled controls of a frame (keys as `focusedIn` names them), which the keyboard must reach. */
 export const controlsOf = async (frame: Page | Frame, exempt?: string): Promise<string[]> =>
   (await inspect<Array<{ key: string }>>(frame, `controls(${JSON.stringify(exempt ?? null)})`)).map((c) => c.key);
+
+/** The name `focusedIn` gives `target`'s element, wherever its frame is: so a test can follow the focus to it. */
+export async function keyOf(page: Page, target: Locator): Promise<string> {
+  const mark = Math.random().toString(36).slice(2);
+  await target.evaluate((el, m) => el.setAttribute('data-key-probe', m), mark);
+  for (const frame of page.frames()) {
+    const key = await inspect<string | null>(frame, `marked(${JSON.stringify(mark)})`).catch(() => null);
+    if (key) return key;
+  }
+  throw new Error('keyOf: the element was not found in any frame');
+}
 
 export type Stop = { key: string; desc: string; visibleFocus: boolean; inView: boolean; coveredBy: string | null };
 

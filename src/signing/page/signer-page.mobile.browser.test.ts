@@ -16,6 +16,7 @@ import {
   controlsOf,
   focusedIn,
   focusProblems,
+  keyOf,
   layoutProblems,
   pngInk,
   tabTo,
@@ -78,12 +79,6 @@ describe('the signer page on a phone and with the keyboard alone', { skip: skipW
     await page.screenshot({ path: file });
     await page.screenshot({ path: path.join(SHOTS, `${name}-full.png`), fullPage: true });
     t.diagnostic(`screenshot: ${file}`);
-  };
-
-  const idOf = async (page: Page, l: ReturnType<Page['locator']>) => {
-    const id = await l.evaluate((el) => el.id);
-    assert.ok(id, 'the control has an id to follow the focus by');
-    return `#${id}`;
   };
 
   for (const locale of LOCALES) {
@@ -154,18 +149,18 @@ describe('the signer page on a phone and with the keyboard alone', { skip: skipW
 
       // The drawing pad has a keyboard way out: Enter on it switches to the typed signature.
       const drawMode = page.getByRole('button', { name: s.drawSignature, exact: true });
-      await tabTo(page, await idOf(page, drawMode));
+      await tabTo(page, await keyOf(page, drawMode));
       await page.keyboard.press('Space');
       assert.equal(await drawMode.getAttribute('aria-pressed'), 'true');
       const pad = page.getByRole('img', { name: s.drawSignature, exact: true });
-      await tabTo(page, await idOf(page, pad));
+      await tabTo(page, await keyOf(page, pad));
       assert.deepEqual(focusProblems('pad', [(await focusedIn(page))!]), []);
       await shot(page, `${locale}-keyboard-pad`, t);
       await page.keyboard.press('Enter');
       const typed = page.getByLabel(s.fullName, { exact: true });
       assert.equal(
         (await focusedIn(page))?.key,
-        await idOf(page, typed),
+        await keyOf(page, typed),
         'Enter on the pad goes to the typed signature',
       );
       assert.equal(
@@ -176,21 +171,21 @@ describe('the signer page on a phone and with the keyboard alone', { skip: skipW
 
       // The decline form opens on Enter with the focus in it, and Cancel (Space) gives the focus back.
       const declineButton = page.getByRole('button', { name: s.decline, exact: true });
-      await tabTo(page, await idOf(page, declineButton));
+      await tabTo(page, await keyOf(page, declineButton));
       await page.keyboard.press('Enter');
       const reason = page.getByLabel(s.declineReason, { exact: true });
-      assert.equal((await focusedIn(page))?.key, await idOf(page, reason), 'the reason field has the focus');
+      assert.equal((await focusedIn(page))?.key, await keyOf(page, reason), 'the reason field has the focus');
       await page.keyboard.press('Tab');
       const cancel = page.getByRole('button', { name: s.cancel, exact: true });
-      assert.equal((await focusedIn(page))?.key, await idOf(page, cancel));
+      assert.equal((await focusedIn(page))?.key, await keyOf(page, cancel));
       await shot(page, `${locale}-keyboard-decline`, t);
       const serious = await axe(page, t, 'decline open');
       await page.keyboard.press('Space');
       assert.equal(await reason.isVisible(), false, 'Cancel closes the decline form');
-      assert.equal((await focusedIn(page))?.key, await idOf(page, declineButton), 'the focus is back on Decline');
+      assert.equal((await focusedIn(page))?.key, await keyOf(page, declineButton), 'the focus is back on Decline');
 
       // Sign with Enter; the outcome takes the focus.
-      await tabTo(page, await idOf(page, page.getByRole('button', { name: s.sign, exact: true })), true);
+      await tabTo(page, await keyOf(page, page.getByRole('button', { name: s.sign, exact: true })), true);
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: s.signedThanks }).waitFor({ timeout: 10_000 });
       assert.equal((await focusedIn(page))?.key, '#status', 'the outcome has the focus');
