@@ -37,15 +37,19 @@ const INSPECT = String.raw`(() => {
     scroll: () => {
       const se = document.scrollingElement;
       const wide = [...document.body.querySelectorAll('*')]
-        .filter((el) => shown(el) && el.getBoundingClientRect().right > innerWidth + 0.5)
+        .filter((el) => { const r = el.getBoundingClientRect(); return shown(el) && (r.right > innerWidth + 0.5 || r.left < -0.5); })
         .slice(0, 5).map(desc);
       return { scrollWidth: se.scrollWidth, innerWidth, wide };
     },
     spill: (sel) => [...document.querySelectorAll(sel)].filter(shown).flatMap((el) => {
       const p = el.parentElement;
       const cs = getComputedStyle(p);
-      const right = p.getBoundingClientRect().right - parseFloat(cs.borderRightWidth) - parseFloat(cs.paddingRight);
-      const over = el.getBoundingClientRect().right - right;
+      // Either side, so a right-to-left page is held to the same rule.
+      const pr = p.getBoundingClientRect();
+      const r = el.getBoundingClientRect();
+      const right = pr.right - parseFloat(cs.borderRightWidth) - parseFloat(cs.paddingRight);
+      const left = pr.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
+      const over = Math.max(r.right - right, left - r.left);
       return over > 0.5 ? [desc(el) + ' sticks out of its container by ' + Math.round(over) + ' px'] : [];
     }),
     marked: (mark) => {
@@ -167,6 +171,18 @@ export async function tabTo(page: Page, key: string, back = false, max = 60): Pr
     seen.push(stop?.key ?? '(document)');
   }
   throw new Error(`${key} not reached by ${back ? 'Shift+Tab' : 'Tab'}; stops: ${seen.join(', ')}`);
+}
+
+/** Waits until `key`'s element has the focus (a page may move it a task later, as a `toggle` handler does). */
+export async function waitForFocus(page: Page, key: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let at: string | undefined;
+  while (Date.now() < deadline) {
+    at = (await focusedIn(page))?.key;
+    if (at === key) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the focus did not reach ${key} in ${timeoutMs} ms; it is on ${at ?? '(document)'}`);
 }
 
 /** A finger's stroke across `target` (a zig-zag over its middle), as DevTools touch events on the page's viewport. */

@@ -29,6 +29,8 @@ import { makePdf } from '../../documents/pdf/testing/fixtures.js';
 const LOCALES: readonly Locale[] = ['en'];
 /** The fields laid over the PDF follow the document's scale; the panel offers the same actions at full size. */
 const OVERLAY = '.fields';
+/** What must fit its container at 360 px: the PDF's pages, the signing panel, the outcome. */
+const CONTAINED = '.page-wrap, .panel, .status';
 const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-signer-mobile-'));
 
 describe('the signer page on a phone and with the keyboard alone', { skip: skipWithoutChromium }, () => {
@@ -95,7 +97,9 @@ describe('the signer page on a phone and with the keyboard alone', { skip: skipW
       assert.ok(sheet.x >= 0 && sheet.x + sheet.width <= PHONE.width, `page 1 overflows: ${JSON.stringify(sheet)}`);
       assert.ok(sheet.width >= PHONE.width * 0.85, `page 1 is needlessly narrow: ${sheet.width}px`);
       await shot(page, `${locale}-before`, t);
-      bad.push(...(await layoutProblems(page, 'before', { exempt: OVERLAY, maxWidth: PHONE.width })));
+      bad.push(
+        ...(await layoutProblems(page, 'before', { exempt: OVERLAY, maxWidth: PHONE.width, contained: CONTAINED })),
+      );
       bad.push(...(await axe(page, t, 'before')));
 
       await page.getByRole('button', { name: s.drawSignature, exact: true }).tap();
@@ -109,7 +113,9 @@ describe('the signer page on a phone and with the keyboard alone', { skip: skipW
       // The stroke shows in the document's signature box before signing.
       assert.equal((await page.locator('.field-signature img').count()) > 0, true, 'no preview of the drawing');
       await shot(page, `${locale}-drawing`, t);
-      bad.push(...(await layoutProblems(page, 'drawing', { exempt: OVERLAY, maxWidth: PHONE.width })));
+      bad.push(
+        ...(await layoutProblems(page, 'drawing', { exempt: OVERLAY, maxWidth: PHONE.width, contained: CONTAINED })),
+      );
       bad.push(...(await axe(page, t, 'drawing')));
 
       const posted = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/sign'));
@@ -120,7 +126,7 @@ describe('the signer page on a phone and with the keyboard alone', { skip: skipW
       assert.ok(ink.width > 40 && ink.height > 10 && ink.ink > 200, `the drawn PNG is empty: ${JSON.stringify(ink)}`);
       await page.getByRole('heading', { name: s.signedThanks }).waitFor({ timeout: 10_000 });
       await shot(page, `${locale}-signed`, t);
-      bad.push(...(await layoutProblems(page, 'signed', { maxWidth: PHONE.width })));
+      bad.push(...(await layoutProblems(page, 'signed', { maxWidth: PHONE.width, contained: CONTAINED })));
       bad.push(...(await axe(page, t, 'signed')));
 
       const sr = await e.api('GET', `/v1/signing-requests/${id}`);

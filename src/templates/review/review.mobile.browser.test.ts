@@ -12,7 +12,16 @@ import type { Page } from 'playwright-core';
 import { strings, type Locale } from '../../i18n/i18n.js';
 import { axe, launchChromium, PHONE, skipWithoutChromium } from '../../testing/browser.js';
 import { startE2E, type E2E } from '../../testing/e2e.js';
-import { controlsOf, focusedIn, focusProblems, keyOf, layoutProblems, tabTo, walk } from '../../testing/mobile.js';
+import {
+  controlsOf,
+  focusedIn,
+  focusProblems,
+  keyOf,
+  layoutProblems,
+  tabTo,
+  waitForFocus,
+  walk,
+} from '../../testing/mobile.js';
 import { templateBody, VALUES } from '../testing/fixtures.js';
 
 /** The languages the page is checked in; each runs the same steps, finding controls by the catalogue's words. */
@@ -143,7 +152,7 @@ describe('the review page on a phone and with the keyboard alone', { skip: skipW
       await tabTo(page, summary);
       await page.keyboard.press('Enter');
       await discardButton.waitFor({ state: 'visible' });
-      assert.equal((await focusedIn(page))?.key, await keyOf(page, discardButton), 'the focus moved into the form');
+      await waitForFocus(page, await keyOf(page, discardButton)); // the focus moves into the form
       await shot(page, `${locale}-keyboard-discard`, t);
       await page.keyboard.press('Shift+Tab');
       assert.equal((await focusedIn(page))?.key, summary);
@@ -152,7 +161,7 @@ describe('the review page on a phone and with the keyboard alone', { skip: skipW
       assert.equal((await focusedIn(page))?.key, summary, 'the focus stays on the closed disclosure');
 
       await page.keyboard.press('Enter');
-      await discardButton.waitFor({ state: 'visible' });
+      await waitForFocus(page, await keyOf(page, discardButton));
       await Promise.all([page.waitForURL(e.h.url(b.path)), page.keyboard.press('Enter')]);
       await page.locator('body[data-state="discarded"]').waitFor({ timeout: 10_000 });
       await page.getByRole('heading', { name: s.discarded }).waitFor();
