@@ -12,8 +12,11 @@ export const skipWithoutChromium: string | false =
     ? `no Chromium at ${CHROMIUM} (apt-get install chromium)`
     : false;
 
+/** A phone: 360×740 CSS pixels, touch, `isMobile` (the viewport meta tag applies), twice the pixel density. */
+export const PHONE = { width: 360, height: 740 } as const;
+
 export async function launchChromium(
-  o: { javaScriptEnabled?: boolean } = {},
+  o: { javaScriptEnabled?: boolean; phone?: boolean } = {},
 ): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   // Playwright takes the profile as launchPersistentContext's argument, not as --user-data-dir.
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-chromium-'));
@@ -29,7 +32,8 @@ export async function launchChromium(
       '--no-first-run',
       '--disable-quic',
     ],
-    viewport: { width: 1280, height: 900 },
+    viewport: o.phone ? PHONE : { width: 1280, height: 900 },
+    ...(o.phone ? { hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : {}),
     javaScriptEnabled: o.javaScriptEnabled ?? true,
   });
   return {

@@ -101,9 +101,10 @@ export function renderSignerPage(assets: Assets, v: View, o: { base: string; bri
         </div>
         <div id="drawn-pane" class="pane" hidden>
           <div class="pad-wrap">
-            <canvas id="signature-pad" class="pad" role="img" aria-label="${esc(s.drawSignature)}"></canvas>
+            <canvas id="signature-pad" class="pad" role="img" aria-label="${esc(s.drawSignature)}" tabindex="0" aria-describedby="pad-hint"></canvas>
             <span class="pad-line" aria-hidden="true"></span>
           </div>
+          <p id="pad-hint" class="pad-hint">${esc(s.padKeyboardHint)}</p>
           <button type="button" id="pad-clear" class="link-button">${esc(s.clear)}</button>
         </div>
       </fieldset>

@@ -221,6 +221,10 @@ function updateFieldPreviews() {
       e.value.textContent = e.field.type === 'initials' ? initialsOf(typed) : typed;
       filled = true;
     }
+    // The box's name keeps what it shows (WCAG 2.5.3: a typed name is read, and spoken commands find it).
+    const name = e.field.type === 'signature' ? S.signHere : S.initials;
+    const shown = e.value.textContent;
+    e.value.parentElement.setAttribute('aria-label', shown ? `${name}: ${shown}` : name);
     e.el.classList.toggle('filled', filled);
     // The accessible name starts with the text the box shows (axe: label-content-name-mismatch).
     const name = e.field.type === 'signature' ? S.signHere : S.initials;
@@ -366,6 +370,13 @@ function setupPad() {
   };
   c.addEventListener('pointerup', end);
   c.addEventListener('pointercancel', end);
+  // The keyboard cannot draw; its way to sign is the typed signature, one Enter or Space away (pad-hint says so).
+  c.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' && e.key !== ' ') return;
+    e.preventDefault();
+    setMode('typed');
+    els.typed.focus();
+  });
   els.padClear.addEventListener('click', () => {
     if (pad.ctx) pad.ctx.clearRect(0, 0, c.width, c.height);
     pad.box = null;
