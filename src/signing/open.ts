@@ -136,7 +136,7 @@ export async function openDocument(
 export function newRequestRow(
   doc: Pick<DocumentRow, 'id' | 'workspace_id' | 'expires_at'>,
   signer: Pick<RequestRow, 'slot' | 'role' | 'email' | 'name'> &
-    Partial<Pick<RequestRow, 'channel' | 'phone' | 'routing_order'>>,
+    Partial<Pick<RequestRow, 'channel' | 'phone' | 'routing_order' | 'verification'>>,
   released: boolean,
   now: number,
 ): { row: RequestRow; token: string } {

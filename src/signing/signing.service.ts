@@ -31,6 +31,7 @@ import {
 import { isOpenRequest } from './states.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { transition, type TransitionDeps, type Tx } from './transition.js';
+import { assertVerified } from './verification.js';
 
 export type SigningDeps = TransitionDeps & {
   blobs: BlobStore;
@@ -159,6 +160,7 @@ export const offersSealed = (doc: DocumentRow): doc is DocumentRow & { signed_bl
 /** The file the signer sees: the prepared PDF while signing, the sealed one (as stored) once completed. */
 export async function signerPdf(deps: SigningDeps, r: RequestRow): Promise<Uint8Array> {
   if (r.status === 'queued') throw apiError('request_not_signable', { meta: { state: 'queued' } });
+  assertVerified(r);
   const doc = (await findDocument(deps.db.kysely, r.workspace_id, r.document_id))!;
   return deps.blobs.get(offersSealed(doc) ? doc.signed_blob : doc.prepared_blob);
 }
@@ -168,6 +170,7 @@ export async function viewRequest(deps: SigningDeps, found: RequestRow, meta: Cl
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
+    assertVerified(r);
     if (r.status === 'viewed') return;
     if (
       !(await moveRequest(tx.trx, r.id, 'view', {
@@ -218,6 +221,7 @@ export async function signRequest(deps: SigningDeps, found: RequestRow, body: Si
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
+    assertVerified(r);
     const fields = (JSON.parse(doc.fields) as Field[]).filter((f) => f.role === r.role);
     const values: Record<string, string> = {};
     for (const [id, value] of Object.entries(body.fields ?? {})) {
@@ -300,6 +304,7 @@ export async function declineRequest(deps: SigningDeps, found: RequestRow, reaso
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
+    assertVerified(r);
     const declined = {
       declined_at: tx.now,
       decline_reason: text,
