@@ -6,6 +6,8 @@ export type SignerCodesTable = {
   workspace_id: string;
   document_id: string;
   signing_request_id: string;
+  /** 1, 2, … per signing request: the newest code is the highest (sends can share a millisecond). */
+  seq: number;
   /** `email_code` or `sms_code`. */
   method: string;
   code_hash: string;

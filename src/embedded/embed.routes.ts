@@ -78,7 +78,7 @@ export async function embedRoutes(fastify: FastifyInstance, deps: SigningDeps): 
     };
   };
 
-  await app.register(gateRoutes, { deps, prefix: '/embed/sign/:token', resolve: acting });
+  await app.register(gateRoutes, { deps, pagePath: '/embed/sign/:token', resolve: acting });
 
   app.get('/embed/sign/:token/document.pdf', { schema: hide }, async (req, reply) => {
     const pdf = await signerPdf(deps, (await acting(req, req.params.token)).r);

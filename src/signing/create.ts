@@ -37,8 +37,7 @@ async function verificationOf(deps: SigningDeps, auth: AuthContext, signers: Cre
     const v = s.verification ?? 'none';
     return v === 'none' ? {} : { verification: v, ...(v === 'sms_code' ? { phone } : {}) };
   });
-  if (problems.length)
-    throw apiError('invalid_recipients', { message: problems[0]!.message, meta: { problems } });
+  if (problems.length) throw apiError('invalid_recipients', { message: problems[0]!.message, meta: { problems } });
   if (out.some((o) => 'verification' in o)) await assertVerificationAvailable(deps.db);
   return out;
 }

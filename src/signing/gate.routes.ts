@@ -23,10 +23,10 @@ const NOTICES: Record<string, GateNotice> = {
 
 export type GateResolver = (req: FastifyRequest, token: string) => Promise<{ r: RequestRow; meta: ClientMeta }>;
 
-/** `prefix`: the page's path with `:token` (the base the page's forms post under). */
+/** `pagePath` (not `prefix`, which Fastify would apply to every route): the page's path with `:token` (the base the page's forms post under). */
 export async function gateRoutes(
   fastify: FastifyInstance,
-  o: { deps: SigningDeps; prefix: string; resolve: GateResolver },
+  o: { deps: SigningDeps; pagePath: string; resolve: GateResolver },
 ): Promise<void> {
   fastify.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -36,7 +36,7 @@ export async function gateRoutes(
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const isForm = (req: FastifyRequest) =>
     (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-  const pageOf = (_req: FastifyRequest, token: string) => o.prefix.replace(':token', encodeURIComponent(token));
+  const pageOf = (_req: FastifyRequest, token: string) => o.pagePath.replace(':token', encodeURIComponent(token));
 
   /** A form's outcome as a 303 to the page; JSON clients get the error itself. */
   function back(req: FastifyRequest, reply: FastifyReply, token: string, err: unknown) {
@@ -54,7 +54,7 @@ export async function gateRoutes(
   }
 
   const opts = { bodyLimit: FORM_BODY_LIMIT, schema: { hide: true, params: TokenParam } };
-  app.post(`${o.prefix}/verification/send`, opts, async (req, reply) => {
+  app.post(`${o.pagePath}/verification/send`, opts, async (req, reply) => {
     try {
       const { r, meta } = await o.resolve(req, req.params.token);
       const out = await sendCode(o.deps, r, meta);
@@ -69,7 +69,7 @@ export async function gateRoutes(
     }
   });
 
-  app.post(`${o.prefix}/verification/check`, opts, async (req, reply) => {
+  app.post(`${o.pagePath}/verification/check`, opts, async (req, reply) => {
     try {
       const body = (req.body ?? {}) as { code?: unknown };
       const code = typeof body.code === 'string' ? body.code.slice(0, 32) : '';

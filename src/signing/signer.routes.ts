@@ -81,7 +81,7 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
 
   await app.register(gateRoutes, {
     deps,
-    prefix: '/sign/:token',
+    pagePath: '/sign/:token',
     resolve: async (req, token) => ({ r: await requestByToken(deps, token), meta: clientMeta(req) }),
   });
 

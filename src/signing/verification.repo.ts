@@ -13,8 +13,7 @@ export const latestCode = (db: Trx, requestId: string) =>
     .selectFrom('signer_codes')
     .selectAll()
     .where('signing_request_id', '=', requestId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
 

@@ -68,8 +68,8 @@ export async function gateView(deps: Pick<SigningDeps, 'db' | 'clock'>, r: Reque
   };
 }
 
-/** Refuses a send over the limit: 429 with Retry-After (per hour), or for good (in all). */
-async function checkSendLimit(trx: Trx, r: RequestRow, now: number) {
+/** The send's number (1, 2, …), or a refusal over the limit: 429 with Retry-After (per hour), or for good (in all). */
+async function checkSendLimit(trx: Trx, r: RequestRow, now: number): Promise<number> {
   const since = now - VERIFICATION_SEND_WINDOW_MS;
   const sends = await countSends(trx, r.id, since);
   if (sends.all >= VERIFICATION_SENDS_TOTAL)
@@ -82,6 +82,7 @@ async function checkSendLimit(trx: Trx, r: RequestRow, now: number) {
       headers: { 'Retry-After': String(seconds) },
     });
   }
+  return sends.all + 1;
 }
 type Trx = Parameters<typeof countSends>[0];
 
@@ -94,13 +95,14 @@ export async function sendCode(deps: SigningDeps, found: RequestRow, meta: Clien
     assertSignable(doc, r, tx.now);
     const method = methodOf(r);
     if (!method || r.verified_at != null) return { status: 'verified' as const };
-    await checkSendLimit(tx.trx, r, tx.now);
+    const seq = await checkSendLimit(tx.trx, r, tx.now);
     const code = String(randomInt(0, 10 ** VERIFICATION_CODE_DIGITS)).padStart(VERIFICATION_CODE_DIGITS, '0');
     const row: CodeRow = {
       id: newId('vc'),
       workspace_id: r.workspace_id,
       document_id: r.document_id,
       signing_request_id: r.id,
+      seq,
       method,
       code_hash: '',
       tries: 0,

@@ -15,8 +15,7 @@ export const needsVerification = (r: Pick<RequestRow, 'verification' | 'verified
 
 /** 403 verification_required until the signer passed; called by every signer route that shows or acts. */
 export function assertVerified(r: Pick<RequestRow, 'verification' | 'verified_at'>): void {
-  if (needsVerification(r))
-    throw apiError('verification_required', { meta: { verification: methodOf(r) } });
+  if (needsVerification(r)) throw apiError('verification_required', { meta: { verification: methodOf(r) } });
 }
 
 /** `a***@example.com`, `+49*******67`: enough for the signer to recognise, not enough to learn it. */
