@@ -810,6 +810,10 @@ export interface paths {
               role: string;
               email: string;
               name: string;
+              /** @description E.164 (like +14155550100); needed by `sms_code`. */
+              phone?: string;
+              /** @description What the signer proves before the document is shown (default `none`): a six-digit code sent by e-mail (`email_code`) or by SMS to `phone` (`sms_code`, Enterprise only: 402 enterprise-required). */
+              verification?: 'none' | 'email_code' | 'sms_code';
             }[];
             file?: {
               name: string;
@@ -3533,6 +3537,8 @@ export interface paths {
               phone?: string;
               channel?: 'email' | 'sms';
               signing_order?: number;
+              /** @description What the signer proves before the document is shown (default `none`): a six-digit code sent by e-mail (`email_code`) or by SMS to `phone` (`sms_code`, Enterprise only: 402 enterprise-required). */
+              verification?: 'none' | 'email_code' | 'sms_code';
             }[];
             field_values?: {
               [key: string]: unknown;
@@ -4206,6 +4212,8 @@ export interface paths {
               phone?: string;
               channel?: 'email' | 'sms';
               signing_order?: number;
+              /** @description What the signer proves before the document is shown (default `none`): a six-digit code sent by e-mail (`email_code`) or by SMS to `phone` (`sms_code`, Enterprise only: 402 enterprise-required). */
+              verification?: 'none' | 'email_code' | 'sms_code';
             }[];
           };
         };
