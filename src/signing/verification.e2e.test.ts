@@ -11,6 +11,7 @@ import {
   VERIFICATION_SENDS_PER_HOUR,
   VERIFICATION_SENDS_TOTAL,
 } from '../limits.js';
+import { setAllowedOrigins } from '../keys/keys.repo.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { bothDatabases } from '../testing/services.js';
 import { plainPdf, signers } from './testing/requests.js';
@@ -199,6 +200,42 @@ for (const d of databases) {
       assert.equal(done.json.meta.limit, 'total');
       assert.match((await form(token, 'send', '')).headers.location!, /\?v=limit_total$/);
       assert.match((await e.h.request('GET', `/sign/${token}?v=limit_total`)).text, /No more codes/);
+    });
+
+    test('the embed page: the gate inside the frame, its actions under the session, nothing served before', async () => {
+      const ent = await e.h.tenant('enterprise');
+      await setAllowedOrigins(e.h.db.kysely, ent.keyId, ['https://host.example']);
+      const [s] = signers(1);
+      const docId = await create([{ ...s!, verification: 'email_code' }], ent.token);
+      const doc = await e.h.request('GET', `/v1/documents/${docId}`, { token: ent.token });
+      const minted = await e.h.request('POST', '/v1/embedded/sign-sessions', {
+        token: ent.token,
+        body: {
+          signing_request_id: doc.json.signing_requests[0].id,
+          origin: 'https://host.example',
+          ttl_seconds: 600,
+          locale: 'de',
+        },
+      });
+      assert.equal(minted.status, 201, minted.text);
+      const base = new URL(minted.json.url).pathname;
+      const page = await e.h.request('GET', base);
+      assert.match(page.text, /data-state="verification"/);
+      assert.match(page.text, /Bestätigen Sie, dass Sie es sind/);
+      assert.match(page.headers['content-security-policy']!, /frame-ancestors https:\/\/host\.example/);
+      assert.equal((await e.h.request('GET', `${base}/document.pdf`)).json.code, 'verification_required');
+      assert.equal((await e.h.request('POST', `${base}/view`, { body: {} })).status, 403);
+      const sent = await e.h.request('POST', `${base}/verification/send`, {
+        rawBody: '',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      assert.equal(sent.headers.location, `${base}?v=sent`);
+      const code = await mailedCode(s!.email);
+      assert.equal((await e.h.request('POST', `${base}/verification/check`, { body: { code } })).status, 200);
+      assert.equal((await e.h.request('GET', `${base}/document.pdf`)).status, 200);
+      const trail = await e.h.request('GET', `/v1/documents/${docId}/audit-trail`, { token: ent.token });
+      const passed = trail.json.entries.find((x: any) => x.action === 'signer.verification_passed');
+      assert.equal(passed.detail.embedded_session.origin, 'https://host.example');
     });
 
     test('SMS code: Enterprise only (402), needs a phone (422), the code goes by SMS', async () => {
