@@ -96,5 +96,9 @@ export function renderSms(template: SmsTemplateName, locale: Locale, vars: SmsVa
 function codeSms(locale: Locale, vars: SmsVars): string {
   if (!vars.code || !/^\d+$/.test(vars.code)) throw new Error('code must be digits');
   const minutes = VERIFICATION_CODE_TTL_MS / 60_000;
-  return t(locale, 'sms.verificationCode', { code: vars.code, workspace: cut(oneLine(vars.workspaceName), 40), minutes });
+  return t(locale, 'sms.verificationCode', {
+    code: vars.code,
+    workspace: cut(oneLine(vars.workspaceName), 40),
+    minutes,
+  });
 }

@@ -18,7 +18,6 @@ export function checkChannels(auth: AuthContext, recipients: readonly RecipientI
   if (recipients?.some((r) => r.verification === 'sms_code')) requireFeature(auth.workspace, 'sms_verification');
 }
 
-
 /**
  * The recipients as they will be invited, in turn order, or every problem with them: 422 invalid_recipients
  * (meta.problems[]) and 422 missing_recipients (meta.slots) when a slot with fields has nobody.
