@@ -105,3 +105,14 @@ export const MAX_JSON_DEPTH = 32;
 export const LTV_RENEW_BEFORE_MS = 365 * DAY;
 /** Documents one renewal run takes at most (the job runs daily; a backlog drains over several runs). */
 export const LTV_RENEW_BATCH = 500;
+
+// Signet's own: signer verification (issue 22).
+/** A verification code is six digits and works this long after it was sent. */
+export const VERIFICATION_CODE_DIGITS = 6;
+export const VERIFICATION_CODE_TTL_MS = 10 * MIN;
+/** Wrong entries of one code; the next try is refused as locked, and a new code is needed. */
+export const VERIFICATION_MAX_TRIES = 5;
+/** Codes one signer may be sent: per rolling hour, and in all. */
+export const VERIFICATION_SENDS_PER_HOUR = 5;
+export const VERIFICATION_SEND_WINDOW_MS = HOUR;
+export const VERIFICATION_SENDS_TOTAL = 10;

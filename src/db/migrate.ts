@@ -10,6 +10,7 @@ import * as m007 from './migrations/007-dashboard.js';
 import * as m008 from './migrations/008-change-notices.js';
 import * as m009 from './migrations/009-long-term-signatures.js';
 import * as m010 from './migrations/010-signer-copies.js';
+import * as m011 from './migrations/011-signer-verification.js';
 import * as m012 from './migrations/012-reminders.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
@@ -24,6 +25,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '008-change-notices': m008,
   '009-long-term-signatures': m009,
   '010-signer-copies': m010,
+  '011-signer-verification': m011,
   '012-reminders': m012,
 };
 

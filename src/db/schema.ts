@@ -7,8 +7,10 @@ import type {
   UsersTable,
   WorkspaceMembersTable,
 } from './schema-people.js';
+import type { SignerCodesTable } from './schema-verification.js';
 
 export type * from './schema-people.js';
+export type * from './schema-verification.js';
 
 export type WorkspacesTable = {
   id: string;
@@ -217,6 +219,9 @@ export type SigningRequestsTable = {
   channel?: string | null;
   phone?: string | null;
   routing_order?: number | null;
+  /** Migration 011: `email_code` or `sms_code` (null: none), and when the signer passed it. */
+  verification?: string | null;
+  verified_at?: number | null;
 } & SignerReminderColumns;
 /** Migration 012: the next automatic reminder (null: none due), how many were sent, when the expiry warning went. */
 type SignerReminderColumns = Optional<'next_reminder_at' | 'reminders_sent' | 'expiry_warned_at', number>;
@@ -356,6 +361,7 @@ export type Database = {
   sms_outbox: SmsOutboxTable;
   embed_sessions: EmbedSessionsTable;
   signer_copies: SignerCopiesTable;
+  signer_codes: SignerCodesTable;
   users: UsersTable;
   workspace_members: WorkspaceMembersTable;
   user_tokens: UserTokensTable;

@@ -7,7 +7,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SIGN_BODY_LIMIT } from '../limits.js';
 import { clientMeta } from '../http/request-context.js';
 import { renderClosedPage, renderSignerPage, signerPageHeaders } from '../signing/page/signer-page.js';
+import { gateRoutes } from '../signing/gate.routes.js';
+import { gateDoc, gateNoticeOf, renderGatePage } from '../signing/page/gate-page.js';
 import { DeclineBody, SignBody, TokenParam } from '../signing/signing.schemas.js';
+import { needsVerification } from '../signing/verification.js';
+import { gateView } from '../signing/verification.service.js';
 import { declineRequest, signerPdf, signRequest, viewRequest, type SigningDeps } from '../signing/signing.service.js';
 import { actingSession, embedView } from './sessions.service.js';
 import { bridgeData, endedEvent } from './bridge.js';
@@ -41,10 +45,21 @@ export async function embedRoutes(fastify: FastifyInstance, deps: SigningDeps): 
     }
     reply.headers(signerPageHeaders(v.session.origin));
     const script = app.assets.url('embed-bridge.js');
+    const base = `/embed/sign/${encodeURIComponent(req.params.token)}`;
+    if (v.state === 'open' && needsVerification(v.view.request)) {
+      const q = req.query as Record<string, unknown>;
+      const doc = { ...gateDoc(v.view), locale: v.session.locale };
+      return renderGatePage(app.assets, doc, await gateView(deps, v.view.request), {
+        base,
+        notice: gateNoticeOf(q.v),
+        waitMinutes: Number(q.m) || undefined,
+        bridge: { script, data: bridgeData(v.session, null), endsInMs: v.endsInMs },
+      });
+    }
     if (v.state === 'open') {
       const view = { ...v.view, document: { ...v.view.document, locale: v.session.locale } };
       return renderSignerPage(app.assets, view, {
-        base: `/embed/sign/${encodeURIComponent(req.params.token)}`,
+        base,
         bridge: { script, data: bridgeData(v.session, null), endsInMs: v.endsInMs },
       });
     }
@@ -62,6 +77,8 @@ export async function embedRoutes(fastify: FastifyInstance, deps: SigningDeps): 
       meta: { ...clientMeta(req), embedded: { session_id: s.session.id, origin: s.session.origin } },
     };
   };
+
+  await app.register(gateRoutes, { deps, pagePath: '/embed/sign/:token', resolve: acting });
 
   app.get('/embed/sign/:token/document.pdf', { schema: hide }, async (req, reply) => {
     const pdf = await signerPdf(deps, (await acting(req, req.params.token)).r);

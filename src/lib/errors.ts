@@ -89,6 +89,37 @@ export const catalogue = {
     code: 'embedding_unavailable',
     message: 'Embedding is temporarily unavailable; retry.',
   },
+  verification_required: {
+    status: 403,
+    code: 'verification_required',
+    message: 'The signer must enter the verification code sent to them before the document is shown.',
+  },
+  verification_code_invalid: {
+    status: 422,
+    code: 'verification_code_invalid',
+    message: 'The verification code is not right.',
+  },
+  verification_code_expired: {
+    status: 410,
+    code: 'verification_code_expired',
+    message: 'The verification code has expired; request a new one.',
+  },
+  verification_locked: {
+    status: 409,
+    code: 'verification_locked',
+    message: 'Too many wrong codes; request a new one.',
+  },
+  verification_no_code: { status: 409, code: 'verification_no_code', message: 'No verification code was sent yet.' },
+  verification_send_limit: {
+    status: 429,
+    code: 'verification_send_limit',
+    message: 'Too many verification codes were sent to this signer.',
+  },
+  verification_unavailable: {
+    status: 503,
+    code: 'verification_unavailable',
+    message: 'Signer verification is temporarily unavailable (a deployment update is not applied yet); retry.',
+  },
   invalid_request: { status: 400, code: 'invalid_request', message: 'The request is invalid.' },
   rate_limited: {
     status: 429,

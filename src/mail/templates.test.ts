@@ -23,6 +23,7 @@ const varsFor: { [N in keyof TemplateVars]: TemplateVars[N] } = {
     url: `${BASE}/dashboard/set-password/${TOKEN}`,
     expiresAt: AT,
   },
+  verification_code: { ...base, code: '042917', expiresAt: AT },
 };
 
 describe('mail templates', () => {

@@ -3,7 +3,7 @@
 // (Arabic) sets dir="rtl" on the HTML and starts each line of our text part with a right-to-left mark, so a line that
 // opens with a Latin name still reads right to left; links and the sender's quoted message are left as they are.
 import { dirOf, formatDateTime, t, type Locale, type MessageKey } from '../i18n/i18n.js';
-import { SIGNER_COPY_VALIDITY_MS } from '../limits.js';
+import { SIGNER_COPY_VALIDITY_MS, VERIFICATION_CODE_TTL_MS } from '../limits.js';
 
 export type InvitationVars = {
   workspaceName: string;
@@ -32,6 +32,15 @@ export type WithdrawnVars = { workspaceName: string; signerName: string; documen
 /** A person invited to a workspace's dashboard; `url` is their one-time set-password link. */
 export type MemberInvitationVars = { workspaceName: string; inviterEmail: string; url: string; expiresAt: number };
 
+/** A signer's verification code (issue 22); the code exists only in this message and as a hash. */
+export type VerificationCodeVars = {
+  workspaceName: string;
+  signerName: string;
+  documentTitle: string;
+  code: string;
+  expiresAt: number;
+};
+
 export type TemplateVars = {
   invitation: InvitationVars;
   reminder: InvitationVars;
@@ -41,6 +50,7 @@ export type TemplateVars = {
   expired: ExpiredVars;
   withdrawn: WithdrawnVars;
   member_invitation: MemberInvitationVars;
+  verification_code: VerificationCodeVars;
 };
 export type TemplateName = keyof TemplateVars;
 export const TEMPLATE_NAMES = [
@@ -52,6 +62,7 @@ export const TEMPLATE_NAMES = [
   'expired',
   'withdrawn',
   'member_invitation',
+  'verification_code',
 ] as const;
 
 export type RenderedMail = { subject: string; text: string; html: string };
@@ -222,6 +233,23 @@ function memberInvitation(locale: Locale, v: MemberInvitationVars): RenderedMail
   });
 }
 
+function verificationCode(locale: Locale, v: VerificationCodeVars): RenderedMail {
+  const vars = { workspace: oneLine(v.workspaceName), title: oneLine(v.documentTitle) };
+  const minutes = VERIFICATION_CODE_TTL_MS / 60_000;
+  return render({
+    locale,
+    subject: t(locale, 'mail.verificationCode.subject', { ...vars, code: v.code }),
+    signerName: v.signerName,
+    paragraphs: [
+      t(locale, 'mail.verificationCode.intro', vars),
+      v.code,
+      t(locale, 'mail.verificationCode.expires', { date: formatDateTime(locale, v.expiresAt), minutes }),
+      t(locale, 'mail.verificationCode.notYou'),
+    ],
+    footer: [t(locale, 'mail.footer.why', vars)],
+  });
+}
+
 const builders: { [N in TemplateName]: (locale: Locale, vars: TemplateVars[N]) => RenderedMail } = {
   invitation: (locale, v) => request('invitation', locale, v),
   reminder: (locale, v) => request('reminder', locale, v),
@@ -231,6 +259,7 @@ const builders: { [N in TemplateName]: (locale: Locale, vars: TemplateVars[N]) =
   expired: (locale, v) => notice('expired', locale, v, { date: formatDateTime(locale, v.expiredAt) }),
   withdrawn: (locale, v) => notice('withdrawn', locale, v, {}),
   member_invitation: memberInvitation,
+  verification_code: verificationCode,
 };
 
 export const isTemplateName = (name: unknown): name is TemplateName =>

@@ -25,6 +25,30 @@ import type { CreateBody, Created } from './signing.schemas.js';
 import type { RequestRow } from './signing.repo.js';
 import { invalid, invitationMessage, type SigningDeps } from './signing.service.js';
 import { inTransaction } from './transition.js';
+import { assertVerificationAvailable } from './verification.service.js';
+import { toE164 } from '../sms/phone.js';
+
+/**
+ * Each signer's verification (issue 22): `sms_code` needs the Enterprise plan (402, checked first) and an E.164
+ * `phone` (422 invalid_recipients, every problem listed). The phone is kept only for `sms_code`.
+ */
+async function verificationOf(deps: SigningDeps, auth: AuthContext, signers: CreateBody['signers']) {
+  if (signers.some((s) => s.verification === 'sms_code')) requireFeature(auth.workspace, 'sms_verification');
+  const problems: Array<{ signer: number; field: string; code: string; message: string }> = [];
+  const out = signers.map((s, i) => {
+    const at = `signers[${i}]`;
+    const phone = s.phone === undefined ? null : toE164(s.phone.trim());
+    if (s.phone !== undefined && phone === null)
+      problems.push({ signer: i, field: `${at}.phone`, code: 'invalid_phone', message: `${at}.phone is not E.164.` });
+    else if (s.verification === 'sms_code' && phone === null)
+      problems.push({ signer: i, field: `${at}.phone`, code: 'phone_required', message: `${at} needs a phone.` });
+    const v = s.verification ?? 'none';
+    return v === 'none' ? {} : { verification: v, ...(v === 'sms_code' ? { phone } : {}) };
+  });
+  if (problems.length) throw apiError('invalid_recipients', { message: problems[0]!.message, meta: { problems } });
+  if (out.some((o) => 'verification' in o)) await assertVerificationAvailable(deps.db);
+  return out;
+}
 
 function validateSigners(signers: CreateBody['signers']): void {
   const roles = new Set<string>();
@@ -51,6 +75,7 @@ export async function createSigningRequest(
   const now = deps.clock.now();
 
   validateSigners(body.signers);
+  const verification = await verificationOf(deps, auth, body.signers);
   const locale = body.locale ?? 'en';
   if (!isKnownLocale(locale)) throw invalid('locale', `Unknown locale "${locale}".`);
   const expiresAt = resolveExpiry(body.expires_at, now);
@@ -86,7 +111,7 @@ export async function createSigningRequest(
   const requests: RequestRow[] = body.signers.map((s, i) => {
     const { row, token } = newRequestRow(
       { id: docId, workspace_id: auth.workspace.id, expires_at: expiresAt, ...policyColumns(reminders) },
-      { slot: i + 1, role: s.role, email: s.email, name: s.name.trim() },
+      { slot: i + 1, role: s.role, email: s.email, name: s.name.trim(), ...verification[i] },
       order === 'parallel' || i === 0,
       now,
     );

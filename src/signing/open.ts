@@ -143,7 +143,7 @@ export function newRequestRow(
   doc: Pick<DocumentRow, 'id' | 'workspace_id' | 'expires_at'> &
     Partial<Pick<DocumentRow, 'reminder_after_days' | 'reminder_every_days'>>,
   signer: Pick<RequestRow, 'slot' | 'role' | 'email' | 'name'> &
-    Partial<Pick<RequestRow, 'channel' | 'phone' | 'routing_order'>>,
+    Partial<Pick<RequestRow, 'channel' | 'phone' | 'routing_order' | 'verification'>>,
   released: boolean,
   now: number,
 ): { row: RequestRow; token: string } {

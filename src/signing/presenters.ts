@@ -9,6 +9,7 @@ import { iso } from '../lib/clock.js';
 import type { EventFields } from '../webhooks/events.js';
 import { policyOf } from './reminder-policy.js';
 import type { DocumentRow, RequestRow } from './signing.repo.js';
+import { methodOf } from './verification.js';
 import type { AuditTrailOut, DocumentOut, RequestBrief, RequestOut } from './signing.schemas.js';
 
 const t = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -135,6 +136,12 @@ export const eventSigner = (r: RequestRow) => ({ email: r.email, name: r.name })
 export const keyActor = (auth: AuthContext) => `api_key:${auth.keyId}`;
 export const signerActor = (r: RequestRow) => `signer:${r.email || r.phone}`;
 
+/** The verification a signer passed, for the audit page (null: none asked, or not passed). */
+const verifiedOf = (r: RequestRow) => {
+  const method = methodOf(r);
+  return method && r.verified_at != null ? { method, at: iso(r.verified_at) } : null;
+};
+
 /** What the audit page and certificate print about a document and its signers. */
 export function auditPageInput(doc: DocumentRow, requests: RequestRow[], completedAt: number): AuditInfo {
   return {
@@ -151,6 +158,7 @@ export function auditPageInput(doc: DocumentRow, requests: RequestRow[], complet
       sentAt: t(r.sent_at),
       viewedAt: t(r.viewed_at),
       signedAt: t(r.signed_at),
+      verified: verifiedOf(r),
     })),
     completedAt: iso(completedAt),
   };

@@ -5,7 +5,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SIGN_BODY_LIMIT } from '../limits.js';
 import { clientMeta } from '../http/request-context.js';
 import { errorResponses } from '../http/schemas.js';
+import { gateDoc, gateNoticeOf, renderGatePage } from './page/gate-page.js';
 import { renderClosedPage, renderSignerPage, signerPageHeaders } from './page/signer-page.js';
+import { gateRoutes } from './gate.routes.js';
+import { assertVerified, needsVerification } from './verification.js';
+import { gateView } from './verification.service.js';
 import { downloadName, presentSignerInfo } from './presenters.js';
 import { DeclineBody, SignBody, SignerActionOut, TokenParam } from './signing.schemas.js';
 import {
@@ -32,6 +36,14 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
     try {
       const v = await signerView(deps, await requestByToken(deps, req.params.token));
       const base = `/sign/${encodeURIComponent(req.params.token)}`;
+      if (v.state === 'open' && needsVerification(v.request)) {
+        const q = req.query as Record<string, unknown>;
+        return renderGatePage(app.assets, gateDoc(v), await gateView(deps, v.request), {
+          base,
+          notice: gateNoticeOf(q.v),
+          waitMinutes: Number(q.m) || undefined,
+        });
+      }
       if (v.state === 'open') return renderSignerPage(app.assets, v, { base });
       if (v.state === 'signed' && offersSealed(v.document))
         return renderClosedPage(app.assets, v.document.locale, v.state, {
@@ -56,6 +68,7 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
     },
     async (req, reply) => {
       const v = await signerView(deps, await requestByToken(deps, req.params.token));
+      assertVerified(v.request);
       reply.headers(PRIVATE);
       return presentSignerInfo(v);
     },
@@ -64,6 +77,12 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
   app.get('/sign/:token/document.pdf', { schema: { hide: true, params: TokenParam } }, async (req, reply) => {
     const pdf = await signerPdf(deps, await requestByToken(deps, req.params.token));
     return reply.headers(PRIVATE).type('application/pdf').send(Buffer.from(pdf));
+  });
+
+  await app.register(gateRoutes, {
+    deps,
+    pagePath: '/sign/:token',
+    resolve: async (req, token) => ({ r: await requestByToken(deps, token), meta: clientMeta(req) }),
   });
 
   app.post(

@@ -40,11 +40,22 @@ export const FileIn = Type.Object(
 export type FileIn = Static<typeof FileIn>;
 
 // ── POST /v1/signing-requests ────────────────────────────────────────────────────────────────────────────────────
+/** Signer verification (issue 22): what a signer proves before the document is shown. */
+export const VerificationIn = Type.Union([Type.Literal('none'), Type.Literal('email_code'), Type.Literal('sms_code')], {
+  description:
+    'What the signer proves before the document is shown (default `none`): a six-digit code sent by e-mail ' +
+    '(`email_code`) or by SMS to `phone` (`sms_code`, Enterprise only: 402 enterprise-required).',
+});
+export type Verification = Static<typeof VerificationIn>;
 const SignerIn = Type.Object(
   {
     role: Role,
     email: Type.String({ minLength: 3, maxLength: 254 }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
+    phone: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 40, description: 'E.164 (like +14155550100); needed by `sms_code`.' }),
+    ),
+    verification: Type.Optional(VerificationIn),
   },
   { additionalProperties: false },
 );

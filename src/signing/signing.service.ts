@@ -33,6 +33,7 @@ import { releaseColumns } from './reminder-policy.js';
 import { isOpenRequest } from './states.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { transition, type TransitionDeps, type Tx } from './transition.js';
+import { assertVerified } from './verification.js';
 
 export type SigningDeps = TransitionDeps & {
   blobs: BlobStore;
@@ -164,6 +165,7 @@ export const offersSealed = (doc: DocumentRow): doc is DocumentRow & { signed_bl
 /** The file the signer sees: the prepared PDF while signing, the sealed one (as stored) once completed. */
 export async function signerPdf(deps: SigningDeps, r: RequestRow): Promise<Uint8Array> {
   if (r.status === 'queued') throw apiError('request_not_signable', { meta: { state: 'queued' } });
+  assertVerified(r);
   const doc = (await findDocument(deps.db.kysely, r.workspace_id, r.document_id))!;
   return deps.blobs.get(offersSealed(doc) ? doc.signed_blob : doc.prepared_blob);
 }
@@ -173,6 +175,7 @@ export async function viewRequest(deps: SigningDeps, found: RequestRow, meta: Cl
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
+    assertVerified(r);
     if (r.status === 'viewed') return;
     if (
       !(await moveRequest(tx.trx, r.id, 'view', {
@@ -231,6 +234,7 @@ export async function signRequest(deps: SigningDeps, found: RequestRow, body: Si
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
+    assertVerified(r);
     const fields = (JSON.parse(doc.fields) as Field[]).filter((f) => f.role === r.role);
     const checked = checkSignerValues(fields, body.fields);
     if (checked.problems.length > 0) throw templateInputError(checked.problems);
@@ -316,6 +320,7 @@ export async function declineRequest(deps: SigningDeps, found: RequestRow, reaso
   await transition(deps, found.document_id, async (tx, doc) => {
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
+    assertVerified(r);
     const declined = {
       declined_at: tx.now,
       decline_reason: text,

@@ -6,18 +6,22 @@
 // are cut (ending in "...") until it fits.
 import { isKnownLocale, t, type Locale } from '../i18n/i18n.js';
 import { oneLine } from '../mail/templates.js';
+import { VERIFICATION_CODE_TTL_MS } from '../limits.js';
 
+/** The kinds that carry the signer's link. */
 export const SMS_TEMPLATE_NAMES = ['invitation', 'reminder', 'expiry_warning'] as const;
-export type SmsTemplateName = (typeof SMS_TEMPLATE_NAMES)[number];
+/** A signer's verification code (issue 22): the code instead of a link; `url` is not shown. */
+export const SMS_CODE_TEMPLATE = 'verification_code';
+export type SmsTemplateName = (typeof SMS_TEMPLATE_NAMES)[number] | typeof SMS_CODE_TEMPLATE;
 
 const SMS_KEYS = {
   invitation: 'sms.invitation',
   reminder: 'sms.reminder',
   expiry_warning: 'sms.expiryWarning',
-} as const satisfies Record<SmsTemplateName, string>;
+} as const satisfies Record<(typeof SMS_TEMPLATE_NAMES)[number], string>;
 
 export const isSmsTemplateName = (name: unknown): name is SmsTemplateName =>
-  typeof name === 'string' && (SMS_TEMPLATE_NAMES as readonly string[]).includes(name);
+  name === SMS_CODE_TEMPLATE || (typeof name === 'string' && (SMS_TEMPLATE_NAMES as readonly string[]).includes(name));
 
 export type SmsVars = {
   workspaceName: string;
@@ -28,6 +32,8 @@ export type SmsVars = {
   url: string;
   /** Epoch ms; shown as its UTC date, YYYY-MM-DD. */
   expiresAt: number;
+  /** The verification code (template `verification_code` only). */
+  code?: string;
 };
 
 export const MAX_SMS_SEGMENTS = 3;
@@ -69,6 +75,7 @@ const cut = (s: string, n: number): string => {
 export function renderSms(template: SmsTemplateName, locale: Locale, vars: SmsVars): string {
   if (!isKnownLocale(locale)) throw new Error(`unknown locale "${String(locale)}"`);
   if (!isSmsTemplateName(template)) throw new Error(`unknown SMS template "${String(template)}"`);
+  if (template === SMS_CODE_TEMPLATE) return codeSms(locale, vars);
   if (!/^https?:\/\/\S+$/i.test(vars.url)) throw new Error('url must be an http(s) URL without spaces');
   if (!Number.isFinite(vars.expiresAt)) throw new Error('expiresAt must be epoch milliseconds');
   const date = isoDate(vars.expiresAt);
@@ -91,4 +98,15 @@ export function renderSms(template: SmsTemplateName, locale: Locale, vars: SmsVa
     if (fits(text)) return text;
   }
   throw new Error(`the ${template} SMS exceeds ${MAX_SMS_SEGMENTS} segments even with a shortened title and name`);
+}
+
+/** The code message: the code first (phones show it in the notification), the workspace cut to keep one segment. */
+function codeSms(locale: Locale, vars: SmsVars): string {
+  if (!vars.code || !/^\d+$/.test(vars.code)) throw new Error('code must be digits');
+  const minutes = VERIFICATION_CODE_TTL_MS / 60_000;
+  return t(locale, 'sms.verificationCode', {
+    code: vars.code,
+    workspace: cut(oneLine(vars.workspaceName), 40),
+    minutes,
+  });
 }

@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
 import { RemindersIn } from '../signing/reminders.schemas.js';
-import { CallbackOut } from '../signing/signing.schemas.js';
+import { CallbackOut, VerificationIn } from '../signing/signing.schemas.js';
 import { TemplateRecipient } from '../webhooks/events.schemas.js';
 import { ex } from './templates.schemas.js';
 
@@ -47,6 +47,7 @@ export const RecipientIn = Type.Object(
     phone: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     channel: Type.Optional(Type.Union([Type.Literal('email'), Type.Literal('sms')])),
     signing_order: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    verification: Type.Optional(VerificationIn),
   },
   { additionalProperties: false },
 );

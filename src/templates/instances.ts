@@ -31,8 +31,17 @@ import { invalid, inviteSigner } from '../signing/signing.service.js';
 import { inTransaction, type Tx } from '../signing/transition.js';
 import { templateInputError } from '../documents/fields.js';
 import { recipientRules, stampKind, validateFieldValues } from './fields.js';
-import { instanceEventFields, presentInstance, reviewUrl, templateActor, versionFields } from './presenters.js';
+import {
+  instanceEventFields,
+  plainRecipients,
+  presentInstance,
+  reviewUrl,
+  templateActor,
+  versionFields,
+  type Resolved,
+} from './presenters.js';
 import { checkChannels, resolveRecipients } from './recipients.js';
+import { assertVerificationAvailable } from '../signing/verification.service.js';
 import type { InstanceKind } from './states.js';
 import {
   findInstance,
@@ -41,7 +50,7 @@ import {
   type InstanceRow,
   type VersionRow,
 } from './templates.repo.js';
-import type { GenerateBody, InstanceCreated, InstantiateBody, RecipientOut } from './instances.schemas.js';
+import type { GenerateBody, InstanceCreated, InstantiateBody } from './instances.schemas.js';
 import { SENDER_SLOT, type TemplateFieldOut } from './templates.schemas.js';
 import { templateOf, versionOf, type TemplatesDeps } from './templates.service.js';
 
@@ -84,7 +93,7 @@ type Prepared = {
   auth: AuthContext;
   templateId: string;
   version: VersionRow;
-  recipients: RecipientOut[];
+  recipients: Resolved[];
   resolved: Record<string, string>;
   rendered: Uint8Array;
   review: boolean;
@@ -112,6 +121,7 @@ export async function instantiate(
   const locale = body.locale ?? 'en';
   if (!isKnownLocale(locale)) throw invalid('locale', `Unknown locale "${locale}".`);
   const recipients = resolveRecipients(version, body.recipients, { confirm: false });
+  if (recipients.some((r) => r.verification)) await assertVerificationAvailable(deps.db);
   const { resolved, problems } = validateFieldValues(versionFields(version), body.field_values);
   if (problems.length) throw templateInputError(problems);
   const expiresAt = resolveExpiry(body.expires_at, now);
@@ -241,7 +251,7 @@ async function openInstance(deps: TemplatesDeps, meta: ClientMeta, p: Prepared):
           ...instanceEventFields(inst),
           review_url: url,
           review_expires_at: iso(inst.review_expires_at!),
-          recipients: p.recipients,
+          recipients: plainRecipients(p.recipients),
         });
         return { inst, callback, reviewUrl: url };
       }
@@ -267,11 +277,11 @@ export async function release(
   tx: Tx,
   doc: DocumentRow,
   inst: InstanceRow,
-  recipients: RecipientOut[],
+  recipients: Resolved[],
   keyId: string | null,
 ): Promise<InstanceRow> {
   const actor = templateActor(keyId);
-  const out: RecipientOut[] = [];
+  const out: Resolved[] = [];
   if (inst.kind === 'generate') {
     // Sealed by the sealing job like any signed PDF (no stamps; the audit page; the seal).
     await markSealPending(tx.trx, doc.id, null, tx.now);
@@ -290,6 +300,7 @@ export async function release(
           channel: r.channel,
           phone: r.phone,
           routing_order: r.signing_order,
+          ...(r.verification ? { verification: r.verification } : {}),
         },
         r.signing_order === first,
         tx.now,
@@ -325,7 +336,7 @@ export async function release(
   await tx.emit('template_instance.confirmed', doc.workspace_id, {
     ...instanceEventFields(confirmed),
     actor: by,
-    recipients: out,
+    recipients: plainRecipients(out),
   });
   return confirmed;
 }

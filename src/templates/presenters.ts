@@ -9,7 +9,13 @@ const t = (ms: number | null) => (ms === null ? null : iso(ms));
 
 export const versionSlots = (v: VersionRow): SlotOut[] => JSON.parse(v.slots) as SlotOut[];
 export const versionFields = (v: VersionRow): TemplateFieldOut[] => JSON.parse(v.fields) as TemplateFieldOut[];
-export const instanceRecipients = (i: InstanceRow): RecipientOut[] => JSON.parse(i.recipients) as RecipientOut[];
+/** A resolved recipient; `verification` is kept on the instance row and never put in an event's `recipients[]`. */
+export type Resolved = RecipientOut & { verification?: 'email_code' | 'sms_code' };
+
+/** The recipients as events and answers carry them (the spec's payload: without verification). */
+export const plainRecipients = (rs: readonly Resolved[]): RecipientOut[] => rs.map(({ verification: _, ...r }) => r);
+
+export const instanceRecipients = (i: InstanceRow): Resolved[] => JSON.parse(i.recipients) as Resolved[];
 
 export const presentTemplate = (tpl: TemplateRow, v: VersionRow): TemplateOut => ({
   id: tpl.id,
@@ -44,7 +50,7 @@ export const presentInstance = (i: InstanceRow, review?: { url: string }): Insta
   template_id: i.template_id,
   template_version: i.template_version,
   document_id: i.document_id,
-  recipients: instanceRecipients(i),
+  recipients: plainRecipients(instanceRecipients(i)),
   ...(review ? { review_url: review.url } : {}),
   ...(i.review_expires_at !== null ? { review_expires_at: iso(i.review_expires_at) } : {}),
   confirmed_at: t(i.confirmed_at),

@@ -6,15 +6,16 @@ import { apiError } from '../lib/errors.js';
 import type { AuthContext } from '../http/request-context.js';
 import { toE164 } from '../sms/phone.js';
 import { requireFeature } from '../workspaces/features.js';
-import { versionFields, versionSlots } from './presenters.js';
+import { versionFields, versionSlots, type Resolved } from './presenters.js';
 import type { VersionRow } from './templates.repo.js';
-import type { RecipientIn, RecipientOut } from './instances.schemas.js';
+import type { RecipientIn } from './instances.schemas.js';
 
 type RecipientProblem = { recipient: number; field: string; code: string; message: string };
 
 /** `channel: "sms"` is a template channel: Enterprise only, refused before anything is looked up or created. */
 export function checkChannels(auth: AuthContext, recipients: readonly RecipientIn[] | undefined): void {
   if (recipients?.some((r) => r.channel === 'sms')) requireFeature(auth.workspace, 'template_channels');
+  if (recipients?.some((r) => r.verification === 'sms_code')) requireFeature(auth.workspace, 'sms_verification');
 }
 
 /**
@@ -25,12 +26,12 @@ export function resolveRecipients(
   version: VersionRow,
   input: readonly RecipientIn[],
   o: { confirm: boolean },
-): RecipientOut[] {
+): Resolved[] {
   const slots = versionSlots(version);
   const problems: RecipientProblem[] = [];
   const seenSlots = new Set<string>();
   const seenOrders = new Set<number>();
-  const out: RecipientOut[] = [];
+  const out: Resolved[] = [];
   input.forEach((r, i) => {
     const at = `recipients[${i}]`;
     const add = (field: string, code: string, message: string) =>
@@ -50,6 +51,10 @@ export function resolveRecipients(
       phone = toE164(r.phone.trim());
       if (phone === null) add('phone', 'invalid_phone', `${at}.phone is not an E.164 number (like +14155550100).`);
     } else if (channel === 'sms') add('phone', 'phone_required', `${at} needs a phone number (channel sms).`);
+    if (r.verification === 'sms_code' && r.phone === undefined && channel !== 'sms')
+      add('phone', 'phone_required', `${at} needs a phone number (verification sms_code).`);
+    if (r.verification === 'email_code' && email === null)
+      add('email', 'email_required', `${at} needs an email (verification email_code).`);
     if (o.confirm && r.signing_order !== undefined) {
       if (seenOrders.has(r.signing_order))
         add('signing_order', 'duplicate_signing_order', `signing_order ${r.signing_order} is given twice.`);
@@ -62,6 +67,7 @@ export function resolveRecipients(
       phone,
       channel,
       signing_order: r.signing_order ?? slot?.signing_order ?? 1,
+      ...(r.verification && r.verification !== 'none' ? { verification: r.verification } : {}),
     });
   });
   if (problems.length)

@@ -9,6 +9,10 @@ const FEATURES = {
     message: 'Minting embedded signing sessions is available on the Enterprise plan only.',
   },
   template_channels: { tiers: ['enterprise'], message: 'SMS delivery is a template channel of the Enterprise plan.' },
+  sms_verification: {
+    tiers: ['enterprise'],
+    message: 'Signer verification by SMS code (verification "sms_code") is available on the Enterprise plan only.',
+  },
   qes: {
     tiers: ['enterprise'],
     message: 'Qualified electronic signatures (signature_level "qes") are available on the Enterprise plan only.',

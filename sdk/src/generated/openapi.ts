@@ -814,6 +814,10 @@ export interface paths {
               role: string;
               email: string;
               name: string;
+              /** @description E.164 (like +14155550100); needed by `sms_code`. */
+              phone?: string;
+              /** @description What the signer proves before the document is shown (default `none`): a six-digit code sent by e-mail (`email_code`) or by SMS to `phone` (`sms_code`, Enterprise only: 402 enterprise-required). */
+              verification?: 'none' | 'email_code' | 'sms_code';
             }[];
             file?: {
               name: string;
@@ -3591,6 +3595,8 @@ export interface paths {
               phone?: string;
               channel?: 'email' | 'sms';
               signing_order?: number;
+              /** @description What the signer proves before the document is shown (default `none`): a six-digit code sent by e-mail (`email_code`) or by SMS to `phone` (`sms_code`, Enterprise only: 402 enterprise-required). */
+              verification?: 'none' | 'email_code' | 'sms_code';
             }[];
             field_values?: {
               [key: string]: unknown;
@@ -4277,6 +4283,8 @@ export interface paths {
               phone?: string;
               channel?: 'email' | 'sms';
               signing_order?: number;
+              /** @description What the signer proves before the document is shown (default `none`): a six-digit code sent by e-mail (`email_code`) or by SMS to `phone` (`sms_code`, Enterprise only: 402 enterprise-required). */
+              verification?: 'none' | 'email_code' | 'sms_code';
             }[];
           };
         };

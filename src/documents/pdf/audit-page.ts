@@ -20,6 +20,8 @@ export type AuditSigner = {
   sentAt: string | null;
   viewedAt: string | null;
   signedAt: string | null;
+  /** Signer verification (issue 22): the method the signer passed and when; absent when none was asked. */
+  verified?: { method: 'email_code' | 'sms_code'; at: string } | null;
 };
 
 export type AuditInfo = {

@@ -59,6 +59,10 @@ async function writeAudit(w: Writer, a: AuditInfo): Promise<void> {
     await w.row(s.sent, signer.sentAt ?? '—');
     await w.row(s.viewed, signer.viewedAt ?? '—');
     await w.row(s.signed, signer.signedAt ?? '—');
+    if (signer.verified) {
+      const how = signer.verified.method === 'sms_code' ? s.verifiedSms : s.verifiedEmail;
+      await w.row(s.identityVerified, fill(how, { time: signer.verified.at }));
+    }
     w.space(10);
   }
 }
