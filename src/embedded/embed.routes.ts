@@ -9,7 +9,7 @@ import { clientMeta } from '../http/request-context.js';
 import { renderClosedPage, renderSignerPage, signerPageHeaders } from '../signing/page/signer-page.js';
 import { gateRoutes } from '../signing/gate.routes.js';
 import { gateDoc, gateNoticeOf, renderGatePage } from '../signing/page/gate-page.js';
-import { DeclineBody, SignBody, TokenParam } from '../signing/signing.schemas.js';
+import { DeclineBody, SignBody, TokenParam } from '../signing/signer.schemas.js';
 import { needsVerification } from '../signing/verification.js';
 import { gateView } from '../signing/verification.service.js';
 import { declineRequest, signerPdf, signRequest, viewRequest, type SigningDeps } from '../signing/signing.service.js';

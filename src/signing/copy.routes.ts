@@ -8,7 +8,7 @@ import { ApiError } from '../lib/errors.js';
 import { localeFromAcceptLanguage } from '../web/html.js';
 import { copyAuditCertificate, copyPdf, copyView, type CopyView } from './copy.service.js';
 import { COPY_PAGE_HEADERS, renderCopyGone, renderCopyPage } from './page/copy-page.js';
-import { TokenParam } from './signing.schemas.js';
+import { TokenParam } from './signer.schemas.js';
 import type { SigningDeps } from './signing.service.js';
 
 const HTML = 'text/html; charset=utf-8';

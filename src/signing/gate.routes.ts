@@ -9,7 +9,7 @@ import type { ClientMeta } from '../http/request-context.js';
 import { ApiError } from '../lib/errors.js';
 import type { GateNotice } from './page/gate-page.js';
 import type { RequestRow } from './signing.repo.js';
-import { TokenParam } from './signing.schemas.js';
+import { TokenParam } from './signer.schemas.js';
 import type { SigningDeps } from './signing.service.js';
 import { checkCode, sendCode } from './verification.service.js';
 

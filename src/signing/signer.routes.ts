@@ -11,7 +11,7 @@ import { gateRoutes } from './gate.routes.js';
 import { assertVerified, needsVerification } from './verification.js';
 import { gateView } from './verification.service.js';
 import { downloadName, presentSignerInfo } from './presenters.js';
-import { DeclineBody, SignBody, SignerActionOut, TokenParam } from './signing.schemas.js';
+import { DeclineBody, SignBody, SignerActionOut, TokenParam } from './signer.schemas.js';
 import {
   declineRequest,
   offersSealed,

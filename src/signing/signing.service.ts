@@ -14,7 +14,7 @@ import type { Locale } from '../i18n/i18n.js';
 import type { OutgoingMail } from '../mail/outbox.js';
 import { MAX_PNG_BYTES } from '../limits.js';
 import { eventSigner, signerActor } from './presenters.js';
-import type { SignBody } from './signing.schemas.js';
+import type { SignBody } from './signer.schemas.js';
 import {
   findDocument,
   findRequest,

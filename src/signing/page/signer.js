@@ -221,10 +221,6 @@ function updateFieldPreviews() {
       e.value.textContent = e.field.type === 'initials' ? initialsOf(typed) : typed;
       filled = true;
     }
-    // The box's name keeps what it shows (WCAG 2.5.3: a typed name is read, and spoken commands find it).
-    const name = e.field.type === 'signature' ? S.signHere : S.initials;
-    const shown = e.value.textContent;
-    e.value.parentElement.setAttribute('aria-label', shown ? `${name}: ${shown}` : name);
     e.el.classList.toggle('filled', filled);
     // The accessible name starts with the text the box shows (axe: label-content-name-mismatch).
     const name = e.field.type === 'signature' ? S.signHere : S.initials;
