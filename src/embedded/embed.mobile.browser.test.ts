@@ -22,12 +22,13 @@ import {
   layoutProblems,
   pngInk,
   tabTo,
+  tapUntil,
   touchStroke,
   walk,
 } from '../testing/mobile.js';
 
 /** The languages the page is checked in; each runs the same steps, finding controls by the catalogue's words. */
-const LOCALES: readonly Locale[] = ['en'];
+const LOCALES: readonly Locale[] = ['en', 'ja', 'ar'];
 const SIGNET = 'https://signet.test';
 const HOST = 'https://portal.example';
 /** The fields laid over the PDF follow the document's scale; the panel offers the same actions at full size. */
@@ -146,8 +147,7 @@ describe('the embed page on a phone and with the keyboard alone', { skip: skipWi
       bad.push(...(await layout(page, frame, 'drawing')), ...(await axe(frame, t, 'drawing')));
 
       const posted = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/sign'));
-      await sign.tap();
-      const body = (await posted).postDataJSON() as { signature: { type: string; png_base64: string } };
+      const body = (await tapUntil(sign, posted)).postDataJSON() as { signature: { type: string; png_base64: string } };
       assert.equal(body.signature.type, 'drawn');
       const ink = await pngInk(frame, body.signature.png_base64);
       assert.ok(ink.width > 40 && ink.height > 10 && ink.ink > 200, `the drawn PNG is empty: ${JSON.stringify(ink)}`);

@@ -221,3 +221,20 @@ export const pngInk = (frame: Page | Frame, base64: string): Promise<{ width: nu
     for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) ink++;
     return { width: c.width, height: c.height, ink };
   }, base64);
+
+/**
+ * Taps `target` until `sent` settles: on a loaded machine the browser can read a tap whose touch-end comes late as a
+ * long press, which makes no click. Only for a control whose click sends something once (the page guards repeats).
+ */
+export async function tapUntil<T>(target: Locator, sent: Promise<T>, tries = 3): Promise<T> {
+  const settled = sent.then(
+    () => true,
+    () => true,
+  );
+  for (let i = 0; i < tries; i++) {
+    await target.tap();
+    const done = await Promise.race([settled, new Promise<false>((r) => setTimeout(() => r(false), 5000).unref())]);
+    if (done || !(await target.isEnabled().catch(() => false))) break;
+  }
+  return sent;
+}

@@ -20,13 +20,14 @@ import {
   layoutProblems,
   pngInk,
   tabTo,
+  tapUntil,
   touchStroke,
   walk,
 } from '../../testing/mobile.js';
 import { makePdf } from '../../documents/pdf/testing/fixtures.js';
 
 /** The languages the page is checked in; each runs the same steps, finding controls by the catalogue's words. */
-const LOCALES: readonly Locale[] = ['en'];
+const LOCALES: readonly Locale[] = ['en', 'ja', 'ar'];
 /** The fields laid over the PDF follow the document's scale; the panel offers the same actions at full size. */
 const OVERLAY = '.fields';
 /** What must fit its container at 360 px: the PDF's pages, the signing panel, the outcome. */
@@ -119,8 +120,7 @@ describe('the signer page on a phone and with the keyboard alone', { skip: skipW
       bad.push(...(await axe(page, t, 'drawing')));
 
       const posted = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/sign'));
-      await sign.tap();
-      const body = (await posted).postDataJSON() as { signature: { type: string; png_base64: string } };
+      const body = (await tapUntil(sign, posted)).postDataJSON() as { signature: { type: string; png_base64: string } };
       assert.equal(body.signature.type, 'drawn');
       const ink = await pngInk(page, body.signature.png_base64);
       assert.ok(ink.width > 40 && ink.height > 10 && ink.ink > 200, `the drawn PNG is empty: ${JSON.stringify(ink)}`);

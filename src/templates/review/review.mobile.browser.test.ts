@@ -25,7 +25,7 @@ import {
 import { templateBody, VALUES } from '../testing/fixtures.js';
 
 /** The languages the page is checked in; each runs the same steps, finding controls by the catalogue's words. */
-const LOCALES: readonly Locale[] = ['en'];
+const LOCALES: readonly Locale[] = ['en', 'ja', 'ar'];
 /** What must fit its container at 360 px: the tables, and the PDF's pages in the viewer. */
 const CONTAINED = 'table, .page-wrap';
 const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-review-mobile-'));
