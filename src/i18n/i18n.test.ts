@@ -29,6 +29,9 @@ const SAME_AS_ENGLISH = new Set([
   'fr:dashboard.document.actions',
   'fr:dashboard.keys.active',
   'fr:audit.document',
+  'fr:audit.signaturesTitle',
+  'fr:audit.signatureDate',
+  'fr:audit.signatureOf',
   'es:dashboard.overview.plan',
   'es:dashboard.webhook.error',
   // Loanwords and international words the other languages also write as English does (E-mail, Status, Webhook, …).

@@ -100,7 +100,7 @@ export async function createSigningRequest(
     body.placement === 'anchors'
       ? { mode: 'anchors', roles }
       : body.placement === 'auto_append'
-        ? { mode: 'auto_append', signers: body.signers }
+        ? { mode: 'auto_append', signers: body.signers, locale }
         : { mode: 'coordinates', roles, fields: body.fields! },
   );
 

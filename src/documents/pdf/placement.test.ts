@@ -209,6 +209,15 @@ test('auto_append: many signers continue on more pages; a tiny last page gets Le
   assert.deepEqual(info.pages[1], { width: 612, height: 792, rotation: 0 });
 });
 
+test("auto_append in the request's language: the signature page's words follow the locale", async () => {
+  const r = await preparePdf(await makePdf(), { mode: 'auto_append', signers: signers(1), locale: 'de' });
+  const last = pdftotext(r.pdf, r.pageCount);
+  assert.match(last, /Unterschriften/);
+  assert.match(last, /Unterschrift — Signer Number1 \(R1\)/);
+  assert.match(last, /Datum/);
+  assert.doesNotMatch(last, /Signatures|Date/);
+});
+
 test('auto_append on a rotated last page: the new page has its shown size, upright', async () => {
   const r = await preparePdf(await makePdf({ rotate: 90 }), { mode: 'auto_append', signers: signers(1) });
   const info = await inspectPdf(r.pdf);

@@ -12,6 +12,7 @@
 //   update that needs it. Keep useObjectStreams: false on every save here.
 // This module is the calling thread's side (the entry, the shapes, the failure mapping) and loads no PDF library;
 // the checks of the request and the work on the PDF are placement.work.ts, in a worker thread.
+import type { Locale } from '../../i18n/i18n.js';
 import { apiError, type ApiError } from '../../lib/errors.js';
 import { runPdfTaskOr } from './pool.js';
 import type { Field, FieldType } from './types.js';
@@ -35,7 +36,7 @@ export type CoordinateField = {
 
 export type PlacementInput =
   | { mode: 'anchors'; roles: string[] }
-  | { mode: 'auto_append'; signers: Signer[] }
+  | { mode: 'auto_append'; signers: Signer[]; locale?: Locale }
   | { mode: 'coordinates'; fields: CoordinateField[]; roles: string[] };
 
 export type PreparedPdf = { pdf: Uint8Array; fields: Field[]; pageCount: number };

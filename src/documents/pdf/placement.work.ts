@@ -1,6 +1,7 @@
 // Worker side of placement.ts (whose header states the guarantees): the checks of a placement request, then the
 // changes to the PDF with pdf-lib; also the box rules and helpers template-placement.work.ts shares. Runs only in
 // a PDF worker thread: imported by pdf.worker.ts and other *.work.ts (and tests), never by a main-thread module.
+import { fill, strings, type Locale } from '../../i18n/i18n.js';
 import { MAX_FIELDS } from '../../limits.js';
 import { apiError, ApiError } from '../../lib/errors.js';
 import {
@@ -64,7 +65,7 @@ export async function prepareInWorker(bytes: Uint8Array, input: PlacementInput):
     } else if (input.mode === 'coordinates') {
       fields = checkCoordinateFieldsOnPages(input.fields, geoms);
     } else {
-      fields = await appendSignaturePages(doc, geoms[geoms.length - 1], input.signers);
+      fields = await appendSignaturePages(doc, geoms[geoms.length - 1], input.signers, input.locale ?? 'en');
     }
     const pdf = await doc.save({ useObjectStreams: false });
     return { pdf, fields: fields.map((f, i) => ({ id: `f${i + 1}`, ...f })), pageCount: doc.getPageCount() };
@@ -270,7 +271,9 @@ async function appendSignaturePages(
   doc: PDFDocument,
   last: PageGeometry,
   signers: Signer[],
+  locale: Locale,
 ): Promise<Omit<Field, 'id'>[]> {
+  const words = strings(locale, 'audit');
   const [w, h] = last.width >= 300 && last.height >= 300 ? [last.width, last.height] : [612, 792];
   const fonts = new Fonts(doc);
   const fields: Omit<Field, 'id'>[] = [];
@@ -283,7 +286,7 @@ async function appendSignaturePages(
   const newPage = async (first: boolean) => {
     page = doc.addPage([w, h]);
     top = MARGIN;
-    const title = first ? 'Signatures' : 'Signatures (continued)';
+    const title = first ? words.signaturesTitle : words.signaturesContinued;
     await fonts.draw(page, title, { x: MARGIN, y: h - top - 16, size: 16, style: 'bold' });
     top += 40;
   };
@@ -293,7 +296,12 @@ async function appendSignaturePages(
     if (top + blockH > h - MARGIN) await newPage(false);
     const p = page as unknown as PDFPage;
     const pageNo = doc.getPageCount();
-    const label = await fonts.truncate(`Signature — ${s.name} (${s.role})`, 'regular', 11, w - 2 * MARGIN);
+    const label = await fonts.truncate(
+      fill(words.signatureOf, { name: s.name, role: s.role }),
+      'regular',
+      11,
+      w - 2 * MARGIN,
+    );
     await fonts.draw(p, label, { x: MARGIN, y: h - top - 11, size: 11 });
     const sig: Box = { x: MARGIN, y: top + BLOCK.label + BLOCK.gap, width: sigW, height: BLOCK.sig.height };
     const date: Box = dateBeside
@@ -314,7 +322,7 @@ async function appendSignaturePages(
         borderWidth: 0.75,
       });
     }
-    await fonts.draw(p, 'Date', { x: date.x, y: h - date.y + 3, size: 8, color: GREY });
+    await fonts.draw(p, words.signatureDate, { x: date.x, y: h - date.y + 3, size: 8, color: GREY });
     fields.push({ role: s.role, type: 'signature', page: pageNo, ...sig });
     fields.push({ role: s.role, type: 'date', page: pageNo, ...date });
     top += blockH;
