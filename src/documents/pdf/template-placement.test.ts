@@ -297,7 +297,7 @@ test('field shapes are checked before the PDF is read, with meta.field', async (
   const cases: [unknown, string][] = [
     [[], 'fields'],
     [[{ type: 'text', anchor: 'x' }], 'fields[0].key'],
-    [[{ key: 'k', type: 'checkbox', anchor: 'x' }], 'fields[0].type'],
+    [[{ key: 'k', type: 'radio', anchor: 'x' }], 'fields[0].type'],
     [[{ key: 'k', type: 'text' }], 'fields[0]'],
     [[{ key: 'k', type: 'text', anchor: 'x', page: 1, box }], 'fields[0]'],
     [[{ key: 'k', type: 'text', anchor: '' }], 'fields[0].anchor'],
