@@ -9,17 +9,31 @@ export const {
   PDFDocument,
   PDFArray,
   PDFDict,
+  PDFHexString,
   PDFName,
+  PDFOperator,
   PDFRef,
+  TextRenderingMode,
   rgb,
+  beginText,
   concatTransformationMatrix,
+  endText,
   popGraphicsState,
   pushGraphicsState,
+  setFillingColor,
+  setFontAndSize,
+  setLineWidth,
+  setStrokingColor,
+  setTextMatrix,
+  setTextRenderingMode,
+  showText,
 } = lib;
 
 export type PDFDocument = import('pdf-lib').PDFDocument;
 export type PDFArray = import('pdf-lib').PDFArray;
 export type PDFDict = import('pdf-lib').PDFDict;
+export type PDFHexString = import('pdf-lib').PDFHexString;
 export type PDFName = import('pdf-lib').PDFName;
+export type PDFOperator = import('pdf-lib').PDFOperator;
 export type PDFRef = import('pdf-lib').PDFRef;
 export type { Color, PDFFont, PDFImage, PDFObject, PDFPage } from 'pdf-lib';
