@@ -120,6 +120,28 @@ function padSubsetGlyphs(font: FontkitFont): void {
   };
 }
 
+type GlyphCache = {
+  _glyphs: Record<number, unknown>;
+  getGlyph(id: number, characters?: number[]): unknown;
+};
+
+/**
+ * fontkit caches a glyph with the characters of its first request, and pdf-lib's ToUnicode map is made from them.
+ * Subsetting asks for glyphs without characters (the parts of composite glyphs: "E" inside "Ê"); with the font kept
+ * across documents, such a glyph stayed cached without its character and later documents could not extract it.
+ * A glyph asked for without characters is therefore not cached.
+ */
+function keepCharacters(font: FontkitFont): void {
+  const f = font as unknown as GlyphCache;
+  const getGlyph = f.getGlyph.bind(f);
+  f.getGlyph = (id, characters) => {
+    if (characters?.length || f._glyphs[id]) return getGlyph(id, characters);
+    const glyph = getGlyph(id, characters);
+    delete f._glyphs[id];
+    return glyph;
+  };
+}
+
 const faces = new Map<FaceKey, Face>();
 const parsed = new WeakMap<Uint8Array, FontkitFont>();
 
@@ -130,6 +152,7 @@ export function face(key: FaceKey): Face {
     const bytes = readFileSync(FILES[key]());
     const font = fontkit.create(bytes) as unknown as FontkitFont;
     padSubsetGlyphs(font);
+    keepCharacters(font);
     parsed.set(bytes, font);
     const cache = new Map<number, boolean>();
     f = {

@@ -263,14 +263,22 @@ export class Fonts {
     return name;
   }
 
+  /** Opens a marked-content span whose /ActualText is `text` (poppler and other readers extract it instead). */
+  private span(text: string): PDFOperator {
+    const props = this.doc.context.obj({ ActualText: PDFHexString.fromText(text) });
+    return PDFOperator.of('BDC' as never, [PDFName.of('Span'), props as never]);
+  }
+
   /** Draws one line with its baseline starting at (x, y) in the page's current coordinate system. */
   async draw(
     page: PDFPage,
     text: string,
-    o: { x: number; y: number; size: number; style?: FontStyle; color?: Color },
+    o: { x: number; y: number; size: number; style?: FontStyle; color?: Color; actual?: string },
   ): Promise<void> {
     const color = o.color ?? rgb(0, 0, 0);
     const ops: PDFOperator[] = [pushGraphicsState(), beginText(), setFillingColor(color)];
+    // A line that stands for more than it shows (a value cut with an ellipsis) carries the whole text instead.
+    if (o.actual !== undefined) ops.push(this.span(o.actual));
     let x = o.x;
     let outlined = false;
     for (const p of this.pieces(cleanText(text), o.style ?? 'regular')) {
@@ -282,14 +290,13 @@ export class Fonts {
         ops.push(setTextRenderingMode(p.bold ? TextRenderingMode.FillAndOutline : TextRenderingMode.Fill));
       }
       ops.push(setTextMatrix(1, 0, p.oblique ? SLANT : 0, 1, x, o.y));
-      if (p.actual !== null) {
-        const props = this.doc.context.obj({ ActualText: PDFHexString.fromText(p.actual) });
-        ops.push(PDFOperator.of('BDC' as never, [PDFName.of('Span'), props as never]));
-      }
+      const span = p.actual !== null && o.actual === undefined;
+      if (span) ops.push(this.span(p.actual!));
       ops.push(showText(font.encodeText(p.shown)));
-      if (p.actual !== null) ops.push(PDFOperator.of('EMC' as never, []));
+      if (span) ops.push(PDFOperator.of('EMC' as never, []));
       x += await this.pieceWidth(p, o.size);
     }
+    if (o.actual !== undefined) ops.push(PDFOperator.of('EMC' as never, []));
     ops.push(endText(), popGraphicsState());
     page.pushOperators(...ops);
   }
