@@ -143,6 +143,7 @@ class Writer {
     const note = fill(strings(this.a.locale, 'audit').unmapped, { codes: codePointList(missing) });
     for (const l of await this.fonts.wrap(note, 'regular', 7.5, this.size[0] - MARGIN - x))
       await this.line(l, { x, size: 7.5, color: GREY });
+    this.space(3);
   }
 
   async title(text: string): Promise<void> {
