@@ -68,6 +68,8 @@ const MARK = /\p{M}/u;
 // bidi-js is CommonJS (a factory); its declarations say ES module, so it is loaded the way pdf-lib.ts loads pdf-lib.
 type Bidi = ReturnType<typeof import('bidi-js').default>;
 let bidi: Bidi | undefined;
+/** Advance widths at 1 pt by face and laid-out text: the same in every document, so kept for the worker's life. */
+const widths = new Map<string, number>();
 const loadBidi = (): Bidi =>
   (bidi ??= (createRequire(import.meta.url)('bidi-js') as typeof import('bidi-js').default)());
 
@@ -82,7 +84,7 @@ export class Fonts {
   private readonly embedded = new Map<FaceKey, PDFFont>();
   private readonly keys = new WeakMap<PDFPage, Map<FaceKey, PDFName>>();
   private readonly pieceCache = new Map<string, Piece[]>();
-  private readonly widthCache = new Map<string, number>();
+  private readonly encoded = new Map<string, PDFHexString>();
   private readonly dir: Direction;
 
   /** `dir`: the base direction of lines (default: each line's first strong character decides). */
@@ -171,13 +173,21 @@ export class Fonts {
 
   private async pieceWidth(p: Piece, size: number): Promise<number> {
     const k = `${p.key}\u0000${p.shown}`;
-    let w = this.widthCache.get(k);
+    let w = widths.get(k);
     if (w === undefined) {
       w = (await this.pdfFont(p.key)).widthOfTextAtSize(p.shown, 1);
-      if (this.widthCache.size > 20000) this.widthCache.clear();
-      this.widthCache.set(k, w);
+      if (widths.size > 20000) widths.clear();
+      widths.set(k, w);
     }
     return w * size;
+  }
+
+  /** The piece's glyph ids in this document's subset (fontkit lays a text out once per document). */
+  private encode(font: PDFFont, p: Piece): PDFHexString {
+    const k = `${p.key}\u0000${p.shown}`;
+    let hex = this.encoded.get(k);
+    if (!hex) this.encoded.set(k, (hex = font.encodeText(p.shown)));
+    return hex;
   }
 
   /** Code points of `text` that no face has (drawn as □), each once, in order. */
@@ -292,7 +302,7 @@ export class Fonts {
       ops.push(setTextMatrix(1, 0, p.oblique ? SLANT : 0, 1, x, o.y));
       const span = p.actual !== null && o.actual === undefined;
       if (span) ops.push(this.span(p.actual!));
-      ops.push(showText(font.encodeText(p.shown)));
+      ops.push(showText(this.encode(font, p)));
       if (span) ops.push(PDFOperator.of('EMC' as never, []));
       x += await this.pieceWidth(p, o.size);
     }
