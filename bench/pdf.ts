@@ -42,7 +42,17 @@ async function markedPdf(pages: number): Promise<Uint8Array> {
   return doc.save({ useObjectStreams: false });
 }
 
-const LATIN = ['Ana Lima', 'John Smith', 'Zoë Ångström', 'Marie Curie', 'Jan Novák', 'Luis García'];
+// As many names as SCRIPTS, so both audit pages have the same number of signers.
+const LATIN = [
+  'Ana Lima',
+  'John Smith',
+  'Zoë Ångström',
+  'Marie Curie',
+  'Jan Novák',
+  'Luis García',
+  'Olga Berg',
+  'Tom Ek',
+];
 const SCRIPTS = [
   '王小明 Дмитрий Ünal',
   'Договор 合同 agreement',
