@@ -10,6 +10,13 @@
 //   marked-content span with /ActualText. pdftotext and other poppler-based readers treat a line as visual order
 //   and reverse its right-to-left runs, so a right-to-left segment's ActualText is its text reversed: they recover
 //   the logical string (checked in fonts.test.ts, default and -raw modes).
+// What poppler 22 does with right-to-left text (found with pdftotext, -raw and -bbox): without ActualText, glyph
+// ToUnicode maps give right-to-left words back in order in default mode but in visual order in -raw, and Devanagari
+// with its i-matra before the consonant ("िप्रया"); with ActualText in logical order, every right-to-left run comes
+// out reversed. Default mode reorders a whole line by a simple rule (right-to-left runs reversed, a page read right
+// to left when such characters are the majority) that never puts a space between a right-to-left run and
+// left-to-right text after it, and keeps digits in visual place: "Договор عقد 合同" extracts exactly with -raw,
+// as "Договор  عقد合同" by default. Single-direction strings extract exactly in both modes.
 // Worker-only: imported by the *.work.ts modules, never by a main-thread module.
 import { createRequire } from 'node:module';
 import {
