@@ -91,7 +91,14 @@ export function chainFor(ch: string, style: FontStyle, cjk: FaceKey[]): FaceKey[
 
 export type Face = { key: FaceKey; bytes: Uint8Array; font: FontkitFont; has(cp: number): boolean };
 
-type SubsetInternals = { glyf: Uint8Array[]; offset: number; _addGlyph(gid: number): number };
+type EncodeStream = { push(chunk: Uint8Array | null): boolean; end(): void };
+type SubsetInternals = {
+  glyf: Uint8Array[];
+  offset: number;
+  _addGlyph(gid: number): number;
+  encode(stream: EncodeStream): void;
+  encodeStream(): unknown;
+};
 const padded = new WeakSet<object>();
 
 /**
@@ -105,6 +112,7 @@ function padSubsetGlyphs(font: FontkitFont): void {
   ) as SubsetInternals;
   if (padded.has(proto)) return;
   padded.add(proto);
+  encodeAtOnce(proto, font);
   const addGlyph = proto._addGlyph;
   proto._addGlyph = function (this: SubsetInternals, gid: number) {
     const at = addGlyph.call(this, gid);
@@ -139,6 +147,34 @@ function keepCharacters(font: FontkitFont): void {
     const glyph = getGlyph(id, characters);
     delete f._glyphs[id];
     return glyph;
+  };
+}
+
+/**
+ * fontkit streams a subset through its bundled Readable, whose ticks are timers: pdf-lib waited milliseconds per
+ * embedded face, mostly idle. The subset is encoded at once instead, into the same stream class with its chunks
+ * collected, and handed to pdf-lib's listeners (`data`, then `end`) as they are attached.
+ */
+function encodeAtOnce(proto: SubsetInternals, font: FontkitFont): void {
+  const sample = (font as unknown as { createSubset(): SubsetInternals }).createSubset();
+  const EncodeStream = (proto.encodeStream.call(sample) as object).constructor as new () => EncodeStream;
+  proto.encodeStream = function (this: SubsetInternals) {
+    const parts: Uint8Array[] = [];
+    const stream = new EncodeStream();
+    stream.push = (chunk) => {
+      if (chunk !== null) parts.push(chunk);
+      return true;
+    };
+    this.encode(stream);
+    stream.end();
+    const emitter = {
+      on(event: string, listener: (chunk?: Uint8Array) => void) {
+        if (event === 'data') for (const part of parts) listener(part);
+        if (event === 'end') listener();
+        return emitter;
+      },
+    };
+    return emitter;
   };
 }
 
