@@ -240,3 +240,23 @@ test("the labels are in the document's language, from the catalogue; names in an
   for (const w of ['Prüfprotokoll', 'Dokument-ID', 'Unterzeichnende (3)', 'User-Agent', 'Seite 1 von 1', ...names])
     assert.ok(appended.includes(w), `appended: "${w}" missing`);
 });
+
+test('names in every script of issue 22 are on the certificate as text; a character no font has is recorded', async (t) => {
+  const names = ['王小明 Дмитрий Ünal', '山田 太郎', '김민준', 'محمد علي', 'שרה כהן', 'प्रिया शर्मा', 'Tamil தமிழ்'];
+  const signers = names.map((name, i) => signer(i + 1, { name }));
+  const pdf = await renderAuditCertificate({ ...info(signers, { title: 'Договор 合同 agreement' }), events: [] });
+  t.diagnostic(`certificate: ${tmp.save(pdf, 'scripts.pdf')}`);
+  for (const raw of [true, false]) {
+    const text = pagesText(pdf, raw)
+      .join('\n')
+      .replace(/[\u202a-\u202e]/g, '');
+    for (const n of [...names, 'Договор 合同 agreement']) assert.ok(text.includes(n), `${raw}: "${n}" missing`);
+    assert.doesNotMatch(text, /\?\?/, 'no question marks');
+  }
+  // The Tamil name is drawn as boxes; the certificate lists its code points under it, in the document's language.
+  const text = pagesText(pdf).join('\n');
+  assert.match(text, /Characters no embedded font has \(drawn as □\): U\+0BA4 U\+0BAE U\+0BBF U\+0BB4 U\+0BCD/);
+  const de = pagesText(await renderAuditCertificate({ ...info(signers, { locale: 'de' }), events: [] })).join('\n');
+  assert.match(de, /Zeichen, die keine eingebettete Schrift enthält \(als □ gezeichnet\): U\+0BA4/);
+  qpdfCheck(pdf);
+});

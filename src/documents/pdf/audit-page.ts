@@ -1,7 +1,8 @@
 // The audit trail as PDF: appended to the signed document (appendAuditPage) or as a standalone certificate with
 // the event log (renderAuditCertificate). Guarantees: every value is printed in full — long values (user agents,
-// hashes, e-mails) wrap, and the content flows onto as many pages as it needs; names in any script DejaVu covers
-// render (fonts.ts); each page carries "page i of n"; the labels are in the document's language (i18n `audit.*`,
+// hashes, e-mails) wrap, and the content flows onto as many pages as it needs; names in every script render
+// (fonts.ts), and a value with characters no font has is followed by their code points; each page carries "page i
+// of n"; the labels are in the document's language (i18n `audit.*`,
 // English when it has none), the values as recorded. Appended pages take the last page's shown size (Letter if
 // that is smaller than 400 × 500 pt). Saved without object streams, for the seal's incremental update.
 // This module is the calling thread's side and loads no PDF library; the layout and drawing are audit-page.work.ts,

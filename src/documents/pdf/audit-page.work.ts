@@ -2,7 +2,7 @@
 // Runs only in a PDF worker thread: imported by pdf.worker.ts (and tests), never by a main-thread module.
 import { fill, strings } from '../../i18n/i18n.js';
 import type { AuditCertificateInput, AuditInfo } from './audit-page.js';
-import { type FontStyle, Fonts } from './fonts.js';
+import { type FontStyle, Fonts, codePointList } from './fonts.js';
 import { pageGeometry } from './geometry.js';
 import { PDFDocument, type PDFPage, rgb } from './pdf-lib.js';
 
@@ -51,7 +51,7 @@ async function writeAudit(w: Writer, a: AuditInfo): Promise<void> {
   for (const [i, signer] of a.signers.entries()) {
     // Keep a signer's block together when it fits on a page.
     await w.ensure(8 * 14 + 20);
-    await w.line(`${i + 1}. ${signer.name} (${signer.role})`, { style: 'bold', size: 11, after: 4 });
+    await w.line(`${i + 1}. ${signer.name} (${signer.role})`, { style: 'bold', size: 11, after: 4, record: true });
     await w.row(s.email, signer.email);
     await w.row(s.role, signer.role);
     await w.row(s.ip, signer.ip ?? '—');
@@ -85,7 +85,8 @@ class Writer {
     private readonly size: [number, number],
     private readonly a: Pick<AuditInfo, 'locale' | 'documentId'>,
   ) {
-    this.fonts = new Fonts(doc);
+    // The page is laid out left to right; a right-to-left value still reads right to left inside its line.
+    this.fonts = new Fonts(doc, { dir: 'ltr' });
   }
 
   private get width() {
@@ -113,7 +114,15 @@ class Writer {
 
   async line(
     text: string,
-    o: { style?: FontStyle; size?: number; x?: number; color?: ReturnType<typeof rgb>; after?: number } = {},
+    o: {
+      style?: FontStyle;
+      size?: number;
+      x?: number;
+      color?: ReturnType<typeof rgb>;
+      after?: number;
+      /** Follow the line with the code points no font has, if any (see `unmapped`). */
+      record?: boolean;
+    } = {},
   ): Promise<void> {
     const size = o.size ?? BODY;
     await this.ensure(size * LEADING);
@@ -125,11 +134,26 @@ class Writer {
       color: o.color,
     });
     this.y += size * LEADING + (o.after ?? 0);
+    if (o.record) await this.unmapped(text, o.x);
+  }
+
+  /**
+   * Where a value has characters no embedded font has (drawn as □), a grey line lists their code points, so the
+   * certificate still records the exact text.
+   */
+  async unmapped(text: string, x = MARGIN): Promise<void> {
+    const missing = this.fonts.missing(text);
+    if (missing.length === 0) return;
+    const note = fill(strings(this.a.locale, 'audit').unmapped, { codes: codePointList(missing) });
+    for (const l of await this.fonts.wrap(note, 'regular', 7.5, this.size[0] - MARGIN - x))
+      await this.line(l, { x, size: 7.5, color: GREY });
+    this.space(3);
   }
 
   async title(text: string): Promise<void> {
     const lines = await this.fonts.wrap(text, 'bold', 18, this.width);
     for (const l of lines) await this.line(l, { style: 'bold', size: 18 });
+    await this.unmapped(text);
     this.space(6);
   }
 
@@ -164,6 +188,7 @@ class Writer {
     const samePage = this.pages[this.pages.length - 1];
     this.y = top;
     for (const l of lines) await this.line(l, { x: MARGIN + lw, size: valueSize, style: valueStyle });
+    await this.unmapped(value, MARGIN + lw);
     if (this.page === samePage) this.y = Math.max(this.y, afterLabel);
     this.space(1.5);
   }

@@ -9,23 +9,37 @@ export const {
   PDFDocument,
   PDFArray,
   PDFDict,
+  PDFHexString,
   PDFName,
   PDFNumber,
+  PDFOperator,
   PDFRawStream,
   PDFRef,
+  TextRenderingMode,
   decodePDFRawStream,
   StandardFontEmbedder,
   StandardFonts,
   rgb,
+  beginText,
   concatTransformationMatrix,
+  endText,
   popGraphicsState,
   pushGraphicsState,
+  setFillingColor,
+  setFontAndSize,
+  setLineWidth,
+  setStrokingColor,
+  setTextMatrix,
+  setTextRenderingMode,
+  showText,
 } = lib;
 
 export type PDFDocument = import('pdf-lib').PDFDocument;
 export type PDFArray = import('pdf-lib').PDFArray;
 export type PDFDict = import('pdf-lib').PDFDict;
+export type PDFHexString = import('pdf-lib').PDFHexString;
 export type PDFName = import('pdf-lib').PDFName;
+export type PDFOperator = import('pdf-lib').PDFOperator;
 export type PDFRef = import('pdf-lib').PDFRef;
 export type PDFNumber = import('pdf-lib').PDFNumber;
 export type PDFRawStream = import('pdf-lib').PDFRawStream;

@@ -50,7 +50,7 @@ async function refusedPng(p: Promise<unknown> | (() => unknown), field = 'signat
   return err;
 }
 
-test('typed signatures in every script fonts.ts covers come out as text (pdftotext), in an embedded font', async () => {
+test('typed signatures in every script come out as text (pdftotext), in embedded fonts', async () => {
   const names = [
     'Zoë Ångström',
     'Łukasz Żółć',
@@ -60,11 +60,15 @@ test('typed signatures in every script fonts.ts covers come out as text (pdftote
     'გიორგი ბერიძე',
     'דוד כהן',
     'محمد علي',
+    '王小明',
+    '山田 太郎',
+    '김민준',
+    'प्रिया शर्मा',
   ];
   const pdf = await makePdf({ text: [['Contract']] });
   const out = await stampPdf(
     pdf,
-    names.map((text, i) => stamp({ x: 72, y: 100 + i * 60, width: 300, height: 50 }, { kind: 'typed', text })),
+    names.map((text, i) => stamp({ x: 72, y: 60 + i * 55, width: 300, height: 45 }, { kind: 'typed', text })),
   );
   // pdftotext wraps right-to-left lines in embedding marks; strip those.
   const text = tmp.pdfText(out).replace(/[\u202a-\u202e]/g, '');
@@ -95,11 +99,41 @@ test('an Arabic name keeps its word order (one run, spaces included; regression 
   );
 });
 
-test('characters no DejaVu face has (CJK) are drawn as "?" rather than invisible boxes', async () => {
+test('a character no font has is a visible □ in the stamp, extracted as itself; CJK names render as text', async () => {
   const out = await stampPdf(await makePdf(), [
     stamp({ x: 72, y: 100, width: 300, height: 50 }, { kind: 'typed', text: 'Li 李小龍' }),
+    stamp({ x: 72, y: 200, width: 300, height: 50 }, { kind: 'typed', text: 'Tamil தமிழ்' }),
   ]);
-  assert.match(tmp.pdfText(out), /Li \?\?\?/);
+  const text = tmp.pdfText(out);
+  assert.match(text, /Li 李小龍/);
+  assert.match(text, /Tamil தமிழ்/);
+  assert.doesNotMatch(text, /\?/);
+  const img = tmp.render(out);
+  assert.ok(darkest(img, { x: 250, y: 205, width: 110, height: 40 }) < 150, 'the boxes are ink');
+});
+
+test('a long typed name is scaled to fit its box, never cut, in any script (rendered: no ink outside)', async () => {
+  const names = ['Дмитрий Александрович Шостакович-Римский', 'देवनागरी क्षत्रिय प्रिया शर्मा', '王小明 Дмитрий Ünal'];
+  const boxes = names.map((_, i) => ({ x: 100, y: 100 + i * 120, width: 140, height: 30 }));
+  const pdf = await makePdf();
+  const out = await stampPdf(
+    pdf,
+    names.map((text, i) => stamp(boxes[i], { kind: 'typed', text })),
+  );
+  const text = tmp.pdfText(out);
+  for (const n of names) assert.ok(text.includes(n), `"${n}" in full: ${text}`);
+  assert.doesNotMatch(text, /…/);
+  const img = tmp.render(out);
+  for (const box of boxes) {
+    assert.ok(darkest(img, box) < 150, 'ink in the box');
+    for (const outside of [
+      { x: box.x - 30, y: box.y, width: 28, height: box.height },
+      { x: box.x + box.width + 2, y: box.y, width: 28, height: box.height },
+      { x: box.x, y: box.y - 20, width: box.width, height: 18 },
+      { x: box.x, y: box.y + box.height + 2, width: box.width, height: 18 },
+    ])
+      assert.equal(darkest(img, outside), 255, `no ink outside ${JSON.stringify(outside)}`);
+  }
 });
 
 test('a typed signature lands inside its box (rendered), also on a page rotated 90°', async () => {
@@ -142,18 +176,23 @@ test('a drawn PNG is fitted into the box keeping its aspect ratio, centred', asy
   qpdfCheck(out);
 });
 
-test('date and text fields print their value; text too long even at 5 pt is cut with an ellipsis', async () => {
+test('date and text fields print their value; text too long at 5 pt wraps, then ends in an ellipsis', async () => {
   const long = 'A very long company name that cannot possibly fit into such a narrow field, Incorporated Worldwide';
   const out = await stampPdf(await makePdf(), [
     stamp({ x: 72, y: 100, width: 100, height: 20 }, { kind: 'date', text: '2024-06-01' }, { type: 'date' }),
     stamp({ x: 72, y: 150, width: 150, height: 20 }, { kind: 'text', text: 'ACME Ltd.' }, { type: 'text' }),
     stamp({ x: 72, y: 200, width: 60, height: 12 }, { kind: 'text', text: long }, { type: 'text' }),
+    stamp({ x: 300, y: 200, width: 200, height: 40 }, { kind: 'text', text: long }, { type: 'text' }),
   ]);
-  const text = tmp.pdfText(out);
+  const text = tmp.pdfText(out, { raw: true });
   assert.match(text, /2024-06-01/);
   assert.match(text, /ACME Ltd\./);
-  assert.match(text, /…/);
-  assert.ok(!text.includes(long), '!text.includes(long)');
+  // The tall box holds the whole value on several 5 pt lines; the small one shows two lines and an ellipsis, and
+  // its text (ActualText) still holds every character.
+  assert.doesNotMatch(text, /…/, 'the ellipsis is drawn, the extracted text is the value');
+  const squashed = text.replace(/\s+/g, ' ');
+  assert.equal(squashed.split(long).length - 1, 2, `both values in full: ${squashed}`);
+  assert.ok(darkest(tmp.render(out), { x: 72, y: 200, width: 60, height: 12 }) < 150, 'the cut value is drawn');
   qpdfCheck(out);
 });
 

@@ -1,7 +1,10 @@
 // Stamping: draws signers' values into their fields. Guarantees:
-// - typed signatures use an oblique face (the "script" look) scaled to fit the box; drawn signatures are PNGs
-//   fitted into the box keeping their aspect ratio and centred; dates and texts are one line, shrunk to fit and
-//   cut with an ellipsis below 5 pt; a ticked checkbox is a ✓ centred in its box. Non-Latin text renders through embedded DejaVu subsets (see fonts.ts);
+// - typed signatures use an oblique face (the "script" look) scaled down until their whole width and height fit
+//   the box, never cut; drawn signatures are PNGs fitted into the box keeping their aspect ratio and centred; a
+//   ticked checkbox is a ✓ centred in its box;
+//   dates and texts are one line shrunk to fit, down to 5 pt, then wrapped onto as many lines as the box holds,
+//   and only then cut with an ellipsis (the line's extractable text stays the whole value). Every script renders
+//   through embedded subsets (fonts.ts); a character no font has is a visible □;
 // - values land upright on rotated pages (drawing happens in the page's shown space);
 // - a drawn signature must be a real PNG of at most 2 MB and 4000 px a side, else 400 invalid_request with
 //   meta.field "signature.png_base64"; an empty typed signature is invalid_request "signature.text";

@@ -3,11 +3,13 @@
 // module.
 import { inflateSync } from 'node:zlib';
 import { ApiError } from '../../lib/errors.js';
-import { PDFDocument, type PDFImage, rgb } from './pdf-lib.js';
+import { PDFDocument, type PDFImage, type PDFPage, rgb } from './pdf-lib.js';
 import { Fonts } from './fonts.js';
+import type { Box } from './types.js';
 import { pageGeometry, toShown } from './geometry.js';
 import { inShownSpace } from './placement.work.js';
 import { badPng, checkSignaturePng, checkStamps, type Stamp } from './stamp.js';
+import { cleanText } from './text.js';
 
 const INK = rgb(0.05, 0.1, 0.35);
 const CHECK = '✓';
@@ -95,20 +97,69 @@ export async function stampInWorker(bytes: Uint8Array, stamps: Stamp[]): Promise
       const x = r.x + (r.width - (await fonts.width(CHECK, 'regular', size))) / 2;
       const y = r.y + (r.height - size * 0.72) / 2;
       await inShownSpace(page, g, () => fonts.draw(page, CHECK, { x, y, size, style: 'regular', color: rgb(0, 0, 0) }));
+    } else if (v.kind === 'typed') {
+      await inShownSpace(page, g, () => drawTyped(fonts, page, r, v.text));
     } else {
-      const script = v.kind === 'typed';
-      const style = script ? 'script' : 'regular';
-      const pad = Math.min(4, r.width * 0.05);
-      const room = r.width - 2 * pad;
-      const max = script ? r.height * 0.6 : Math.min(11, r.height * 0.7);
-      const size = await fonts.fitSize(v.text, style, room, max, 5);
-      const text = await fonts.truncate(v.text, style, size, room);
-      // Baseline placed so the cap height sits in the vertical middle.
-      const y = r.y + (r.height - size * 0.72) / 2;
-      const x = script ? r.x + (r.width - (await fonts.width(text, style, size))) / 2 : r.x + pad;
-      const color = script ? INK : rgb(0, 0, 0);
-      await inShownSpace(page, g, () => fonts.draw(page, text, { x, y, size, style, color }));
+      await inShownSpace(page, g, () => drawValue(fonts, page, r, v.text));
     }
   }
   return doc.save({ useObjectStreams: false });
+}
+
+/**
+ * A typed signature, centred and as large as 60% of the box's height allows, scaled down until its whole width
+ * and its faces' full height fit: never cut, however long the name.
+ */
+async function drawTyped(fonts: Fonts, page: PDFPage, r: Box, text: string): Promise<void> {
+  const pad = Math.min(4, r.width * 0.05);
+  let size = r.height * 0.6;
+  const width = await fonts.width(text, 'script', size);
+  if (width > r.width - 2 * pad) size *= (r.width - 2 * pad) / width;
+  let ext = fonts.extent(text, 'script', size);
+  if (ext.ascent + ext.descent > r.height) {
+    size *= r.height / (ext.ascent + ext.descent);
+    ext = fonts.extent(text, 'script', size);
+  }
+  // Cap height in the vertical middle, moved as needed to keep the faces' ascent and descent inside the box.
+  const y = Math.max(r.y + ext.descent, Math.min(r.y + (r.height - size * 0.72) / 2, r.y + r.height - ext.ascent));
+  const x = r.x + (r.width - (await fonts.width(text, 'script', size))) / 2;
+  await fonts.draw(page, text, { x, y, size, style: 'script', color: INK });
+}
+
+const MIN_VALUE_SIZE = 5;
+const VALUE_LEADING = 1.15;
+
+/**
+ * A date or text value: one line shrunk to fit (down to 5 pt); below that, wrapped at 5 pt onto as many lines as
+ * the box holds. Text that still does not fit ends in an ellipsis, and that line's extractable text (ActualText)
+ * is the whole rest of the value, so no character is lost from the document's text.
+ */
+async function drawValue(fonts: Fonts, page: PDFPage, r: Box, text: string): Promise<void> {
+  const pad = Math.min(4, r.width * 0.05);
+  const room = r.width - 2 * pad;
+  const size = await fonts.fitSize(text, 'regular', room, Math.min(11, r.height * 0.7), MIN_VALUE_SIZE);
+  let lines = [text];
+  let actual: string | undefined;
+  if ((await fonts.width(text, 'regular', size)) > room) {
+    const all = await fonts.wrap(text, 'regular', size, room);
+    const fit = Math.max(1, Math.floor(r.height / (size * VALUE_LEADING)));
+    lines = all.slice(0, fit);
+    if (all.length > fit) {
+      // The value from the last shown line on (wrap only breaks it, so its lines are found in order).
+      const clean = cleanText(text);
+      let at = 0;
+      for (const l of all.slice(0, fit - 1)) at = clean.indexOf(l, at) + l.length;
+      const rest = clean.slice(at).trim();
+      lines[fit - 1] = await fonts.truncate(rest, 'regular', size, room);
+      actual = rest;
+    }
+  }
+  // The block's cap heights centred vertically; lines top-down.
+  const block = size * 0.72 + (lines.length - 1) * size * VALUE_LEADING;
+  let y = r.y + (r.height + block) / 2 - size * 0.72;
+  for (const [i, line] of lines.entries()) {
+    const last = i === lines.length - 1;
+    await fonts.draw(page, line, { x: r.x + pad, y, size, actual: last ? actual : undefined });
+    y -= size * VALUE_LEADING;
+  }
 }

@@ -1,0 +1,217 @@
+// The font files and which one draws a character. Worker-only (imported by fonts.ts): a face's file is read and
+// parsed by fontkit once per worker thread, on the first character that needs it, and kept; a PDF embeds subsets.
+// Faces: DejaVu (dejavu-fonts-ttf: Latin, Cyrillic, Greek, Armenian, Georgian, symbols; regular, bold, oblique,
+// mono) and Noto Sans (@expo-google-fonts/noto-sans-*, TrueType outlines: SC, JP and KR for Chinese, Japanese and
+// Korean, regular only; Arabic, Hebrew and Devanagari, regular and bold). A character of a script with its own Noto
+// face goes to that face first; anything else tries the style's DejaVu faces, then every Noto face.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import fontkit from '@pdf-lib/fontkit';
+// fontkit's Indic shaper (Devanagari) is a regenerator-compiled generator that expects this global.
+import 'regenerator-runtime/runtime.js';
+
+export type FontStyle = 'regular' | 'bold' | 'script' | 'mono';
+
+/** What fontkit gives us of a parsed font (the subset of its API we use). */
+export type FontkitFont = {
+  unitsPerEm: number;
+  ascent: number;
+  descent: number;
+  hasGlyphForCodePoint(cp: number): boolean;
+};
+
+const require = createRequire(import.meta.url);
+const dejavu = (file: string) => path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf', file);
+const noto = (pkg: string, weight: '400Regular' | '700Bold') => {
+  const dir = path.dirname(require.resolve(`@expo-google-fonts/noto-sans-${pkg}/package.json`));
+  const name = pkg.length === 2 ? pkg.toUpperCase() : pkg[0].toUpperCase() + pkg.slice(1);
+  return path.join(dir, weight, `NotoSans${name}_${weight}.ttf`);
+};
+
+/** Each face: its file, and for Noto faces without a real bold, that bold is drawn synthetically (fonts.ts). */
+const FILES = {
+  sans: () => dejavu('DejaVuSans.ttf'),
+  bold: () => dejavu('DejaVuSans-Bold.ttf'),
+  oblique: () => dejavu('DejaVuSans-Oblique.ttf'),
+  mono: () => dejavu('DejaVuSansMono.ttf'),
+  sc: () => noto('sc', '400Regular'),
+  jp: () => noto('jp', '400Regular'),
+  kr: () => noto('kr', '400Regular'),
+  arabic: () => noto('arabic', '400Regular'),
+  arabicBold: () => noto('arabic', '700Bold'),
+  hebrew: () => noto('hebrew', '400Regular'),
+  hebrewBold: () => noto('hebrew', '700Bold'),
+  deva: () => noto('devanagari', '400Regular'),
+  devaBold: () => noto('devanagari', '700Bold'),
+} as const;
+
+export type FaceKey = keyof typeof FILES;
+
+/** Faces that are bold / oblique themselves (others asked for in those styles are drawn synthetically). */
+export const BOLD_FACES: ReadonlySet<FaceKey> = new Set(['bold', 'arabicBold', 'hebrewBold', 'devaBold']);
+export const OBLIQUE_FACES: ReadonlySet<FaceKey> = new Set(['oblique']);
+
+const DEJAVU: Record<FontStyle, FaceKey[]> = {
+  regular: ['sans'],
+  bold: ['bold', 'sans'],
+  script: ['oblique', 'sans'],
+  mono: ['mono', 'sans'],
+};
+const bolder = (style: FontStyle, regular: FaceKey, bold: FaceKey): FaceKey[] =>
+  style === 'bold' ? [bold, regular] : [regular];
+
+// Scripts with their own face. Common and inherited characters (digits, punctuation, marks) follow the chain.
+const ARABIC = /\p{Script=Arabic}/u;
+const HEBREW = /\p{Script=Hebrew}/u;
+const DEVANAGARI = /\p{Script=Devanagari}/u;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]/u;
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const HANGUL = /\p{Script=Hangul}/u;
+
+/**
+ * The CJK faces in the order a line wants them. Han characters look different in Chinese, Japanese and Korean, so
+ * a line with kana prefers the Japanese face and a line with Hangul the Korean one; otherwise Chinese.
+ */
+export function cjkOrder(line: string): FaceKey[] {
+  if (KANA.test(line)) return ['jp', 'sc', 'kr'];
+  if (HANGUL.test(line)) return ['kr', 'sc', 'jp'];
+  return ['sc', 'jp', 'kr'];
+}
+
+/** The faces to try for character `ch`, in order, in `style`, on a line whose CJK order is `cjk`. */
+export function chainFor(ch: string, style: FontStyle, cjk: FaceKey[]): FaceKey[] {
+  const base = DEJAVU[style];
+  if (ARABIC.test(ch)) return bolder(style, 'arabic', 'arabicBold');
+  if (HEBREW.test(ch)) return bolder(style, 'hebrew', 'hebrewBold');
+  if (DEVANAGARI.test(ch)) return bolder(style, 'deva', 'devaBold');
+  if (CJK.test(ch)) return cjk;
+  return [...base, ...cjk, ...bolder(style, 'arabic', 'arabicBold'), 'hebrew', 'deva'];
+}
+
+export type Face = { key: FaceKey; bytes: Uint8Array; font: FontkitFont; has(cp: number): boolean };
+
+type EncodeStream = { push(chunk: Uint8Array | null): boolean; end(): void };
+type SubsetInternals = {
+  glyf: Uint8Array[];
+  offset: number;
+  _addGlyph(gid: number): number;
+  encode(stream: EncodeStream): void;
+  encodeStream(): unknown;
+};
+const padded = new WeakSet<object>();
+
+/**
+ * pdf-lib's fontkit (1.1.1) writes a small subset's glyph offsets in the short form (offset / 2) without padding
+ * glyphs to an even length, so every glyph after an odd-length one was read from the wrong place and drawn blank
+ * (Noto CJK glyphs often have odd lengths). Pads each copied glyph to an even length.
+ */
+function padSubsetGlyphs(font: FontkitFont): void {
+  const proto = Object.getPrototypeOf(
+    (font as unknown as { createSubset(): object }).createSubset(),
+  ) as SubsetInternals;
+  if (padded.has(proto)) return;
+  padded.add(proto);
+  encodeAtOnce(proto, font);
+  const addGlyph = proto._addGlyph;
+  proto._addGlyph = function (this: SubsetInternals, gid: number) {
+    const at = addGlyph.call(this, gid);
+    const buf = this.glyf[at];
+    if (buf.length % 2 === 1) {
+      // The same Buffer class as fontkit's own (its bundled stream accepts no other).
+      const padded = (buf.constructor as unknown as { alloc(n: number): Uint8Array }).alloc(buf.length + 1);
+      padded.set(buf, 0);
+      this.glyf[at] = padded;
+      this.offset += 1;
+    }
+    return at;
+  };
+}
+
+type GlyphCache = {
+  _glyphs: Record<number, unknown>;
+  getGlyph(id: number, characters?: number[]): unknown;
+};
+
+/**
+ * fontkit caches a glyph with the characters of its first request, and pdf-lib's ToUnicode map is made from them.
+ * Subsetting asks for glyphs without characters (the parts of composite glyphs: "E" inside "Ê"); with the font kept
+ * across documents, such a glyph stayed cached without its character and later documents could not extract it.
+ * A glyph asked for without characters is therefore not cached.
+ */
+function keepCharacters(font: FontkitFont): void {
+  const f = font as unknown as GlyphCache;
+  const getGlyph = f.getGlyph.bind(f);
+  f.getGlyph = (id, characters) => {
+    if (characters?.length || f._glyphs[id]) return getGlyph(id, characters);
+    const glyph = getGlyph(id, characters);
+    delete f._glyphs[id];
+    return glyph;
+  };
+}
+
+/**
+ * fontkit streams a subset through its bundled Readable, whose ticks are timers: pdf-lib waited milliseconds per
+ * embedded face, mostly idle. The subset is encoded at once instead, into the same stream class with its chunks
+ * collected, and handed to pdf-lib's listeners (`data`, then `end`) as they are attached.
+ */
+function encodeAtOnce(proto: SubsetInternals, font: FontkitFont): void {
+  const sample = (font as unknown as { createSubset(): SubsetInternals }).createSubset();
+  const EncodeStream = (proto.encodeStream.call(sample) as object).constructor as new () => EncodeStream;
+  proto.encodeStream = function (this: SubsetInternals) {
+    const parts: Uint8Array[] = [];
+    const stream = new EncodeStream();
+    stream.push = (chunk) => {
+      if (chunk !== null) parts.push(chunk);
+      return true;
+    };
+    this.encode(stream);
+    stream.end();
+    const emitter = {
+      on(event: string, listener: (chunk?: Uint8Array) => void) {
+        if (event === 'data') for (const part of parts) listener(part);
+        if (event === 'end') listener();
+        return emitter;
+      },
+    };
+    return emitter;
+  };
+}
+
+const faces = new Map<FaceKey, Face>();
+const parsed = new WeakMap<Uint8Array, FontkitFont>();
+
+/** The face, read and parsed on first use and kept for the worker's life. */
+export function face(key: FaceKey): Face {
+  let f = faces.get(key);
+  if (!f) {
+    const bytes = readFileSync(FILES[key]());
+    const font = fontkit.create(bytes) as unknown as FontkitFont;
+    padSubsetGlyphs(font);
+    keepCharacters(font);
+    parsed.set(bytes, font);
+    const cache = new Map<number, boolean>();
+    f = {
+      key,
+      bytes,
+      font,
+      has(cp) {
+        let v = cache.get(cp);
+        if (v === undefined) cache.set(cp, (v = font.hasGlyphForCodePoint(cp)));
+        return v;
+      },
+    };
+    faces.set(key, f);
+  }
+  return f;
+}
+
+/**
+ * fontkit for pdf-lib's registerFontkit: pdf-lib parses the bytes it embeds; for our faces it gets the font parsed
+ * once per worker instead (a CJK face takes ~25 ms to parse; its subset is made per document either way).
+ */
+export const cachedFontkit = {
+  create(bytes: Uint8Array, postscriptName?: string) {
+    return parsed.get(bytes) ?? fontkit.create(bytes, postscriptName);
+  },
+} as unknown as typeof fontkit;
