@@ -178,6 +178,32 @@ function encodeAtOnce(proto: SubsetInternals, font: FontkitFont): void {
   };
 }
 
+type Layout = (text: string, features?: unknown) => unknown;
+/** Shaped texts kept per face: a worker shapes a name, a label or a date once, not in every document. */
+const LAYOUTS_KEPT = 500;
+
+/**
+ * fontkit shapes on every call, and pdf-lib calls it for every width and every encoded text: shaping (GSUB and GPOS
+ * lookups, most costly for Arabic, Devanagari and the large CJK faces) was the largest part of a stamp. The result
+ * depends only on the text and the features, and neither pdf-lib nor we change it, so the face keeps the last
+ * LAYOUTS_KEPT results (dropping the oldest).
+ */
+function memoLayout(font: FontkitFont): void {
+  const f = font as unknown as { layout: Layout };
+  const layout = f.layout.bind(f);
+  const kept = new Map<string, unknown>();
+  f.layout = (text, features) => {
+    const key = features === undefined ? text : `${JSON.stringify(features)}\u0000${text}`;
+    let run = kept.get(key);
+    if (run === undefined) {
+      run = layout(text, features);
+      if (kept.size >= LAYOUTS_KEPT) kept.delete(kept.keys().next().value!);
+      kept.set(key, run);
+    }
+    return run;
+  };
+}
+
 const faces = new Map<FaceKey, Face>();
 const parsed = new WeakMap<Uint8Array, FontkitFont>();
 
@@ -189,6 +215,7 @@ export function face(key: FaceKey): Face {
     const font = fontkit.create(bytes) as unknown as FontkitFont;
     padSubsetGlyphs(font);
     keepCharacters(font);
+    memoLayout(font);
     parsed.set(bytes, font);
     const cache = new Map<number, boolean>();
     f = {
