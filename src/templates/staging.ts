@@ -6,6 +6,7 @@ import { apiError, ApiError } from '../lib/errors.js';
 import type { ScheduledJob } from '../jobs/scheduler.js';
 import { findDocumentById, moveDocument } from '../signing/signing.repo.js';
 import { invalid } from '../signing/signing.service.js';
+import { assertVerificationAvailable } from '../signing/verification.service.js';
 import { transition, type TransitionDeps, type Tx } from '../signing/transition.js';
 import { instanceFor, release, type Reviewer } from './instances.js';
 import { instanceEventFields, instanceRecipients, presentInstance } from './presenters.js';
@@ -43,7 +44,8 @@ const findTemplateAny = async (deps: TemplatesDeps, inst: InstanceRow) =>
 /**
  * Confirm: the staged file is checked once more in a worker thread (a file that cannot be rendered is 502
  * render_failed and nothing is sent), then, in the document's transaction, the guarded move, the invitations (or the
- * seal) and `template_instance.confirmed`. Replacement recipients are validated exactly as at instantiate.
+ * seal) and `template_instance.confirmed`. Replacement recipients are validated exactly as at instantiate (plan,
+ * recipients, and verification's migration gate).
  */
 export async function confirmInstance(
   deps: TemplatesDeps,
@@ -60,6 +62,8 @@ export async function confirmInstance(
     if ('auth' in who) checkChannels(who.auth, replacement);
     const tpl = await findTemplateAny(deps, found);
     recipients = resolveRecipients(await versionOf(deps, tpl, found.template_version), replacement, { confirm: true });
+    // As at instantiate: on a schema before migration 011 a verified signer cannot be written (503, nothing sent).
+    if (recipients.some((r) => r.verification)) await assertVerificationAvailable(deps.db);
   }
   const doc0 = await findDocumentById(deps.db.kysely, found.document_id);
   try {
