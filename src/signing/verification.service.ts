@@ -29,7 +29,7 @@ import { signerActor } from './presenters.js';
 import type { RequestRow } from './signing.repo.js';
 import { assertSignable, reread, type SigningDeps } from './signing.service.js';
 import { transition } from './transition.js';
-import { maskDestination, methodOf } from './verification.js';
+import { maskDestination, methodOf, normalizeCode } from './verification.js';
 import {
   countSends,
   countWrongTry,
@@ -157,7 +157,7 @@ type CheckOutcome = { ok: true } | { ok: false; error: 'verification_code_invali
  * thrown, so a refused try still counts.
  */
 export async function checkCode(deps: SigningDeps, found: RequestRow, input: string, meta: ClientMeta) {
-  const entered = input.replace(/[\s-]/g, '');
+  const entered = normalizeCode(input);
   const outcome = await transition(deps, found.document_id, async (tx, doc): Promise<CheckOutcome> => {
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);

@@ -27,3 +27,15 @@ export function maskDestination(method: Method, r: Pick<RequestRow, 'email' | 'p
   const [local = '', domain = ''] = r.email.split('@');
   return `${local.slice(0, 1)}***@${domain}`;
 }
+
+/**
+ * The code as typed or pasted, reduced to ASCII digits: spaces, dashes and invisible marks (a right-to-left mark
+ * copied from an Arabic mail) go; full-width digits (a Japanese input method) and Arabic-Indic digits count.
+ */
+export function normalizeCode(input: string): string {
+  return input
+    .normalize('NFKC')
+    .replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x0660))
+    .replace(/[\u06f0-\u06f9]/g, (d) => String(d.charCodeAt(0) - 0x06f0))
+    .replace(/[\s\p{Cf}-]/gu, '');
+}
