@@ -96,7 +96,7 @@ describe('web/html', () => {
     assert.ok(!en.includes('stylesheet'), en);
     const ar = renderTooManyRequestsPage('ar', 7, { stylesheets: [] });
     assert.match(ar, /<html lang="ar" dir="rtl">/);
-    assert.match(ar, /يُرجى الانتظار 7 ثانية/);
+    assert.match(ar, /يُرجى الانتظار \(بالثواني: 7\)/);
     assert.match(renderTooManyRequestsPage('ja', 7, { stylesheets: [] }), /<html lang="ja">/);
   });
 
