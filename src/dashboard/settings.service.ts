@@ -19,10 +19,13 @@ export async function settings(deps: DashboardDeps, v: Viewer) {
   };
 }
 
-const PROBLEMS: Record<ReminderProblem, Message> = {
-  afterDays: { key: 'settings.badAfterDays', vars: { ...REMINDER_AFTER_DAYS } },
-  everyDays: { key: 'settings.badEveryDays', vars: { ...REMINDER_EVERY_DAYS } },
-  unavailable: { key: 'settings.unavailable' },
+/** The form field a refusal belongs to (the page shows it beside that field), or none for the page as a whole. */
+export type ReminderField = 'after_days' | 'every_days';
+
+const PROBLEMS: Record<ReminderProblem, { problem: Message; field?: ReminderField }> = {
+  afterDays: { problem: { key: 'settings.badAfterDays', vars: { ...REMINDER_AFTER_DAYS } }, field: 'after_days' },
+  everyDays: { problem: { key: 'settings.badEveryDays', vars: { ...REMINDER_EVERY_DAYS } }, field: 'every_days' },
+  unavailable: { problem: { key: 'settings.unavailable' } },
 };
 
 /** The form's reminder default: `enabled` unchecked turns them off; else both day counts must be in bounds. */
@@ -30,16 +33,16 @@ export async function saveReminders(
   deps: DashboardDeps,
   v: Viewer,
   form: { enabled: boolean; afterDays: string; everyDays: string },
-): Promise<{ ok: true } | { ok: false; problem: Message }> {
+): Promise<{ ok: true } | { ok: false; problem: Message; field?: ReminderField }> {
   requireManager(v);
   const parsed = form.enabled
     ? parseReminderPolicy(form.afterDays, form.everyDays)
     : ({ ok: true, policy: null } as const);
-  if (!parsed.ok) return { ok: false, problem: PROBLEMS[parsed.problem] };
+  if (!parsed.ok) return { ok: false, ...PROBLEMS[parsed.problem] };
   const r = await setWorkspaceReminders(
     deps.db,
     { workspaceId: v.workspace.id, policy: parsed.policy, actor: actorOf(v) },
     deps.clock.now(),
   );
-  return r.ok ? r : { ok: false, problem: PROBLEMS[r.problem] };
+  return r.ok ? r : { ok: false, ...PROBLEMS[r.problem] };
 }

@@ -58,7 +58,13 @@ for (const d of databases) {
         every_days: '2',
       });
       assert.equal(bad.status, 400);
-      assert.match(bad.text, /role="alert" id="reminders-error">First reminder: enter whole days from 1 to 60\./);
+      assert.match(
+        bad.text,
+        /id="after-days-error">First reminder: enter whole days from 1 to 60\./,
+        'beside its field',
+      );
+      assert.match(bad.text, /name="after_days"[^>]*aria-invalid="true" aria-describedby="after-days-error"/);
+      assert.doesNotMatch(bad.text, /name="every_days"[^>]*aria-invalid/, 'only the field at fault');
       assert.match(bad.text, /name="after_days"[^>]*value="0"/, 'the form keeps what was typed');
       await owner.get('/dashboard/settings');
       const bad2 = await owner.post('/dashboard/settings/reminders', {

@@ -39,7 +39,7 @@ export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps 
     const r = await saveReminders(deps, req.viewer!, form);
     if (r.ok) return reply.redirect('/dashboard/settings?saved=1', 303);
     reply.code(400);
-    return settingsPage(req, reply, { error: say(req, r.problem), form });
+    return settingsPage(req, reply, { error: say(req, r.problem), errorField: r.field, form });
   });
   app.get('/audit-log', async (req, reply) =>
     page(reply, req, 'audit-log.eta', await auditLog(deps, req.viewer!, query(req).before)),
