@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { fill, strings } from '../i18n/i18n.js';
 import { axe, launchChromium, skipWithoutChromium } from '../testing/browser.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { workspaceReminders } from '../workspaces/settings.service.js';
@@ -132,7 +133,7 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
     assert.equal(await page.locator('html').getAttribute('lang'), 'ar');
     assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');
     await page.getByRole('heading', { name: 'الإعدادات', level: 1 }).waitFor();
-    await page.getByText('الآن: التذكير الأول بعد 3 أيام من الدعوة، ثم كل 2 أيام.').waitFor();
+    await page.getByText(fill(strings('ar', 'dashboard')['settings.current'], { after: 3, every: 2 })).waitFor();
     await look(page, t, 'settings-ar');
     await page.getByLabel('ثم كل (أيام)').fill('0');
     await page.getByRole('button', { name: 'حفظ' }).click();
