@@ -285,3 +285,37 @@ test('csc provider: each failure switch is observable at its step', async (t) =>
   const leaf = (await credentialInfo()).cert.certificates[0]!;
   assert.ok(!(await verifies(leaf, hash, signed.body.signatures[0]!)), 'the returned signature does not verify');
 });
+
+test('csc provider: an ECDSA P-256 credential signs with ecdsa-with-SHA256', async (t) => {
+  const ec = await startCscProvider({ key: 'p256' });
+  t.after(() => ec.close());
+  const { verifier, challenge } = pkce();
+  const hash = sha256('an ECDSA-signed revision');
+  const q = new URLSearchParams({ response_type: 'code', client_id: ec.clientId, redirect_uri: REDIRECT,
+    code_challenge: challenge, code_challenge_method: 'S256', state: 's', scope: 'credential',
+    credentialID: ec.credentialId(), numSignatures: '1', hashes: b64url(hash), hashAlgorithmOID: SHA256_OID }); // prettier-ignore
+  const html = await (await fetch(`${ec.url}/oauth2/authorize?${q}`)).text();
+  const form = (path: string, f: Record<string, string>) =>
+    fetch(`${ec.url}${path}`, { method: 'POST', body: new URLSearchParams(f), redirect: 'manual' });
+  const consent = await (await form('/oauth2/login', { flow: flowOf(html), otp: ec.loginCode() })).text();
+  const back = await form('/oauth2/consent', { flow: flowOf(consent), decision: 'approve' });
+  const code = new URL(back.headers.get('location')!).searchParams.get('code')!;
+  const tok = await form('/oauth2/token', { grant_type: 'authorization_code', code, code_verifier: verifier,
+    redirect_uri: REDIRECT, client_id: ec.clientId, client_secret: ec.clientSecret }); // prettier-ignore
+  const { access_token } = (await tok.json()) as { access_token: string };
+  const call = (method: string, body: object) =>
+    fetch(`${ec.cscUrl}/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+      body: JSON.stringify(body),
+    }).then((r) => r.json() as Promise<Record<string, never>>);
+  const info = (await call('credentials/info', { credentialID: ec.credentialId() })) as unknown as Info;
+  assert.deepEqual(info.key.algo, [...SIGN_ALGOS.p256]);
+  const sign = { credentialID: ec.credentialId(), hashes: [hash.toString('base64')], hashAlgorithmOID: SHA256_OID };
+  const rsa = await call('signatures/signHash', { ...sign, signAlgo: SIGN_ALGOS.rsa[1] });
+  assert.equal(rsa.error, 'invalid_request', 'signAlgo must match the key');
+  const signed = (await call('signatures/signHash', { ...sign, signAlgo: SIGN_ALGOS.p256[1] })) as {
+    signatures: string[];
+  };
+  assert.ok(await verifies(info.cert.certificates[0]!, hash, signed.signatures[0]!), 'openssl verifies ECDSA');
+});

@@ -149,8 +149,8 @@ export async function startCscProvider(
     grant.numSignatures -= hex.length;
     const signatures: string[] = [];
     for (const h of hex) {
-      // bad_signature: a well-formed signature, but over another hash.
-      const signedHash = provider.fail === 'bad_signature' ? Buffer.from(h.replace(/^./, (c) => c === '0' ? '1' : '0'), 'hex') : Buffer.from(h, 'hex'); // prettier-ignore
+      const signedHash = Buffer.from(h, 'hex');
+      if (provider.fail === 'bad_signature') signedHash[0] ^= 1; // well-formed, but over another hash
       signatures.push(Buffer.from(await ca!.signHash(cert, signedHash)).toString('base64'));
       provider.signed.push({ credentialID, hash: Buffer.from(h, 'hex').toString('base64') });
     }
