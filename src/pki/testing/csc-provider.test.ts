@@ -308,14 +308,15 @@ test('csc provider: an ECDSA P-256 credential signs with ecdsa-with-SHA256', asy
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
       body: JSON.stringify(body),
-    }).then((r) => r.json() as Promise<Record<string, never>>);
+    }).then((r) => r.json() as Promise<Record<string, unknown>>);
   const info = (await call('credentials/info', { credentialID: ec.credentialId() })) as unknown as Info;
   assert.deepEqual(info.key.algo, [...SIGN_ALGOS.p256]);
   const sign = { credentialID: ec.credentialId(), hashes: [hash.toString('base64')], hashAlgorithmOID: SHA256_OID };
   const rsa = await call('signatures/signHash', { ...sign, signAlgo: SIGN_ALGOS.rsa[1] });
   assert.equal(rsa.error, 'invalid_request', 'signAlgo must match the key');
-  const signed = (await call('signatures/signHash', { ...sign, signAlgo: SIGN_ALGOS.p256[1] })) as {
-    signatures: string[];
-  };
-  assert.ok(await verifies(info.cert.certificates[0]!, hash, signed.signatures[0]!), 'openssl verifies ECDSA');
+  const signed = await call('signatures/signHash', { ...sign, signAlgo: SIGN_ALGOS.p256[1] });
+  assert.ok(
+    await verifies(info.cert.certificates[0]!, hash, (signed.signatures as string[])[0]!),
+    'openssl verifies ECDSA',
+  );
 });
