@@ -1,7 +1,8 @@
 // Every script, end to end, on SQLite and PostgreSQL: a request (locale de) whose title, signers' names, typed
 // signatures and field values are Latin, Cyrillic, Greek, Chinese, Japanese, Korean, Arabic, Hebrew and Devanagari
 // is signed in Chromium by each signer; the sealed PDF's text (pdftotext, as a reader or a search would get it)
-// holds each of those strings exactly, no "?" and no anchor marker, and its pages are kept as PNGs to look at.
+// holds each of those strings exactly, no "?" and no anchor marker, pdfsig, qpdf and openssl accept its B-LTA seal,
+// and its pages are kept as PNGs to look at.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,11 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
+import { assertPadesLta } from '../documents/pdf/testing/pades.js';
 import { pdfScratch } from '../documents/pdf/testing/tools.js';
 import { strings } from '../i18n/i18n.js';
 import { launchChromium, skipWithoutChromium } from '../testing/browser.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import { bothDatabases } from '../testing/services.js';
+import { localCaPem } from './testing/complete.js';
 
 const databases = await bothDatabases();
 
@@ -93,6 +96,11 @@ for (const d of databases) {
       const shots = fs.mkdtempSync(path.join(os.tmpdir(), `signet-scripts-${d.name}-`));
       pngPages(tools.save(sealed, 'sealed.pdf'), shots);
       t.diagnostic(`sealed pages: ${shots}`);
+
+      // The legal record, judged by tools nobody here wrote: pdfsig, qpdf and openssl on the B-LTA seal.
+      const [completed] = e.eventsOf('document.completed', documentId);
+      assert.ok(completed, 'document.completed was not delivered');
+      assertPadesLta(tools, sealed, await localCaPem(e), completed.tsa_signed_at);
 
       const pages = tools.pdfText(sealed).split('\f');
       const stamped = pages[0]!;
