@@ -2,7 +2,8 @@
 // at least 44×44 CSS pixels, every control reached by Tab and by Shift+Tab with a visible focus that nothing covers,
 // and a finger's stroke (DevTools touch events, so the page sees pointers of type "touch"). The in-page half is a
 // plain script string, so the test runner's transform never reaches code that runs in the browser.
-import type { Frame, Locator, Page } from 'playwright-core';
+import path from 'node:path';
+import type { BrowserContext, Frame, Locator, Page } from 'playwright-core';
 
 /** The smallest tap target, in CSS pixels (WCAG 2.5.5). */
 export const MIN_TARGET = 44;
@@ -238,3 +239,26 @@ export async function tapUntil<T>(target: Locator, sent: Promise<T>, tries = 3):
   }
   return sent;
 }
+
+/** Opens `url` in a new page and waits until the PDF viewer drew page 1; page errors and console errors go to `problems`. */
+export async function openViewerPage(context: BrowserContext, url: string, problems: string[]): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  await page.goto(url);
+  await page.locator('[data-page="1"].rendered').waitFor({ timeout: 15_000 });
+  await page.locator('#viewer[data-pages]').waitFor({ timeout: 15_000 });
+  return page;
+}
+
+/** A screenshot taker into `dir`: the viewport as `<name>.png` and the whole page as `<name>-full.png`. */
+export const screenshotsIn =
+  (dir: string) =>
+  async (page: Page, name: string, t: { diagnostic(m: string): void }): Promise<void> => {
+    const file = path.join(dir, `${name}.png`);
+    await page.screenshot({ path: file });
+    await page.screenshot({ path: path.join(dir, `${name}-full.png`), fullPage: true });
+    t.diagnostic(`screenshot: ${file}`);
+  };

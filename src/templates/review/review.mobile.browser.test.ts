@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { strings, type Locale } from '../../i18n/i18n.js';
 import { axe, launchChromium, PHONE, skipWithoutChromium } from '../../testing/browser.js';
 import { startE2E, type E2E } from '../../testing/e2e.js';
@@ -18,6 +17,8 @@ import {
   focusProblems,
   keyOf,
   layoutProblems,
+  openViewerPage,
+  screenshotsIn,
   tabTo,
   waitForFocus,
   walk,
@@ -63,24 +64,8 @@ describe('the review page on a phone and with the keyboard alone', { skip: skipW
     return { id: ti.id as string, path: new URL(ti.review_url).pathname };
   }
 
-  async function open(url: string, problems: string[]): Promise<Page> {
-    const page = await phone.context.newPage();
-    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    await page.goto(url);
-    await page.locator('[data-page="1"].rendered').waitFor({ timeout: 15_000 });
-    await page.locator('#viewer[data-pages]').waitFor({ timeout: 15_000 });
-    return page;
-  }
-
-  const shot = async (page: Page, name: string, t: { diagnostic(m: string): void }) => {
-    const file = path.join(SHOTS, `${name}.png`);
-    await page.screenshot({ path: file });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-full.png`), fullPage: true });
-    t.diagnostic(`screenshot: ${file}`);
-  };
+  const open = (url: string, problems: string[]) => openViewerPage(phone.context, url, problems);
+  const shot = screenshotsIn(SHOTS);
 
   for (const locale of LOCALES) {
     const s = strings(locale, 'review');
