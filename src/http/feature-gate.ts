@@ -3,6 +3,8 @@
 // keeps serving. Once available it stays available; until then each request checks again (one small query, only
 // on a not-yet-migrated deployment), so the feature comes up without a restart as soon as the migration has run.
 import type { FastifyInstance } from 'fastify';
+import type { Db } from '../db/db.js';
+import { migrationApplied } from '../db/migrate.js';
 import { apiError, type ErrorName } from '../lib/errors.js';
 
 export type FeatureGate = { available(): Promise<boolean> };
@@ -15,6 +17,17 @@ export function createFeatureGate(check: () => Promise<boolean>): FeatureGate {
       return known;
     },
   };
+}
+
+const migrationGates = new WeakMap<Db, Map<string, FeatureGate>>();
+
+/** The one gate per database and migration, for code that checks it outside a gated plugin (jobs, services). */
+export function migrationGate(db: Db, migration: Parameters<typeof migrationApplied>[1]): FeatureGate {
+  let byName = migrationGates.get(db);
+  if (!byName) migrationGates.set(db, (byName = new Map()));
+  let gate = byName.get(migration);
+  if (!gate) byName.set(migration, (gate = createFeatureGate(() => migrationApplied(db, migration))));
+  return gate;
 }
 
 /** Every route of this (encapsulated) plugin answers `error` with Retry-After while the feature is unavailable. */

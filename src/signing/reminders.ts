@@ -7,9 +7,8 @@
 // - each signer gets at most MAX_AUTO_REMINDERS automatic reminders (reminder-policy.ts) and one expiry warning;
 // - on a schema without migration 012 both jobs do nothing (rolling upgrade).
 import type { Db } from '../db/db.js';
-import { migrationApplied } from '../db/migrate.js';
 import type { ScheduledJob } from '../jobs/scheduler.js';
-import { createFeatureGate, type FeatureGate } from '../http/feature-gate.js';
+import { migrationGate } from '../http/feature-gate.js';
 import { newLinkToken } from '../lib/tokens.js';
 import { nextReminderAt, policyOf } from './reminder-policy.js';
 import { claimReminder, claimWarning, dropReminder, dueReminders, dueWarnings } from './reminders.repo.js';
@@ -23,13 +22,8 @@ export type ReminderDeps = TransitionDeps & Pick<SigningDeps, 'config'>;
 const EVERY_MS = 15 * 60_000;
 const BATCH = 200;
 
-const gates = new WeakMap<Db, FeatureGate>();
 /** Whether migration 012 has run (once true, stays true; re-checked until then). */
-export function remindersReady(db: Db): Promise<boolean> {
-  let gate = gates.get(db);
-  if (!gate) gates.set(db, (gate = createFeatureGate(() => migrationApplied(db, '012-reminders'))));
-  return gate.available();
-}
+export const remindersReady = (db: Db): Promise<boolean> => migrationGate(db, '012-reminders').available();
 
 /** Walks every due row once (keyset on id), running `one` on each; returns how many it sent. */
 async function eachDue(

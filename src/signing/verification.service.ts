@@ -10,8 +10,7 @@
 // - every send, wrong try, lock and pass is an audit entry (method, masked destination), never with the code.
 import { randomInt } from 'node:crypto';
 import type { Db } from '../db/db.js';
-import { migrationApplied } from '../db/migrate.js';
-import { createFeatureGate, type FeatureGate } from '../http/feature-gate.js';
+import { migrationGate } from '../http/feature-gate.js';
 import type { ClientMeta } from '../http/request-context.js';
 import type { Locale } from '../i18n/i18n.js';
 import { sha256Hex, safeEqual } from '../lib/crypto.js';
@@ -45,11 +44,9 @@ const codeHash = (id: string, code: string) => sha256Hex(`${id}:${code}`);
 
 // Rolling upgrades: a server on a schema without migration 011 refuses to create a verified signer (503) rather than
 // failing on the missing column; signers without verification never touch it.
-const gates = new WeakMap<Db, FeatureGate>();
 export async function assertVerificationAvailable(db: Db): Promise<void> {
-  let gate = gates.get(db);
-  if (!gate) gates.set(db, (gate = createFeatureGate(() => migrationApplied(db, '011-signer-verification'))));
-  if (!(await gate.available())) throw apiError('verification_unavailable', { headers: { 'Retry-After': '30' } });
+  if (!(await migrationGate(db, '011-signer-verification').available()))
+    throw apiError('verification_unavailable', { headers: { 'Retry-After': '30' } });
 }
 
 /** What the gate page shows: the method, the masked destination, and the newest code's standing. */
