@@ -24,6 +24,7 @@ const LAYERS = {
     'workspaces',
     'idempotency',
     'verification',
+    'qes',
   ],
   gate: ['http'],
   infrastructure: [

@@ -54,7 +54,43 @@ export type Config = {
    * features whose tables are missing then answer 503 with Retry-After until it has run.
    */
   autoMigrate: boolean;
+  /** The qualified signing provider (CSC API v2 with OAuth 2.0); without it signature_level "qes" answers 503. */
+  qes: QesConfig | null;
 };
+
+export type QesConfig = {
+  /** The CSC API v2 base, e.g. https://qtsp.example/csc/v2 (its `info` is POSTed at start). */
+  providerUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** PEM file of the provider's CA certificate(s): the trust anchors of its signers' certificates. */
+  caFile: string;
+  /** OAuth 2.0 endpoints when `info` does not publish `oauth2`; null: discovered. */
+  authorizeUrl: string | null;
+  tokenUrl: string | null;
+};
+
+const QES_VARS = ['QES_PROVIDER_URL', 'QES_CLIENT_ID', 'QES_CLIENT_SECRET', 'QES_CA_FILE'] as const;
+
+/** All four variables or none; a partial set is a mistake worth stopping for. */
+function parseQes(env: NodeJS.ProcessEnv): QesConfig | null {
+  const set = QES_VARS.filter((n) => env[n]);
+  const extra = ['QES_AUTHORIZE_URL', 'QES_TOKEN_URL'].filter((n) => env[n]);
+  if (set.length === 0 && extra.length === 0) return null;
+  const missing = QES_VARS.filter((n) => !env[n]);
+  if (missing.length)
+    throw new ConfigError(`qualified signatures need ${QES_VARS.join(', ')}; missing: ${missing.join(', ')}`);
+  const url = (name: string) =>
+    env[name] ? parseUrl(name, env[name]!, ['http:', 'https:']).replace(/\/+$/, '') : null;
+  return {
+    providerUrl: url('QES_PROVIDER_URL')!,
+    clientId: env.QES_CLIENT_ID!,
+    clientSecret: env.QES_CLIENT_SECRET!,
+    caFile: path.resolve(env.QES_CA_FILE!),
+    authorizeUrl: url('QES_AUTHORIZE_URL'),
+    tokenUrl: url('QES_TOKEN_URL'),
+  };
+}
 
 export type SmsConfig = { provider: 'twilio'; accountSid: string; authToken: string; from: string; apiBase: string };
 
@@ -193,11 +229,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!isHeaderAddress(mailFrom)) throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
   const tsaUrl = env.TSA_URL ? parseUrl('TSA_URL', env.TSA_URL, ['http:', 'https:']) : null;
   const sealP12 = env.SEAL_P12 ? path.resolve(env.SEAL_P12) : null;
-  // Refused rather than ignored: a deployment that expects qualified seals must not run believing it has them.
-  if (env.QES_PROVIDER_URL)
-    throw new ConfigError(
-      'QES_PROVIDER_URL is not supported by this version: no qualified (CSC API v2) signing provider integration ships yet, so signature_level "qes" answers 503 qes_unavailable; unset it',
-    );
   return {
     port,
     host,
@@ -220,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: parseLimits(env),
     sms: parseSms(env),
     autoMigrate: env.SIGNET_AUTO_MIGRATE === undefined || parseBool('SIGNET_AUTO_MIGRATE', env.SIGNET_AUTO_MIGRATE),
+    qes: parseQes(env),
   };
 }
 

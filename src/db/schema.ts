@@ -7,7 +7,7 @@ import type {
   UsersTable,
   WorkspaceMembersTable,
 } from './schema-people.js';
-import type { SignerCodesTable } from './schema-verification.js';
+import type { QesCeremoniesTable, SignerCodesTable } from './schema-verification.js';
 
 export type * from './schema-people.js';
 export type * from './schema-verification.js';
@@ -182,7 +182,10 @@ export type DocumentsTable = {
 } & Optional<'template_id', string> &
   Optional<'template_version' | 'ltv_renew_at' | 'ltv_claim_expires_at', number> &
   Optional<'pades_level' | 'pades_note' | 'seal_revision_sha256' | 'ltv_algorithms' | 'ltv_claimed_by', string> &
-  ReminderPolicyColumns;
+  ReminderPolicyColumns &
+  /** Migration 013: `qes` or null (ses); the document after its last qualified signer; the per-document QES lock. */
+  Optional<'signature_level' | 'qes_blob' | 'qes_sha256' | 'qes_lock_request_id', string> &
+  Optional<'qes_lock_until', number>;
 // Later migrations' columns (005 templates, 009 long-term signatures), optional: older code paths never write them.
 type Optional<K extends string, T> = { [P in K]?: T | null };
 
@@ -222,6 +225,8 @@ export type SigningRequestsTable = {
   /** Migration 011: `email_code` or `sms_code` (null: none), and when the signer passed it. */
   verification?: string | null;
   verified_at?: number | null;
+  /** Migration 013: JSON record of the qualified signature (provider, certificate), null for a simple one. */
+  qes?: string | null;
 } & SignerReminderColumns;
 /** Migration 012: the next automatic reminder (null: none due), how many were sent, when the expiry warning went. */
 type SignerReminderColumns = Optional<'next_reminder_at' | 'reminders_sent' | 'expiry_warned_at', number>;
@@ -362,6 +367,7 @@ export type Database = {
   embed_sessions: EmbedSessionsTable;
   signer_copies: SignerCopiesTable;
   signer_codes: SignerCodesTable;
+  qes_ceremonies: QesCeremoniesTable;
   users: UsersTable;
   workspace_members: WorkspaceMembersTable;
   user_tokens: UserTokensTable;

@@ -76,3 +76,46 @@ export function authorityKeyId(cert: pkijs.Certificate): string | null {
   const id = e?.parsedValue instanceof pkijs.AuthorityKeyIdentifier ? e.parsedValue.keyIdentifier : undefined;
   return id ? Buffer.from(id.valueBlock.valueHexView).toString('hex') : null;
 }
+
+/** ETSI EN 319 412-5 QC statements (id-etsi-qcs-*) and the RFC 3739 extension that carries them. */
+export const QC = {
+  statements: '1.3.6.1.5.5.7.1.3',
+  compliance: '0.4.0.1862.1.1',
+  sscd: '0.4.0.1862.1.4',
+  type: '0.4.0.1862.1.6',
+  typeEsign: '0.4.0.1862.1.6.1',
+} as const;
+
+/** The QC statement ids a certificate declares, and the QcType ids; empty when it has none or they are unreadable. */
+export function qcStatements(cert: pkijs.Certificate): { ids: string[]; types: string[] } {
+  const e = ext(cert, QC.statements);
+  const out = { ids: [] as string[], types: [] as string[] };
+  if (!e) return out;
+  try {
+    const parsed = asn1js.fromBER(e.extnValue.valueBlock.valueHexView);
+    if (!(parsed.result instanceof asn1js.Sequence)) return out;
+    for (const st of parsed.result.valueBlock.value) {
+      if (!(st instanceof asn1js.Sequence)) continue;
+      const [id, info] = st.valueBlock.value;
+      if (!(id instanceof asn1js.ObjectIdentifier)) continue;
+      const oid = id.valueBlock.toString();
+      out.ids.push(oid);
+      if (oid === QC.type && info instanceof asn1js.Sequence)
+        for (const t of info.valueBlock.value)
+          if (t instanceof asn1js.ObjectIdentifier) out.types.push(t.valueBlock.toString());
+    }
+  } catch {
+    return { ids: [], types: [] };
+  }
+  return out;
+}
+
+/**
+ * A qualified certificate for electronic signatures whose key is on a qualified signature creation device: what a
+ * QES needs of its certificate (eIDAS art. 3(12)). QcCompliance and QcSSCD present; a QcType, when given, names esign.
+ */
+export function isQualifiedForSignatures(cert: pkijs.Certificate): boolean {
+  const qc = qcStatements(cert);
+  const typed = qc.ids.includes(QC.type);
+  return qc.ids.includes(QC.compliance) && qc.ids.includes(QC.sscd) && (!typed || qc.types.includes(QC.typeEsign));
+}

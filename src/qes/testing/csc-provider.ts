@@ -7,7 +7,7 @@ import http from 'node:http';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import * as oauth from './csc-oauth.js';
 import { createQesCa, keyBits, type QesCa, type QesCert, type QesKey, type QesVariant } from './qes-ca.js';
-import { tempDir } from './tools.js';
+import { tempDir } from '../../pki/testing/tools.js';
 
 export type CscFailure =
   'cancel' | 'token_refused' | 'down' | 'expired_cert' | 'revoked_cert' | 'not_qualified' | 'bad_signature' | null;

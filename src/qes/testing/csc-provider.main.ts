@@ -1,5 +1,5 @@
 // Runs the local CSC provider for demos on one machine:
-//   node --import tsx src/pki/testing/csc-provider.main.ts [user ...]
+//   node --import tsx src/qes/testing/csc-provider.main.ts [user ...]
 // It prints the QES_* variables for Signet; each line typed on stdin (a user name, or empty for the first user)
 // prints a fresh one-time login code, and `fail <switch>` / `fail off` sets the failure switch.
 import { writeFile } from 'node:fs/promises';

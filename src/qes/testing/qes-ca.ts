@@ -4,8 +4,8 @@
 import { createPublicKey } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pemToDer } from '../cms.js';
-import { run } from './tools.js';
+import { pemToDer } from '../../pki/cms.js';
+import { run } from '../../pki/testing/tools.js';
 
 export type QesKey = 'rsa' | 'p256';
 export type QesCert = { certFile: string; keyFile: string; certPem: string; certDer: Uint8Array; key: QesKey };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../lib/clock.js';
 import { CODE_TTL_MS, SHA256_OID } from './csc-oauth.js';
 import { SIGN_ALGOS, startCscProvider, type CscProvider } from './csc-provider.js';
-import { run, tempDir } from './tools.js';
+import { run, tempDir } from '../../pki/testing/tools.js';
 
 const REDIRECT = 'http://127.0.0.1:9/qes/callback';
 const clock = new ManualClock();
