@@ -30,6 +30,8 @@ import { documentsRoutes } from './signing/documents.routes.js';
 import { SIGNER_ASSETS } from './signing/signer.assets.js';
 import { retiredRoutes } from './signing/retired.routes.js';
 import { signerRoutes } from './signing/signer.routes.js';
+import { qesRoutes } from './qes/qes.routes.js';
+import type { QesService } from './qes/landing.js';
 import { copyRoutes } from './signing/copy.routes.js';
 import { signingRoutes } from './signing/signing.routes.js';
 import type { SigningDeps } from './signing/signing.service.js';
@@ -87,6 +89,8 @@ export type AppDeps = {
   trust: TrustStore;
   /** Pokes in-process workers after work was committed; no-ops when the worker runs in another process. */
   wake?: Wakers;
+  /** The qualified signing provider (qes/service.ts); null or absent: signature_level "qes" answers 503. */
+  qes?: QesService | null;
 };
 
 export type App = FastifyInstance & {
@@ -148,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     pdf: deps.pdf,
     files: deps.files,
     config: deps.config,
+    qesProvider: deps.qes?.name ?? null,
   };
   const verification = { db: deps.db, clock: deps.clock, pdf: deps.pdf, trust: deps.trust };
   app.addHook('onClose', async () => lastUsed.close());
@@ -207,6 +212,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         renderTooManyRequestsPage(req.headers['accept-language'], seconds, { stylesheets: [assets.url('signer.css')] }),
     });
     await keyless.register(signerRoutes, signing);
+    await keyless.register(qesRoutes, { ...signing, qes: deps.qes ?? null });
     await keyless.register(copyRoutes, signing);
     await keyless.register(reviewRoutes, signing);
     await keyless.register(embedRoutes, signing);

@@ -17,7 +17,10 @@ export function createLogger(config: Config) {
       // Signer, embed, review and set-password links carry their credential in the path.
       req: (req: { method: string; url: string }) => ({
         method: req.method,
-        url: req.url.replace(/^\/(sign|embed\/sign|review|dashboard\/set-password)\/[^/?]+/, '/$1/[token]'),
+        // The provider's redirect carries an authorization code and state in its query.
+        url: req.url
+          .replace(/^\/(sign|embed\/sign|review|dashboard\/set-password)\/[^/?]+/, '/$1/[token]')
+          .replace(/^\/qes\/callback\?.*/, '/qes/callback?[redacted]'),
       }),
     },
   });

@@ -35,6 +35,7 @@ import { renewTimestampsJob } from './signing/renewal.js';
 import { sendRemindersJob, warnExpiringJob } from './signing/reminders.js';
 import { noWake, type Wakers } from './signing/transition.js';
 import { createTrustStore, type TrustStore } from './pki/trust.js';
+import { createQesService } from './qes/service.js';
 import type { Pki } from './pki/pki.js';
 
 export const newWorkerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -274,6 +275,11 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       logger,
     });
   }
+  // A configured provider is checked now (one line and no start when unusable); its signature timestamps come from
+  // the seal's TSA, so an API process that serves qualified signers loads the PKI on their first signature.
+  const qes = opts.api
+    ? await createQesService(config, clock, async () => (await (await pkiNow()).longTerm()).tsa)
+    : null;
   const jobs = scheduledJobs({ db, clock, wake, config, blobs, workerId, pki: pkiNow, logger });
   const scheduler = opts.worker ? createScheduler({ db, clock, workerId, logger, jobs }) : null;
 
@@ -291,6 +297,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
         pdf: pdfEngine,
         trust: trustStoreFor(config, clock),
         wake,
+        qes,
       })
     : null;
 
@@ -329,6 +336,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       await mailer.close();
       await smsSender.close();
       await files.close();
+      await qes?.close();
       if (pkiServices) await (await pkiServices).sealer.close();
       await closePdfWorkers();
       await limiter.close();

@@ -70,7 +70,7 @@ export async function createSigningRequest(
   // Never pretend a seal is qualified: without a qualified provider there is no QES to give.
   if (body.signature_level === 'qes') {
     requireFeature(auth.workspace, 'qes');
-    throw apiError('qes_unavailable');
+    if (!deps.config.qes) throw apiError('qes_unavailable');
   }
   const now = deps.clock.now();
 
@@ -140,6 +140,7 @@ export async function createSigningRequest(
           prepared: prepared.pdf,
           expiresAt,
           reminders,
+          ...(body.signature_level === 'qes' ? { signatureLevel: 'qes' as const } : {}),
         },
         requests,
         callbackUrl,

@@ -46,6 +46,8 @@ export type NewDocument = {
   template?: { id: string; version: number };
   /** Automatic reminders (resolveReminders); none when absent. */
   reminders?: Reminders;
+  /** `qes`: every signer signs through the qualified provider (qes/); absent: simple signatures. */
+  signatureLevel?: 'qes';
 };
 
 function documentRow(
@@ -90,6 +92,7 @@ function documentRow(
     closed_at: null,
     ...(d.template ? { template_id: d.template.id, template_version: d.template.version } : {}),
     ...policyColumns(d.reminders ?? null),
+    ...(d.signatureLevel ? { signature_level: d.signatureLevel } : {}),
   };
 }
 

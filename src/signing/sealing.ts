@@ -49,10 +49,9 @@ const initialsOf = (name: string) =>
     .map((p) => [...p][0]!.toUpperCase())
     .join('');
 
-async function stampsFor(deps: SealingDeps, doc: DocumentRow, requests: RequestRow[]): Promise<Stamp[]> {
+/** Each signer's values as stamps; `pngs`: drawn signatures by request id. */
+export function stampsFor(doc: DocumentRow, requests: RequestRow[], pngs: Map<string, Uint8Array>): Stamp[] {
   const byRole = new Map(requests.map((r) => [r.role, r]));
-  const pngs = new Map<string, Uint8Array>();
-  for (const r of requests) if (r.signature_blob) pngs.set(r.id, await deps.blobs.get(r.signature_blob));
   const out: Stamp[] = [];
   for (const field of JSON.parse(doc.fields) as Field[]) {
     const r = byRole.get(field.role);
@@ -76,15 +75,32 @@ async function stampsFor(deps: SealingDeps, doc: DocumentRow, requests: RequestR
   return out;
 }
 
+/**
+ * The file sealing starts from, with every signer's values on it. A qualified document already carries them: each
+ * qualified signer's revision stamped their own (qes/), so the audit page and the seal are appended incrementally
+ * and every signer's signature keeps verifying.
+ */
+async function signedContent(deps: SealingDeps, doc: DocumentRow, requests: RequestRow[], completedAt: number) {
+  const audit = auditPageInput(doc, requests, completedAt);
+  if (doc.signature_level === 'qes') {
+    const current = await deps.blobs.get(doc.qes_blob ?? doc.prepared_blob);
+    return { pdf: await deps.pdf.appendAuditPage(current, audit, { incremental: true }), incremental: true };
+  }
+  const pngs = new Map<string, Uint8Array>();
+  for (const r of requests) if (r.signature_blob) pngs.set(r.id, await deps.blobs.get(r.signature_blob));
+  const prepared = await deps.blobs.get(doc.prepared_blob);
+  const stamped = await deps.pdf.stamp(prepared, stampsFor(doc, requests, pngs));
+  return { pdf: await deps.pdf.appendAuditPage(stamped, audit), incremental: false };
+}
+
 async function sealOne(deps: SealingDeps, id: string): Promise<boolean> {
   const doc = await findDocumentById(deps.db.kysely, id);
   if (!doc || doc.seal_state !== 'pending' || doc.seal_claimed_by !== deps.workerId) return false;
   const requests = await listRequests(deps.db.kysely, id);
   const completedAt = deps.clock.now();
-  const prepared = await deps.blobs.get(doc.prepared_blob);
-  const stamped = await deps.pdf.stamp(prepared, await stampsFor(deps, doc, requests));
-  const withAudit = await deps.pdf.appendAuditPage(stamped, auditPageInput(doc, requests, completedAt));
-  const sealed = await deps.sealer.seal(withAudit, {
+  const content = await signedContent(deps, doc, requests, completedAt);
+  const sealed = await deps.sealer.seal(content.pdf, {
+    incremental: content.incremental,
     name: 'Signet',
     // A document generated from a template has no signers: the seal certifies the file as generated.
     reason: (requests.length ? `Signed by all parties: ${doc.title}` : `Generated: ${doc.title}`).slice(0, 200),

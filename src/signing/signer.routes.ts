@@ -44,7 +44,11 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
           waitMinutes: Number(q.m) || undefined,
         });
       }
-      if (v.state === 'open') return renderSignerPage(app.assets, v, { base });
+      if (v.state === 'open')
+        return renderSignerPage(app.assets, v, {
+          base,
+          ...(v.document.signature_level === 'qes' ? { qes: { provider: deps.qesProvider ?? '' } } : {}),
+        });
       if (v.state === 'signed' && offersSealed(v.document))
         return renderClosedPage(app.assets, v.document.locale, v.state, {
           download: { href: `${base}/document.pdf`, fileName: downloadName(v.document, 'signed') },

@@ -39,7 +39,9 @@ export type SigningDeps = TransitionDeps & {
   blobs: BlobStore;
   pdf: PdfEngine;
   files: FileFetcher;
-  config: Pick<Config, 'baseUrl' | 'tierCaps' | 'allowPrivateNetwork'>;
+  config: Pick<Config, 'baseUrl' | 'tierCaps' | 'allowPrivateNetwork' | 'qes'>;
+  /** The qualified provider's name for the signer page; null without one. */
+  qesProvider?: string | null;
 };
 
 export const invalid = (field: string, message: string, extra: Record<string, unknown> = {}) =>
@@ -167,7 +169,8 @@ export async function signerPdf(deps: SigningDeps, r: RequestRow): Promise<Uint8
   if (r.status === 'queued') throw apiError('request_not_signable', { meta: { state: 'queued' } });
   assertVerified(r);
   const doc = (await findDocument(deps.db.kysely, r.workspace_id, r.document_id))!;
-  return deps.blobs.get(offersSealed(doc) ? doc.signed_blob : doc.prepared_blob);
+  // A qualified document is shown as it stands: with the values and signatures of the signers before.
+  return deps.blobs.get(offersSealed(doc) ? doc.signed_blob : (doc.qes_blob ?? doc.prepared_blob));
 }
 
 /** The page rendered: pending → viewed, `signing_request.viewed` once; viewing again changes nothing. */
@@ -203,7 +206,7 @@ export async function viewRequest(deps: SigningDeps, found: RequestRow, meta: Cl
   return { status: 'viewed' };
 }
 
-function drawnSignature(body: SignBody): Uint8Array | null {
+export function drawnSignature(body: SignBody): Uint8Array | null {
   if (body.signature.type === 'typed') {
     if (body.signature.text.trim() === '') throw invalid('signature.text', 'The typed signature is empty.');
     return null;
@@ -225,6 +228,23 @@ function auditedValues(fields: Field[], values: Record<string, string | number |
   return list.length ? { fields: list } : {};
 }
 
+/** What a signer gives when signing: the visible signature and their fields' values. */
+export type SignInput = {
+  signature: SignBody['signature'];
+  /** The drawn signature's PNG, checked; null for a typed one. */
+  png: Uint8Array | null;
+  values: Record<string, string | number | boolean>;
+};
+
+/** The signer's fields and values checked against the document's rules (422 template_input_invalid otherwise). */
+export function checkSignInput(doc: DocumentRow, r: RequestRow, body: SignBody, png: Uint8Array | null): SignInput {
+  const fields = (JSON.parse(doc.fields) as Field[]).filter((f) => f.role === r.role);
+  const checked = checkSignerValues(fields, body.fields);
+  if (checked.problems.length > 0) throw templateInputError(checked.problems);
+  const values = Object.fromEntries(Object.entries(checked.values).map(([id, v]) => [id, v.value]));
+  return { signature: body.signature, png, values };
+}
+
 /**
  * A signature: `signing_request.signed`. The last one sends the document to sealing (completion and its event come
  * from sealing.ts); in sequential mode any other releases the next signer.
@@ -235,53 +255,74 @@ export async function signRequest(deps: SigningDeps, found: RequestRow, body: Si
     const r = await reread(tx, found);
     assertSignable(doc, r, tx.now);
     assertVerified(r);
-    const fields = (JSON.parse(doc.fields) as Field[]).filter((f) => f.role === r.role);
-    const checked = checkSignerValues(fields, body.fields);
-    if (checked.problems.length > 0) throw templateInputError(checked.problems);
-    const values = Object.fromEntries(Object.entries(checked.values).map(([id, v]) => [id, v.value]));
-    const blob = png ? await deps.blobs.put(png, 'signature', tx.trx) : null;
-    const signed = await moveRequest(tx.trx, r.id, 'sign', {
-      signed_at: tx.now,
-      sign_ip: meta.ip,
-      sign_ua: userAgentOf(meta),
-      signature_kind: body.signature.type,
-      signature_text: body.signature.type === 'typed' ? body.signature.text.trim() : null,
-      signature_blob: blob,
-      field_values: JSON.stringify(values),
-      updated_at: tx.now,
-    });
-    if (!signed) throw apiError('request_not_signable');
-    const detail = {
-      signature: body.signature.type,
-      sha256: doc.prepared_sha256,
-      ...auditedValues(fields, values),
-      ...via(meta),
-    };
-    await tx.audit(doc, {
-      action: 'signing_request.signed',
-      actor: signerActor(r),
-      signingRequestId: r.id,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-      detail,
-    });
-    await tx.emit('signing_request.signed', doc.workspace_id, {
-      signing_request_id: r.id,
-      document_id: doc.id,
-      signer: eventSigner(r),
-      sha256: doc.prepared_sha256,
-    });
-
-    const all = await listRequests(tx.trx, doc.id);
-    if (all.every((x) => x.status === 'signed')) {
-      await markSealPending(tx.trx, doc.id, r.id, tx.now);
-      await tx.audit(doc, { action: 'document.all_signed', actor: 'system' });
-      tx.sealAfterCommit();
-    } else if (doc.signing_order === 'sequential') {
-      await releaseNext(deps, tx, doc, all);
-    }
+    if (doc.signature_level === 'qes')
+      throw apiError('request_not_signable', {
+        message: 'This document asks for a qualified signature: sign through your provider from the signing page.',
+        meta: { state: 'open' },
+      });
+    await commitSignature(deps, tx, doc, r, checkSignInput(doc, r, body, png), meta);
   });
   return { status: 'signed' };
+}
+
+/**
+ * Records a signature in the caller's transaction (document locked, request open and verified): the request signed
+ * with its inputs, its audit entry and event, then sealing or the next turn. `qes`: the qualified signature's record
+ * (qes/), written on the request and named in the audit entry.
+ */
+export async function commitSignature(
+  deps: SigningDeps,
+  tx: Tx,
+  doc: DocumentRow,
+  r: RequestRow,
+  input: SignInput,
+  meta: ClientMeta,
+  qes?: Record<string, unknown>,
+): Promise<void> {
+  const fields = (JSON.parse(doc.fields) as Field[]).filter((f) => f.role === r.role);
+  const blob = input.png ? await deps.blobs.put(input.png, 'signature', tx.trx) : null;
+  const signed = await moveRequest(tx.trx, r.id, 'sign', {
+    signed_at: tx.now,
+    sign_ip: meta.ip,
+    sign_ua: userAgentOf(meta),
+    signature_kind: input.signature.type,
+    signature_text: input.signature.type === 'typed' ? input.signature.text.trim() : null,
+    signature_blob: blob,
+    field_values: JSON.stringify(input.values),
+    ...(qes ? { qes: JSON.stringify(qes) } : {}),
+    updated_at: tx.now,
+  });
+  if (!signed) throw apiError('request_not_signable');
+  const detail = {
+    signature: input.signature.type,
+    sha256: doc.prepared_sha256,
+    ...(qes ? { level: 'qes' } : {}),
+    ...auditedValues(fields, input.values),
+    ...via(meta),
+  };
+  await tx.audit(doc, {
+    action: 'signing_request.signed',
+    actor: signerActor(r),
+    signingRequestId: r.id,
+    ip: meta.ip,
+    userAgent: meta.userAgent,
+    detail,
+  });
+  await tx.emit('signing_request.signed', doc.workspace_id, {
+    signing_request_id: r.id,
+    document_id: doc.id,
+    signer: eventSigner(r),
+    sha256: doc.prepared_sha256,
+  });
+
+  const all = await listRequests(tx.trx, doc.id);
+  if (all.every((x) => x.status === 'signed')) {
+    await markSealPending(tx.trx, doc.id, r.id, tx.now);
+    await tx.audit(doc, { action: 'document.all_signed', actor: 'system' });
+    tx.sealAfterCommit();
+  } else if (doc.signing_order === 'sequential') {
+    await releaseNext(deps, tx, doc, all);
+  }
 }
 
 /**
