@@ -67,11 +67,12 @@ for (const d of databases) {
       assert.equal(v.pades_level, 'B-LTA');
       assert.equal(v.modified_after_signing, false);
       assert.deepEqual(
-        v.signatures.map((s: any) => [s.kind, s.intact, s.trusted]),
+        v.signatures.map((s: any) => [s.kind, s.intact, s.trusted, s.level]),
         [
-          ['signature', true, true],
-          ['document_timestamp', true, true],
+          ['signature', true, true, 'advanced'],
+          ['document_timestamp', true, true, null],
         ],
+        'Signet’s seal is never a QES; a document timestamp has no level',
       );
       assert.equal(v.document.id, done.documentId);
       assert.equal(v.document.audit_chain_valid, true);
@@ -132,6 +133,8 @@ for (const d of databases) {
       assert.match(page.text, /Gültig/);
       assert.match(page.text, /PAdES B-LTA/);
       assert.match(page.text, /Contract to verify/);
+      assert.match(page.text, /Fortgeschrittene elektronische Signatur oder Siegel/);
+      assert.doesNotMatch(page.text, /Qualifizierte elektronische Signatur/);
       const junk = await e.h.request('POST', '/verify', {
         rawBody: Buffer.from(
           `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="x.pdf"\r\n\r\nhello\r\n--${boundary}--\r\n`,

@@ -15,7 +15,15 @@ const SignatureOut = Type.Object({
   signed_at: Nullable(Type.String({ description: 'Proven by a timestamp when `time_proven`, else claimed.' })),
   time_proven: Type.Boolean(),
   trusted: Type.Boolean({
-    description: 'Its certificate path reaches a trusted anchor (this instance’s CA) at the time that proves it.',
+    description:
+      'Its certificate path reaches a trusted anchor (this instance’s CAs and any configured anchors) at the time ' +
+      'that proves it.',
+  }),
+  level: Type.Union([Type.Literal('qes'), Type.Literal('advanced'), Type.Null()], {
+    description:
+      '`qes`: a qualified electronic signature: intact, trusted, made with a qualified certificate on a qualified ' +
+      'device (QC statements QcCompliance and QcSSCD); `advanced`: any other signature, Signet’s seal included; ' +
+      'null for a document timestamp.',
   }),
   problems: Type.Array(Type.String(), { description: 'What is wrong or unknown, in plain words (English).' }),
   problem_codes: Type.Array(Type.String(), { description: 'The same problems as stable codes.' }),
@@ -73,6 +81,22 @@ export const VerificationResponse = Type.Object(
               field: 'Signature1',
               intact: true,
               signer: {
+                subject: 'CN=Anna Berger, O=Example Customers, C=DE',
+                issuer: 'CN=Example QTSP Qualified CA, O=Example QTSP, C=DE',
+                serial: '2001',
+              },
+              signed_at: '2026-11-23T09:29:47.000Z',
+              time_proven: true,
+              trusted: true,
+              level: 'qes',
+              problems: [],
+              problem_codes: [],
+            },
+            {
+              kind: 'signature',
+              field: 'Signature2',
+              intact: true,
+              signer: {
                 subject: 'CN=Signet Document Seal, OU=Installation 1a2b3c4d, O=Signet',
                 issuer: 'CN=Signet Local CA, OU=Installation 1a2b3c4d, O=Signet',
                 serial: '5f2c9a0e71b3d8c4',
@@ -80,6 +104,23 @@ export const VerificationResponse = Type.Object(
               signed_at: '2026-11-23T09:30:12.000Z',
               time_proven: true,
               trusted: true,
+              level: 'advanced',
+              problems: [],
+              problem_codes: [],
+            },
+            {
+              kind: 'document_timestamp',
+              field: 'Signet document timestamp 1',
+              intact: true,
+              signer: {
+                subject: 'CN=Signet Local TSA, OU=Installation 1a2b3c4d, O=Signet',
+                issuer: 'CN=Signet Local CA, OU=Installation 1a2b3c4d, O=Signet',
+                serial: '3e8a1c5f90b2d7e6',
+              },
+              signed_at: '2026-11-23T09:30:13.000Z',
+              time_proven: true,
+              trusted: true,
+              level: null,
               problems: [],
               problem_codes: [],
             },

@@ -63,6 +63,7 @@ function present(
       signed_at: s.signed_at,
       time_proven: s.time_proven,
       trusted: s.trusted,
+      level: s.level,
       problems: s.problems.map((p) => problemText(locale, p)),
       problem_codes: s.problems.map((p) => p.code),
     })),

@@ -43,11 +43,20 @@ function report(locale: Locale, r: VerificationOut): string {
         r.document.audit_chain_valid ? s['page.auditValid'] : s['page.auditBroken'],
       )}</p>`
     : `<p>${esc(s['page.notOurs'])}</p>`;
+  // A document timestamp is no signature in eIDAS's sense: no level row for it.
+  const level = (l: VerificationOut['signatures'][number]['level']) =>
+    l
+      ? `<dt>${esc(s['page.signatureLevel'])}</dt><dd class="level-${l}">${esc(
+          l === 'qes' ? s['page.levelQes'] : s['page.levelAdvanced'],
+        )}</dd>`
+      : '';
   const problems = (list: string[]) =>
     list.length ? `<ul class="problems">${list.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>` : '';
   const signatures = r.signatures
     .map(
-      (x) => `<section class="signature" data-intact="${x.intact}" data-trusted="${x.trusted}">
+      (x) => `<section class="signature" data-intact="${x.intact}" data-trusted="${x.trusted}" data-level="${esc(
+        x.level ?? 'none',
+      )}">
     <h2>${esc(x.kind === 'signature' ? s['page.signature'] : s['page.documentTimestamp'])}: ${esc(x.field)}</h2>
     <dl>
       <dt>${esc(s['page.signer'])}</dt><dd>${esc(x.signer?.subject ?? '—')}</dd>
@@ -59,6 +68,7 @@ function report(locale: Locale, r: VerificationOut): string {
       )}</dd>
       <dt>${esc(s['page.intact'])}</dt><dd>${esc(yesNo(x.intact))}</dd>
       <dt>${esc(s['page.trusted'])}</dt><dd>${esc(yesNo(x.trusted))}</dd>
+      ${level(x.level)}
     </dl>
     ${problems(x.problems)}
   </section>`,

@@ -9,6 +9,13 @@ import type { CertSummary } from '../../pki/cert-info.js';
 import type { PadesLevel } from './long-term.js';
 import { runPdfTaskOr } from './pool.js';
 
+/**
+ * `qes`: intact, trusted, and signed with a certificate qualified for signatures (QcCompliance and QcSSCD, QcType
+ * esign when typed); `advanced`: any other CMS signature (PAdES/AdES), Signet's seal included; null for a document
+ * timestamp. Only the certificate decides: the verifier does not know which signature is whose.
+ */
+export type SignatureLevel = 'qes' | 'advanced' | null;
+
 export type VerifyTrust = { anchorsDer: Uint8Array[]; crlsDer: Uint8Array[]; nowMs: number };
 
 export type SignatureReport = {
@@ -21,6 +28,7 @@ export type SignatureReport = {
   signed_at: string | null;
   time_proven: boolean;
   trusted: boolean;
+  level: SignatureLevel;
   problems: Problem[];
   /** SHA-256 of the file up to the end of this signature's revision. */
   revision_sha256: string;

@@ -2,6 +2,8 @@
 // CMS over its byte range, validates each certificate path at the time that proves it, decides the PAdES level and
 // whether anything beyond DSS and document timestamps changed after the last signature. Never rewrites the file.
 import { checkChain, type ChainCheck } from '../../pki/chain.js';
+import { isQualifiedForSignatures } from '../../pki/cert-info.js';
+import { parseCert } from '../../pki/cms.js';
 import { checkCms, type CmsCheck } from '../../pki/verify-cms.js';
 import { problem, type Problem } from '../../pki/problems.js';
 import { apiError } from '../../lib/errors.js';
@@ -9,7 +11,7 @@ import { PdfFile } from './pdf-file.js';
 import { PdfRef, PdfStream, PdfSyntaxError, type PdfValue } from './pdf-syntax.js';
 import { changesAfter, findSignatures, type FoundSignature } from './signatures.js';
 import type { PadesLevel } from './long-term.js';
-import type { PdfVerification, SignatureReport, VerifyTrust } from './verify.js';
+import type { PdfVerification, SignatureLevel, SignatureReport, VerifyTrust } from './verify.js';
 
 export async function verifyInWorker(bytes: Uint8Array, trust: VerifyTrust): Promise<PdfVerification> {
   let file: PdfFile;
@@ -88,6 +90,7 @@ export async function verifyInWorker(bytes: Uint8Array, trust: VerifyTrust): Pro
           : cms.timestamp?.genTime) ?? null,
       time_proven: sig.kind === 'document_timestamp' ? intact : Boolean(proven),
       trusted,
+      level: sig.kind === 'document_timestamp' ? null : signatureLevel(intact && trusted, cms.signerCertDer),
       problems: dedupe(problems),
       revision_sha256: sig.revisionSha256,
     });
@@ -140,6 +143,16 @@ function levelOf(
   const dssRevision = dss.firstRevisionAfter(sig.revision);
   if (dssRevision < 0 || !chain || chain.revocation !== 'good' || !dss.covers(chain.chainDer)) return 'B-T';
   return docTimes.some((d) => d.end > dssRevision) ? 'B-LTA' : 'B-LT';
+}
+
+/** A QES needs more than a qualified certificate: the signature must verify and its path reach a trusted anchor. */
+function signatureLevel(intactAndTrusted: boolean, signerCertDer: Uint8Array | null): SignatureLevel {
+  if (!intactAndTrusted || !signerCertDer) return 'advanced';
+  try {
+    return isQualifiedForSignatures(parseCert(signerCertDer)) ? 'qes' : 'advanced';
+  } catch {
+    return 'advanced';
+  }
 }
 
 type DssMaterial = {
