@@ -204,7 +204,11 @@ export function trustStoreFor(config: Config, clock: Clock): TrustStore {
     loadCas: async () =>
       (await pki()).loadOrCreateCas({ dataDir: config.dataDir, clock, publicBaseUrl: config.baseUrl }),
     generationNumbers: async () => (await pki()).generationNumbers(config.dataDir),
-    extraAnchors: async () => (config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : []),
+    // An external TSA's CAs and the qualified provider's: their signatures are reported as trusted.
+    extraAnchors: async () => [
+      ...(config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : []),
+      ...(config.qes ? pemToDer(await fs.readFile(config.qes.caFile, 'utf8')) : []),
+    ],
   });
 }
 

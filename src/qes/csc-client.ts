@@ -160,7 +160,7 @@ async function call(url: string, init: RequestInit): Promise<Record<string, unkn
     throw new ProviderError('down', `the provider could not be reached (${(err as Error).name})`);
   }
   const text = await res.text().catch(() => '');
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {

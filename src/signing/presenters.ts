@@ -34,6 +34,7 @@ export const presentRequest = (r: RequestRow): RequestOut => ({
   signed_at: t(r.signed_at),
   declined_at: t(r.declined_at),
   decline_reason: r.decline_reason,
+  qualified_signature: r.qes ? (JSON.parse(r.qes) as RequestOut['qualified_signature']) : null,
 });
 
 /** A downloaded file's name: the title, made safe for any file system, and what the file is (`signed`, `audit`). */
@@ -79,6 +80,7 @@ export const presentDocument = (d: DocumentRow, requests: RequestRow[], baseUrl:
   pades_level: d.status === 'completed' ? ((d.pades_level ?? 'B-T') as DocumentOut['pades_level']) : null,
   template_id: d.template_id ?? null,
   template_version: d.template_version ?? null,
+  signature_level: d.signature_level === 'qes' ? 'qes' : 'ses',
   reminders: policyOf(d),
   ...(d.status === 'completed' ? documentUrls(baseUrl, d.id) : {}),
   signing_requests: requests.map(presentRequest),

@@ -29,6 +29,7 @@ const requestExample = {
   signed_at: null,
   declined_at: null,
   decline_reason: null,
+  qualified_signature: null,
 };
 /** A PDF's first bytes in base64 (a real upload is the whole file). */
 const pdfBase64 = 'JVBERi0xLjcKJcfsj6IKNSAwIG9iago8PC9MZW5ndGggNiAwIFI+PgpzdHJlYW0K';
@@ -109,8 +110,9 @@ export const CreateBody = Type.Object(
     signature_level: Type.Optional(
       Type.Union([Type.Literal('ses'), Type.Literal('qes')], {
         description:
-          '`ses` (default): the signers’ electronic signatures under Signet’s seal. `qes` is Enterprise-only and needs a ' +
-          'qualified remote-signing provider; until one is configured it answers 503 qes_unavailable.',
+          '`ses` (default): the signers’ electronic signatures under Signet’s seal. `qes` (Enterprise): each signer ' +
+          'signs with their own qualified certificate through the configured provider (CSC API v2), before the seal; ' +
+          'without a configured provider it answers 503 qes_unavailable.',
       }),
     ),
   },
@@ -146,6 +148,13 @@ export const RequestBrief = Type.Object({
   expires_at: Type.String(),
 });
 export type RequestBrief = Static<typeof RequestBrief>;
+const QualifiedOut = Type.Object({
+  provider: Type.String({ description: 'The qualified trust service provider that signed for the signer.' }),
+  subject: Type.String({ description: 'The signer’s qualified certificate: subject, issuer, serial (hex).' }),
+  issuer: Type.String(),
+  serial: Type.String(),
+  signed_at: Type.String({ description: 'The signature timestamp’s time.' }),
+});
 export const RequestOut = Type.Object(
   {
     id: Type.String(),
@@ -158,6 +167,9 @@ export const RequestOut = Type.Object(
     signed_at: Nullable(Type.String()),
     declined_at: Nullable(Type.String()),
     decline_reason: Nullable(Type.String()),
+    qualified_signature: Type.Union([QualifiedOut, Type.Null()], {
+      description: 'Signet addition: the signer’s qualified signature (signature_level `qes`), null otherwise.',
+    }),
   },
   { examples: [requestExample] },
 );
@@ -225,6 +237,9 @@ export const DocumentOut = Type.Object(
     template_version: Type.Union([Type.Integer(), Type.Null()], {
       description: 'The template version it was made from (Signet addition); null for an uploaded PDF.',
     }),
+    signature_level: Type.Union([Type.Literal('ses'), Type.Literal('qes')], {
+      description: 'Signet addition: `qes` when every signer signs with a qualified certificate through the provider.',
+    }),
     reminders: Type.Optional(RemindersOut),
     signed_pdf_url: Type.Optional(Type.String()),
     audit_trail_url: Type.Optional(Type.String()),
@@ -250,6 +265,7 @@ export const DocumentOut = Type.Object(
         pades_level: 'B-LTA',
         template_id: null,
         template_version: null,
+        signature_level: 'ses',
         reminders: { after_days: 3, every_days: 2 },
         signed_pdf_url: `https://signet.example.com/v1/documents/${ex.documentId}/signed`,
         audit_trail_url: `https://signet.example.com/v1/documents/${ex.documentId}/audit-trail`,

@@ -1,5 +1,6 @@
 // Starts the real app on a real loopback port with a real database (SQLite file or a fresh PostgreSQL database)
 // and gives tests an HTTP client that can pick its source address. Nothing here mocks a Signet module.
+import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,7 +55,18 @@ export type HarnessOptions = {
   start?: number;
   /** Webhook response timeout for the in-process dispatcher (the spec's 15 s by default). */
   deliveryTimeoutMs?: number;
+  /** Listen port (0: any); a test that must know BASE_URL before start picks one with `freePort`. */
+  port?: number;
 };
+
+/** A port free right now on 127.0.0.1 (for a BASE_URL that names the harness's own address). */
+export async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
 
 const agents = new Map<string, Agent>();
 const agentFor = (localAddress?: string): Agent => {
@@ -100,7 +112,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   });
   const app = runtime.app!;
   const listenHost = opts.listenHost ?? '127.0.0.1';
-  await app.listen({ port: 0, host: listenHost });
+  await app.listen({ port: opts.port ?? 0, host: listenHost });
   const port = (app.server.address() as { port: number }).port;
 
   const h: Harness = {

@@ -65,7 +65,10 @@ export async function driveCeremony(o: DriveOptions): Promise<Drive & { pendingC
       : await take(`${o.provider.url}/oauth2/consent`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ flow: hidden(consent.body, 'flow'), decision: decisions[round] ?? 'approve' }).toString(),
+          body: new URLSearchParams({
+            flow: hidden(consent.body, 'flow'),
+            decision: decisions[round] ?? 'approve',
+          }).toString(),
         });
     if (!back.location) return { steps, last: back, cookie };
     if (o.stopAtCallback === round) return { steps, last: back, cookie, pendingCallback: back.location };

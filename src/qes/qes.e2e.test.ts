@@ -1,0 +1,160 @@
+// Qualified signatures end to end over HTTP, on SQLite and PostgreSQL, against the local CSC API v2 provider: two
+// signers each pass the provider's login and consent twice (identify, then the one hash); the sealed PDF holds both
+// signer signatures, Signet's seal and a document timestamp, judged by qpdf, pdfsig and openssl; the verification
+// report calls the two signatures qualified. Then the security rules: state and PKCE single-use and bound to the
+// link and browser, a replayed code refused, the hash authorized is the hash signed, no access token stored.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { listAudit } from '../documents/audit.repo.js';
+import { pdfScratch } from '../documents/pdf/testing/tools.js';
+import { bothDatabases } from '../testing/services.js';
+import { driveCeremony } from './testing/drive.js';
+import { judgeSignatures, pdfsigAllValid } from './testing/judge.js';
+import { createQesRequest, startQesE2E, type QesE2E } from './testing/qes-e2e.js';
+
+const databases = await bothDatabases();
+
+for (const d of databases) {
+  describe(`qualified signatures (${d.name})`, { skip: d.skip }, () => {
+    let q: QesE2E;
+    before(async () => {
+      q = await startQesE2E(d.database);
+    });
+    after(async () => q?.close());
+
+    const sign = async (token: string, user: string, text: string) =>
+      driveCeremony({
+        origin: q.origin,
+        token,
+        provider: q.provider,
+        user,
+        body: { signature: { type: 'typed', text } },
+      });
+
+    test(
+      'two qualified signers, then the seal: every signature verifies, both are qualified',
+      { timeout: 120_000 },
+      async () => {
+        const { e, provider } = q;
+        const id = await createQesRequest(e);
+        const doc0 = await e.api('GET', `/v1/documents/${id}`);
+        assert.equal(doc0.json.signature_level, 'qes');
+
+        const anna = await sign(await e.linkFor('anna@example.com'), 'anna', 'Anna Müller');
+        assert.equal(anna.last.status, 303, anna.last.body);
+        assert.match(anna.last.location ?? '', /^\/sign\//, 'back to the signing link');
+        const li = await sign(await e.linkFor('li@example.com'), 'li', '李华');
+        assert.equal(li.last.status, 303, li.last.body);
+        await e.work();
+
+        const doc = await e.api('GET', `/v1/documents/${id}`);
+        assert.equal(doc.json.status, 'completed', doc.text);
+        const quals = doc.json.signing_requests.map((r: any) => r.qualified_signature);
+        assert.deepEqual(
+          quals.map((x: any) => x?.provider),
+          ['Test QTSP', 'Test QTSP'],
+          'each signer has a qualified signature',
+        );
+        assert.match(quals[0].subject, /anna/);
+        assert.match(quals[1].subject, /li/);
+
+        const signed = await e.h.app.inject({
+          method: 'GET',
+          url: `/v1/documents/${id}/signed`,
+          headers: { authorization: `Bearer ${e.token}` },
+        });
+        assert.equal(signed.statusCode, 200, signed.body);
+        const pdf = new Uint8Array(signed.rawPayload);
+        const tmp = await pdfScratch('signet-qes-');
+        try {
+          const sigs = judgeSignatures(tmp, pdf, provider.caPem);
+          assert.deepEqual(
+            sigs.map((s) => s.kind),
+            ['signature', 'signature', 'signature', 'document_timestamp'],
+            'anna, li, the seal, then the document timestamp',
+          );
+          const [a, l, seal] = sigs;
+          assert.ok(a!.qtspVerified && l!.qtspVerified, 'openssl verifies both signer signatures against the QTSP CA');
+          assert.equal(a!.signerPem?.trim(), provider.currentCert('anna').certPem.trim(), 'anna signed with her cert');
+          assert.equal(l!.signerPem?.trim(), provider.currentCert('li').certPem.trim(), 'li signed with hers');
+          assert.equal(seal!.qtspVerified, false, 'the seal is not the QTSP’s');
+          // The hashes the provider signed are the signed attributes of the embedded signatures.
+          assert.deepEqual(provider.signed.map((s) => Buffer.from(s.hash, 'base64').toString('hex')).slice(-2), [
+            a!.signedAttrsSha256,
+            l!.signedAttrsSha256,
+          ]);
+          const { count } = pdfsigAllValid(tmp, pdf);
+          assert.equal(count, 4, 'pdfsig lists four signatures, each valid');
+        } finally {
+          await tmp.cleanup();
+        }
+
+        const report = await e.h.request('POST', '/v1/verifications', {
+          token: e.token,
+          rawBody: Buffer.from(pdf),
+          headers: { 'content-type': 'application/pdf' },
+        });
+        assert.equal(report.status, 200, report.text);
+        const v = report.json.verification;
+        assert.equal(v.verdict, 'valid', JSON.stringify(v.problems));
+        assert.deepEqual(
+          v.signatures.map((s: any) => s.level),
+          ['qes', 'qes', 'advanced', null],
+        );
+        assert.ok(
+          v.signatures.every((s: any) => s.intact),
+          'every signature intact',
+        );
+        assert.equal(v.document?.id, id);
+
+        const audit = (await listAudit(e.h.db.kysely, id)).map((x) => x.action);
+        for (const step of [
+          'qes.identification_started',
+          'qes.credential_checked',
+          'qes.authorization_started',
+          'qes.signed',
+        ])
+          assert.equal(audit.filter((a) => a === step).length, 2, `${step} once per signer`);
+      },
+    );
+
+    test('state, PKCE and link are bound and single-use; a replayed code is refused', { timeout: 60_000 }, async () => {
+      const { e, provider } = q;
+      const id = await createQesRequest(e);
+      const annaToken = await e.linkFor('anna@example.com');
+      const liToken = await e.linkFor('li@example.com');
+      const held = await driveCeremony({
+        origin: q.origin,
+        token: annaToken,
+        provider,
+        user: 'anna',
+        stopAtCallback: 0,
+      });
+      const callback = held.pendingCallback!;
+      assert.ok(callback?.startsWith(`${q.origin}/qes/callback?`), 'the provider redirects to BASE_URL/qes/callback');
+
+      const get = (url: string, cookie?: string) =>
+        fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+      // Without the browser's cookie (another browser), and with li's ceremony cookie: refused, nothing spent.
+      assert.equal((await get(callback)).status, 400);
+      const liHeld = await driveCeremony({ origin: q.origin, token: liToken, provider, user: 'li', stopAtCallback: 0 });
+      assert.equal((await get(callback, liHeld.cookie!)).status, 400, 'another signer’s ceremony cookie');
+      // A state that is not this ceremony's.
+      const forged = new URL(callback);
+      forged.searchParams.set('state', 'x'.repeat(32));
+      assert.equal((await get(forged.toString(), held.cookie!)).status, 400, 'a forged state');
+      // The right browser: accepted once (on to the provider's second authorization), then a replay is refused.
+      const first = await get(callback, held.cookie!);
+      assert.equal(first.status, 303);
+      assert.ok(first.headers.get('location')?.startsWith(provider.url), 'on to authorize the hash');
+      const replay = await get(callback, held.cookie!);
+      assert.equal(replay.status, 400, 'the same state and code again');
+      const doc = await e.api('GET', `/v1/documents/${id}`);
+      assert.deepEqual(
+        doc.json.signing_requests.map((r: any) => r.status),
+        ['pending', 'pending'],
+        'nothing signed',
+      );
+    });
+  });
+}

@@ -1,0 +1,117 @@
+// Judges a qualified document's sealed PDF with tools nobody here wrote: qpdf lists the signature fields, openssl
+// verifies each signer signature's CMS against the test QTSP's CA and names its signing certificate, pdfsig
+// validates every signature, and each signature's revision (the bytes it covers) is a prefix of the file that
+// qpdf accepts alone.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { PdfScratch } from '../../documents/pdf/testing/tools.js';
+
+export type JudgedSignature = {
+  kind: 'signature' | 'document_timestamp';
+  name: string;
+  /** The signed revision's end: the file up to here is that revision. */
+  end: number;
+  /** The signing certificate, PEM (CMS signatures only). */
+  signerPem: string | null;
+  /** openssl cms -verify against the QTSP's CA passed. */
+  qtspVerified: boolean;
+  /** SHA-256 of the signed attributes (hex): the hash the provider signed. */
+  signedAttrsSha256: string | null;
+};
+
+const sh = (cmd: string, args: string[]) => {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  assert.equal(r.error, undefined, `${cmd} runs`);
+  return r;
+};
+
+type QpdfObjects = Record<string, { value?: any; stream?: { dict: any } }>;
+
+export function judgeSignatures(tmp: PdfScratch, pdf: Uint8Array, qtspCaPem: string): JudgedSignature[] {
+  const file = tmp.save(pdf);
+  const dir = path.dirname(file);
+  const put = (name: string, data: Uint8Array | string) => {
+    const p = path.join(dir, name);
+    writeFileSync(p, data);
+    return p;
+  };
+  const caFile = put('qtsp-ca.pem', qtspCaPem);
+  tmp.qpdfCheck(pdf);
+  const json = JSON.parse(sh('qpdf', ['--json=2', '--json-key=qpdf', file]).stdout) as { qpdf: [unknown, QpdfObjects] };
+  const objs = json.qpdf[1];
+  const val = (ref: string) => objs[`obj:${ref}`]?.value ?? objs[`obj:${ref}`]?.stream?.dict;
+  const catalog = val(objs.trailer.value['/Root']);
+  const form = typeof catalog['/AcroForm'] === 'string' ? val(catalog['/AcroForm']) : catalog['/AcroForm'];
+  const der = (b: Buffer) => {
+    const len = b[1] & 0x80 ? b.subarray(2, 2 + (b[1] & 0x7f)).reduce((n, x) => n * 256 + x, 0) : b[1];
+    return b.subarray(0, 2 + (b[1] & 0x80 ? b[1] & 0x7f : 0) + len);
+  };
+  const out: JudgedSignature[] = [];
+  const fields = (form['/Fields'] as string[]).map((f) => val(f)).filter((f) => f['/FT'] === '/Sig');
+  for (const [i, f] of fields.entries()) {
+    const v = val(f['/V']);
+    const range = v['/ByteRange'] as number[];
+    const contents = der(Buffer.from(String(v['/Contents']).replace(/^b:/, ''), 'hex'));
+    const end = range[2] + range[3];
+    const signed = Buffer.concat([pdf.subarray(range[0], range[1]), pdf.subarray(range[2], end)]);
+    tmp.qpdfCheck(pdf.subarray(0, end));
+    const name = String(f['/T']).replace(/^u:/, '');
+    if (v['/Type'] === '/DocTimeStamp') {
+      out.push({
+        kind: 'document_timestamp',
+        name,
+        end,
+        signerPem: null,
+        qtspVerified: false,
+        signedAttrsSha256: null,
+      });
+      continue;
+    }
+    const cmsFile = put(`sig${i}.der`, contents);
+    const signerFile = path.join(dir, `signer${i}.pem`);
+    const cms = sh('openssl', [
+      'cms', '-verify', '-binary', '-inform', 'DER', '-in', cmsFile, '-content', put(`sig${i}.bin`, signed),
+      '-CAfile', caFile, '-purpose', 'any', '-signer', signerFile, '-out', '/dev/null',
+    ]); // prettier-ignore
+    const parsed = sh('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', cmsFile, '-noout']).stdout;
+    const attrs = /signedAttrs:[\s\S]*?unsignedAttrs/.test(parsed);
+    out.push({
+      kind: 'signature',
+      name,
+      end,
+      signerPem: cms.status === 0 ? readFileSync(signerFile, 'utf8') : null,
+      qtspVerified: cms.status === 0,
+      signedAttrsSha256: attrs ? signedAttrsHash(contents) : null,
+    });
+  }
+  return out.sort((a, b) => a.end - b.end);
+}
+
+/** SHA-256 of the DER signed attributes (re-tagged as a SET), read with asn1parse offsets. */
+function signedAttrsHash(cms: Buffer): string {
+  const lines = spawnSync('openssl', ['asn1parse', '-inform', 'DER'], { input: cms, encoding: 'utf8' }).stdout.split(
+    '\n',
+  );
+  // The first context-specific [0] at the SignerInfo's depth after the digest algorithm is signedAttrs: the one
+  // whose first child is a SEQUENCE holding the contentType OID.
+  for (const [i, line] of lines.entries()) {
+    const m = /^\s*(\d+):d=\s*(\d+)\s+hl=\s*(\d+)\s+l=\s*(\d+)\s+cons: cont \[ 0 \]/.exec(line);
+    if (!m || !/contentType/.test(lines[i + 2] ?? '')) continue;
+    const [at, hl, len] = [Number(m[1]), Number(m[3]), Number(m[4])];
+    const set = Buffer.from(cms.subarray(at, at + hl + len));
+    set[0] = 0x31;
+    return spawnSync('openssl', ['dgst', '-sha256', '-r'], { input: set }).stdout.toString().split(' ')[0]!;
+  }
+  return '';
+}
+
+/** pdfsig's verdict on every signature: each "Signature is Valid". */
+export function pdfsigAllValid(tmp: PdfScratch, pdf: Uint8Array): { count: number; text: string } {
+  const text = sh('pdfsig', [tmp.save(pdf)]).stdout;
+  const count = (text.match(/^Signature #\d+:/gm) ?? []).length;
+  const valid = (text.match(/Signature Validation: Signature is Valid/g) ?? []).length;
+  assert.equal(valid, count, text);
+  return { count, text };
+}
