@@ -4,7 +4,9 @@
 // (fonts.ts), and a value with characters no font has is followed by their code points; each page carries "page i
 // of n"; the labels are in the document's language (i18n `audit.*`,
 // English when it has none), the values as recorded. Appended pages take the last page's shown size (Letter if
-// that is smaller than 400 × 500 pt). Saved without object streams, for the seal's incremental update.
+// that is smaller than 400 × 500 pt). By default the file is rewritten by pdf-lib without object streams, for the
+// seal's incremental update; with `incremental: true` the pages are appended as one incremental update instead
+// (pdflib-incremental.ts), so the input stays a byte prefix and signatures already in it keep verifying.
 // This module is the calling thread's side and loads no PDF library; the layout and drawing are audit-page.work.ts,
 // in a worker thread.
 import type { Locale } from '../../i18n/i18n.js';
@@ -48,9 +50,12 @@ export type AuditCertificateInput = AuditInfo & { events: AuditEvent[] };
 export function appendAuditPage(
   bytes: Uint8Array,
   audit: AuditInfo,
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; incremental?: boolean } = {},
 ): Promise<Uint8Array> {
-  return runPdfTaskOr<Uint8Array>({ op: 'audit_page', bytes, audit }, opts.timeoutMs ?? AUDIT_TIMEOUT_MS);
+  return runPdfTaskOr<Uint8Array>(
+    { op: 'audit_page', bytes, audit, incremental: opts.incremental },
+    opts.timeoutMs ?? AUDIT_TIMEOUT_MS,
+  );
 }
 
 export function renderAuditCertificate(

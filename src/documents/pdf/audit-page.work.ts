@@ -5,17 +5,23 @@ import type { AuditCertificateInput, AuditInfo } from './audit-page.js';
 import { type FontStyle, Fonts, codePointList } from './fonts.js';
 import { pageGeometry } from './geometry.js';
 import { PDFDocument, type PDFPage, rgb } from './pdf-lib.js';
+import { saveIncremental, snapshotObjects } from './pdflib-incremental.js';
 
 /** Worker side of appendAuditPage. */
-export async function appendAuditPageInWorker(bytes: Uint8Array, audit: AuditInfo): Promise<Uint8Array> {
+export async function appendAuditPageInWorker(
+  bytes: Uint8Array,
+  audit: AuditInfo,
+  opts: { incremental?: boolean } = {},
+): Promise<Uint8Array> {
   const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+  const loaded = opts.incremental ? snapshotObjects(doc) : null;
   const last = pageGeometry(doc.getPage(doc.getPageCount() - 1));
   const size: [number, number] = last.width >= 400 && last.height >= 500 ? [last.width, last.height] : [612, 792];
   const w = new Writer(doc, size, audit);
   await w.start();
   await writeAudit(w, audit);
   await w.finish();
-  return doc.save({ useObjectStreams: false });
+  return loaded ? saveIncremental(doc, bytes, loaded) : doc.save({ useObjectStreams: false });
 }
 
 /** Worker side of renderAuditCertificate. */

@@ -17,8 +17,9 @@ export type PdfEngine = {
   prepare(bytes: Uint8Array, input: PlacementInput): Promise<PreparedPdf>;
   preview(bytes: Uint8Array, roles?: readonly string[]): Promise<{ anchors: Anchor[]; problems: Problem[] }>;
   placeTemplate(bytes: Uint8Array, fields: TemplatePlacementField[]): Promise<PlacedTemplate>;
-  stamp(bytes: Uint8Array, stamps: Stamp[]): Promise<Uint8Array>;
-  appendAuditPage(bytes: Uint8Array, audit: AuditInfo): Promise<Uint8Array>;
+  /** `incremental`: append to the input (signatures in it keep verifying) instead of rewriting it. */
+  stamp(bytes: Uint8Array, stamps: Stamp[], opts?: { incremental?: boolean }): Promise<Uint8Array>;
+  appendAuditPage(bytes: Uint8Array, audit: AuditInfo, opts?: { incremental?: boolean }): Promise<Uint8Array>;
   auditCertificate(audit: AuditInfo, events: AuditEvent[]): Promise<Uint8Array>;
   verify(bytes: Uint8Array, trust: VerifyTrust): Promise<PdfVerification>;
 };
@@ -28,8 +29,8 @@ export const pdfEngine: PdfEngine = {
   prepare: (bytes, input) => preparePdf(bytes, input),
   preview: (bytes, roles) => previewPlacement(bytes, roles),
   placeTemplate: (bytes, fields) => placeTemplate(bytes, fields),
-  stamp: (bytes, stamps) => stampPdf(bytes, stamps),
-  appendAuditPage: (bytes, audit) => appendAuditPage(bytes, audit),
+  stamp: (bytes, stamps, opts) => stampPdf(bytes, stamps, { incremental: opts?.incremental }),
+  appendAuditPage: (bytes, audit, opts) => appendAuditPage(bytes, audit, { incremental: opts?.incremental }),
   auditCertificate: (audit, events) => renderAuditCertificate({ ...audit, events }),
   verify: (bytes, trust) => verifyPdf(bytes, trust),
 };

@@ -23,8 +23,8 @@ export type WorkerInput =
   | { op: 'anchors'; bytes: Uint8Array }
   | { op: 'prepare'; bytes: Uint8Array; input: PlacementInput }
   | { op: 'place_template'; bytes: Uint8Array; fields: TemplatePlacementField[] }
-  | { op: 'stamp'; bytes: Uint8Array; stamps: Stamp[] }
-  | { op: 'audit_page'; bytes: Uint8Array; audit: AuditInfo }
+  | { op: 'stamp'; bytes: Uint8Array; stamps: Stamp[]; incremental?: boolean }
+  | { op: 'audit_page'; bytes: Uint8Array; audit: AuditInfo; incremental?: boolean }
   | { op: 'audit_certificate'; input: AuditCertificateInput }
   | { op: 'verify'; bytes: Uint8Array; trust: VerifyTrust };
 
@@ -52,9 +52,9 @@ function run(input: WorkerInput): Promise<unknown> {
     case 'place_template':
       return placeTemplateInWorker(input.bytes, input.fields);
     case 'stamp':
-      return stampInWorker(input.bytes, input.stamps);
+      return stampInWorker(input.bytes, input.stamps, { incremental: input.incremental });
     case 'audit_page':
-      return appendAuditPageInWorker(input.bytes, input.audit);
+      return appendAuditPageInWorker(input.bytes, input.audit, { incremental: input.incremental });
     case 'audit_certificate':
       return renderAuditCertificateInWorker(input.input);
     case 'verify':

@@ -5,8 +5,11 @@
 // Sealing runs in two steps so the heavy part can live in a worker: prepareSeal (parse, placeholder, save,
 // hash, sign; CPU, O(file)) and finishSeal (add the token, write /Contents; O(signature)). The TSA call sits
 // between them on the caller's thread, so the token's genTime is taken after the signature exists.
-// The PDF is rewritten by pdf-lib, not incrementally updated: any signature already in it stops verifying. That
-// gives B-T; long-term.ts then appends the DSS and a document timestamp incrementally (B-LTA) on this thread.
+// By default the PDF is rewritten by pdf-lib, not incrementally updated: any signature already in it stops verifying.
+// With `incremental: true` (for files that already hold signatures, e.g. a qualified signer's: see hasSignatures) the
+// seal's field is appended as one incremental update (signature-field.ts), so the input stays a byte prefix and
+// earlier signatures keep verifying. Either way that gives B-T; long-term.ts then appends the DSS and a document
+// timestamp incrementally (B-LTA) on this thread.
 // This module is the caller's side and loads no PDF library (pdf-lib, @signpdf): prepareSeal is in seal.work.ts,
 // which only the seal worker (seal.worker.ts) and tests import.
 import os from 'node:os';
@@ -17,6 +20,9 @@ import { PDF_WORKER_IDLE_MS } from '../../limits.js';
 import { OID, sha256, toHex } from '../../pki/cms.js';
 import type { SealIdentity, Tsa } from '../../pki/types.js';
 import { extendSeal, type LongTermOptions, type LongTermResult, type PadesLevel } from './long-term.js';
+import { PdfFile } from './pdf-file.js';
+import { PdfSyntaxError } from './pdf-syntax.js';
+import { findSignatures } from './signatures.js';
 import type { SealJob } from './seal.worker.js';
 
 /** Room for the CMS in /Contents, in bytes (hex doubles it): seal chain + TSA token with its certificates. */
@@ -27,7 +33,23 @@ export type SealMeta = {
   reason?: string;
   location?: string;
   contactInfo?: string;
+  /** Append the seal as an incremental update instead of rewriting the file (keeps earlier signatures valid). */
+  incremental?: boolean;
 };
+
+/**
+ * Whether `pdf` already holds a signature or document timestamp (a signature field with a value), read byte-level
+ * (pdf-file.ts, no PDF library). Such a file must be sealed with `incremental: true`. False for a file the byte-level
+ * reader cannot parse (it could not be updated incrementally either).
+ */
+export function hasSignatures(pdf: Uint8Array): boolean {
+  try {
+    return findSignatures(new PdfFile(pdf)).length > 0;
+  } catch (err) {
+    if (err instanceof PdfSyntaxError) return false;
+    throw err;
+  }
+}
 
 export type SealOptions = SealMeta & {
   seal: SealIdentity;

@@ -1,6 +1,7 @@
-// Worker side of sealing (see seal.ts for the guarantees): prepareSeal parses the PDF with pdf-lib, adds the signature
-// placeholder, saves, hashes and signs. Imported by seal.worker.ts, and by tests through sealPdf, never by the
-// caller's thread in the service.
+// Worker side of sealing (see seal.ts for the guarantees): prepareSeal adds the signature placeholder, either by
+// rewriting the PDF with pdf-lib (saved without object streams) or, with `incremental`, as one incremental update
+// (signature-field.ts, byte-level), then hashes and signs. Imported by seal.worker.ts, and by tests through sealPdf,
+// never by the caller's thread in the service.
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
@@ -9,6 +10,7 @@ import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { findByteRange, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { systemClock } from '../../lib/clock.js';
 import { ab, attr, OID, parseCert, signingCertificateV2 } from '../../pki/cms.js';
+import { pdfText } from './pdf-text.js';
 import {
   SEAL_PLACEHOLDER_BYTES,
   timestampAndFinish,
@@ -18,6 +20,7 @@ import {
   type SealOptions,
   type SealResult,
 } from './seal.js';
+import { prepareSignatureField, type PreparedSignatureField } from './signature-field.js';
 
 /** Both steps in this thread, for tests and tools; the service seals through createSealer's workers. */
 export async function sealPdf(pdf: Uint8Array, opts: SealOptions): Promise<SealResult> {
@@ -32,6 +35,58 @@ export async function prepareSeal(
   signingTimeMs: number,
 ): Promise<PreparedSeal> {
   const leaf = parseCert(seal.certDer);
+  const field = meta.incremental
+    ? prepareSignatureField(input, {
+        kind: 'signature',
+        fieldName: 'Signet seal',
+        name: meta.name ?? commonName(leaf),
+        reason: meta.reason,
+        location: meta.location,
+        contactInfo: meta.contactInfo,
+        signingTimeMs,
+        placeholderBytes: SEAL_PLACEHOLDER_BYTES,
+      })
+    : await rewriteWithPlaceholder(input, leaf, meta, signingTimeMs);
+
+  const sd = new pkijs.SignedData({
+    version: 1,
+    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.data }),
+    signerInfos: [
+      new pkijs.SignerInfo({
+        version: 1,
+        sid: new pkijs.IssuerAndSerialNumber({ issuer: leaf.issuer, serialNumber: leaf.serialNumber }),
+        signedAttrs: new pkijs.SignedAndUnsignedAttributes({
+          type: 0,
+          attributes: [
+            attr(OID.contentType, new asn1js.ObjectIdentifier({ value: OID.data })),
+            attr(OID.messageDigest, new asn1js.OctetString({ valueHex: ab(field.digest) })),
+            signingCertificateV2(leaf, seal.certDer),
+          ],
+        }),
+      }),
+    ],
+    certificates: [leaf, ...seal.chainDer.map(parseCert)],
+  });
+  await sd.sign(seal.privateKey, 0, 'SHA-256');
+  const sdFields = (sd.toSchema(true) as asn1js.Sequence).valueBlock.value;
+  const siFields = (sd.signerInfos[0].toSchema() as asn1js.Sequence).valueBlock.value;
+  return {
+    pdf: field.pdf,
+    contentsOffset: field.contentsOffset,
+    contentsHexLength: field.contentsHexLength,
+    signedDataHead: Buffer.concat(sdFields.slice(0, -1).map((f) => new Uint8Array(f.toBER()))),
+    signerInfoBody: Buffer.concat(siFields.map((f) => new Uint8Array(f.toBER()))),
+    signatureValue: new Uint8Array(sd.signerInfos[0].signature.valueBlock.valueHexView),
+  };
+}
+
+/** The file rewritten by pdf-lib with @signpdf's placeholder, its /ByteRange filled in and hashed. */
+async function rewriteWithPlaceholder(
+  input: Uint8Array,
+  leaf: pkijs.Certificate,
+  meta: SealMeta,
+  signingTimeMs: number,
+): Promise<PreparedSignatureField> {
   // updateMetadata: false keeps Producer/ModDate as they were; the seal should not edit the document's info.
   const doc = await PDFDocument.load(input, { updateMetadata: false });
   pdflibAddPlaceholder({
@@ -67,49 +122,12 @@ export async function prepareSeal(
     .update(pdf.subarray(0, open))
     .update(pdf.subarray(close + 1))
     .digest();
-
-  const sd = new pkijs.SignedData({
-    version: 1,
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.data }),
-    signerInfos: [
-      new pkijs.SignerInfo({
-        version: 1,
-        sid: new pkijs.IssuerAndSerialNumber({ issuer: leaf.issuer, serialNumber: leaf.serialNumber }),
-        signedAttrs: new pkijs.SignedAndUnsignedAttributes({
-          type: 0,
-          attributes: [
-            attr(OID.contentType, new asn1js.ObjectIdentifier({ value: OID.data })),
-            attr(OID.messageDigest, new asn1js.OctetString({ valueHex: ab(new Uint8Array(digest)) })),
-            signingCertificateV2(leaf, seal.certDer),
-          ],
-        }),
-      }),
-    ],
-    certificates: [leaf, ...seal.chainDer.map(parseCert)],
-  });
-  await sd.sign(seal.privateKey, 0, 'SHA-256');
-  const sdFields = (sd.toSchema(true) as asn1js.Sequence).valueBlock.value;
-  const siFields = (sd.signerInfos[0].toSchema() as asn1js.Sequence).valueBlock.value;
   return {
     pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength),
     contentsOffset: open + 1,
     contentsHexLength: close - open - 1,
-    signedDataHead: Buffer.concat(sdFields.slice(0, -1).map((f) => new Uint8Array(f.toBER()))),
-    signerInfoBody: Buffer.concat(siFields.map((f) => new Uint8Array(f.toBER()))),
-    signatureValue: new Uint8Array(sd.signerInfos[0].signature.valueBlock.valueHexView),
+    digest: new Uint8Array(digest),
   };
-}
-
-/**
- * Body of a PDF literal string for PDFString.of, which writes it verbatim: escaped ASCII when possible, else
- * UTF-16BE with a BOM (PDF text string encoding) as octal escapes, so any title survives intact.
- */
-export function pdfText(s: string): string {
-  if (/^[\x20-\x7e]*$/.test(s)) return s.replace(/[\\()]/g, (c) => '\\' + c);
-  const utf16 = Buffer.from('\ufeff' + s, 'utf16le').swap16();
-  let out = '';
-  for (const b of utf16) out += '\\' + b.toString(8).padStart(3, '0');
-  return out;
 }
 
 function commonName(cert: pkijs.Certificate): string {

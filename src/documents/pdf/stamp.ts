@@ -8,8 +8,10 @@
 // - values land upright on rotated pages (drawing happens in the page's shown space);
 // - a drawn signature must be a real PNG of at most 2 MB and 4000 px a side, else 400 invalid_request with
 //   meta.field "signature.png_base64"; an empty typed signature is invalid_request "signature.text";
-// - the output is saved WITHOUT object streams (classic xref table), because the seal appends an incremental
-//   update to it. Keep useObjectStreams: false.
+// - by default the output is rewritten by pdf-lib WITHOUT object streams (classic xref table), because the seal
+//   appends an incremental update to it. Keep useObjectStreams: false;
+// - with `incremental: true` the drawing is instead appended as one incremental update (pdflib-incremental.ts): the
+//   input is a byte prefix of the output and signatures already in it (a qualified signer's) keep verifying.
 // This module is the calling thread's side (the entry and the checks that need no decoding) and loads no PDF
 // library; the PNG data check and the drawing are stamp.work.ts, in a worker thread.
 import { MAX_PNG_BYTES, MAX_PNG_SIDE } from '../../limits.js';
@@ -69,8 +71,11 @@ export function checkStamps(stamps: Stamp[]): void {
 export async function stampPdf(
   bytes: Uint8Array,
   stamps: Stamp[],
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; incremental?: boolean } = {},
 ): Promise<Uint8Array> {
   checkStamps(stamps);
-  return runPdfTaskOr<Uint8Array>({ op: 'stamp', bytes, stamps }, opts.timeoutMs ?? STAMP_TIMEOUT_MS);
+  return runPdfTaskOr<Uint8Array>(
+    { op: 'stamp', bytes, stamps, incremental: opts.incremental },
+    opts.timeoutMs ?? STAMP_TIMEOUT_MS,
+  );
 }

@@ -4,6 +4,7 @@
 import { inflateSync } from 'node:zlib';
 import { ApiError } from '../../lib/errors.js';
 import { PDFDocument, type PDFImage, type PDFPage, rgb } from './pdf-lib.js';
+import { saveIncremental, snapshotObjects } from './pdflib-incremental.js';
 import { Fonts } from './fonts.js';
 import type { Box } from './types.js';
 import { pageGeometry, toShown } from './geometry.js';
@@ -62,9 +63,14 @@ export function checkPngData(png: Uint8Array): void {
 }
 
 /** Worker side of stampPdf. */
-export async function stampInWorker(bytes: Uint8Array, stamps: Stamp[]): Promise<Uint8Array> {
+export async function stampInWorker(
+  bytes: Uint8Array,
+  stamps: Stamp[],
+  opts: { incremental?: boolean } = {},
+): Promise<Uint8Array> {
   checkStamps(stamps);
   const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+  const loaded = opts.incremental ? snapshotObjects(doc) : null;
   const images = new Map<Stamp, PDFImage>();
   for (const s of stamps) {
     if (s.value.kind !== 'drawn') continue;
@@ -103,7 +109,7 @@ export async function stampInWorker(bytes: Uint8Array, stamps: Stamp[]): Promise
       await inShownSpace(page, g, () => drawValue(fonts, page, r, v.text));
     }
   }
-  return doc.save({ useObjectStreams: false });
+  return loaded ? saveIncremental(doc, bytes, loaded) : doc.save({ useObjectStreams: false });
 }
 
 /**
