@@ -1,7 +1,7 @@
 // Server-rendered signer pages. Every interpolated value is escaped; the token only appears in same-origin URLs
 // (the `data-base` attribute), and the page loads nothing but its own /assets, as its CSP demands.
 import type { signerView } from '../signing.service.js';
-import { fill, localeOrDefault, strings, type Strings } from '../../i18n/i18n.js';
+import { dirOf, fill, localeOrDefault, strings, type Locale, type Strings } from '../../i18n/i18n.js';
 import type { Assets } from '../../web/assets.js';
 import { PDF_VIEWER, pageHeaders, type Source } from '../../web/headers.js';
 import { esc, htmlHead, jsonBlock, modulePreload, moduleScript, resultPage } from '../../web/html.js';
@@ -35,13 +35,43 @@ function head(assets: Assets, locale: string, title: string, withScript: boolean
   });
 }
 
-/** `base`: the same-origin path the page's requests go to (/sign/<token> or an embed session's). */
-export function renderSignerPage(assets: Assets, v: View, o: { base: string; bridge?: Bridge }): string {
+/** A provider's name inside a sentence, isolated in a right-to-left one so a Latin name keeps its own order. */
+const isolate = (locale: Locale, name: string): string => (dirOf(locale) === 'rtl' ? `\u2068${name}\u2069` : name);
+
+/** What a qualified signature (issue 23) changes on the page: a box saying where the signer goes next, the button. */
+function qesParts(locale: Locale, provider: string) {
+  const q = strings(locale, 'qes');
+  const vars = { provider: isolate(locale, provider) };
+  return {
+    box: `<div class="qes-intro" id="qes-intro">
+        <h3 class="qes-intro-title">${esc(q.introTitle)}</h3>
+        <p id="qes-intro-body">${esc(fill(q.introBody, vars))}</p>
+      </div>
+      `,
+    button: fill(q.continueTo, vars),
+    // The status line the form shows while the provider is being opened.
+    wait: `<p class="form-status" id="sign-wait" role="status" aria-live="polite"></p>
+      `,
+    data: { qes: true, qesOpening: fill(q.opening, vars) },
+  };
+}
+
+/**
+ * `base`: the same-origin path the page's requests go to (/sign/<token> or an embed session's). `qes`: the request
+ * asks for a qualified signature made at `provider`; the form then posts to `base/qes/start` and follows its redirect.
+ */
+export function renderSignerPage(
+  assets: Assets,
+  v: View,
+  o: { base: string; bridge?: Bridge; qes?: { provider: string } },
+): string {
   const locale = localeOrDefault(v.document.locale);
   const s = strings(locale, 'page');
   const base = o.base;
   const title = v.document.title;
+  const qes = o.qes ? qesParts(locale, o.qes.provider) : undefined;
   const data = {
+    ...qes?.data,
     locale,
     strings: s,
     pageCount: v.document.page_count,
@@ -108,9 +138,9 @@ export function renderSignerPage(assets: Assets, v: View, o: { base: string; bri
           <button type="button" id="pad-clear" class="link-button">${esc(s.clear)}</button>
         </div>
       </fieldset>
-      <p class="consent">${esc(s.consent)}</p>
+      ${qes?.box ?? ''}<p class="consent">${esc(s.consent)}</p>
       <p class="form-error" id="sign-error" role="alert"></p>
-      <button type="submit" id="sign-button" class="button primary" disabled>${esc(s.sign)}</button>
+      ${qes?.wait ?? ''}<button type="submit" id="sign-button" class="button primary"${qes ? ' aria-describedby="qes-intro-body"' : ''} disabled>${esc(qes?.button ?? s.sign)}</button>
     </form>
     <div class="decline">
       <button type="button" id="decline-button" class="button secondary" aria-expanded="false" aria-controls="decline-form">${esc(s.decline)}</button>

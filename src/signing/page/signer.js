@@ -3,6 +3,8 @@
 // from the server in the page's locale. Requests go only to the relative base in body[data-base]. Each step the
 // signer reaches is also announced as a `signet:page` DOM event (ready, viewed, signed, declined, expired, error), which
 // an embedding's bridge relays to its host; `signed` only after the server answered that the signature committed.
+// A request for a qualified signature (data.qes) posts the same body to /qes/start instead and, on its 200, leaves
+// for the provider's address it names; every refusal is shown as a refused signature is.
 const $ = (id) => document.getElementById(id);
 const body = document.body;
 const base = body.dataset.base;
@@ -28,6 +30,7 @@ const els = {
   padClear: $('pad-clear'),
   signButton: $('sign-button'),
   signError: $('sign-error'),
+  signWait: $('sign-wait'),
   declineButton: $('decline-button'),
   declineForm: $('decline-form'),
   declineReason: $('decline-reason'),
@@ -69,7 +72,7 @@ async function post(path, payload) {
   } catch {
     // a body that is not JSON still has a status worth acting on
   }
-  return { ok: res.ok, status: res.status, code: json && json.code, meta: (json && json.meta) || {} };
+  return { ok: res.ok, status: res.status, code: json && json.code, meta: (json && json.meta) || {}, json };
 }
 
 function emit(type, detail = {}) {
@@ -445,7 +448,18 @@ async function submitSign(e) {
       ? { type: 'typed', text: els.typed.value.trim() }
       : { type: 'drawn', png_base64: exportPad().base64 };
   setBusy(true);
-  const res = await post('/sign', Object.keys(fields).length ? { signature, fields } : { signature });
+  if (data.qes) els.signWait.textContent = data.qesOpening;
+  const res = await post(
+    data.qes ? '/qes/start' : '/sign',
+    Object.keys(fields).length ? { signature, fields } : { signature },
+  );
+  if (res.ok && data.qes) {
+    const to = providerUrl(res.json);
+    // The page stays busy while the browser leaves; an answer without a usable address is a failure like any other.
+    if (to) return location.assign(to);
+    Object.assign(res, { ok: false, code: 'qes_redirect_missing' });
+  }
+  if (data.qes) els.signWait.textContent = '';
   setBusy(false);
   if (res.ok) finish('signed', [S.signedThanks, S.signedNext]);
   else if (res.status === 422 && res.code === 'template_input_invalid') {
@@ -454,6 +468,18 @@ async function submitSign(e) {
     fieldInputs.showProblems(res.meta.problems || []);
   } else handleFailure(res, els.signError);
   endIfDue();
+}
+
+/** The provider's address from a /qes/start answer: an absolute http(s) URL, nothing else (no `javascript:`). */
+function providerUrl(json) {
+  const url = json && json.redirect_url;
+  if (typeof url !== 'string') return null;
+  try {
+    const u = new URL(url, location.href);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The session's end waits for an action in flight: its answer decides whether the signer signed in time. */
@@ -506,6 +532,12 @@ function init() {
     showError(els.declineError, '');
   });
   els.nextField.addEventListener('click', nextField);
+  // Back from the provider through the browser's history: the page left busy is usable again.
+  window.addEventListener('pageshow', (e) => {
+    if (!e.persisted || !data.qes || !st.busy) return;
+    els.signWait.textContent = '';
+    setBusy(false);
+  });
   fieldInputs.initFields(S, data.fields, () => {
     if (els.signError.textContent === S.errorFieldsInvalid) showError(els.signError, '');
   });
