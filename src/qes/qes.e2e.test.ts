@@ -22,14 +22,16 @@ for (const d of databases) {
     });
     after(async () => q?.close());
 
-    const sign = async (token: string, user: string, text: string) =>
-      driveCeremony({
+    const sign = async (token: string, user: string, text: string) => {
+      q.syncClock();
+      return driveCeremony({
         origin: q.origin,
         token,
         provider: q.provider,
         user,
         body: { signature: { type: 'typed', text } },
       });
+    };
 
     test(
       'two qualified signers, then the seal: every signature verifies, both are qualified',
@@ -123,6 +125,7 @@ for (const d of databases) {
       const id = await createQesRequest(e);
       const annaToken = await e.linkFor('anna@example.com');
       const liToken = await e.linkFor('li@example.com');
+      q.syncClock();
       const held = await driveCeremony({
         origin: q.origin,
         token: annaToken,

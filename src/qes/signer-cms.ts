@@ -4,7 +4,7 @@
 // contentType, messageDigest (the PDF byte range's SHA-256) and signing-certificate-v2 naming the signer's certificate,
 // so what was authorized is what is embedded; verifySignatureValue() checks the provider's answer against the
 // certificate's public key before anything is written.
-import { createPublicKey, verify } from 'node:crypto';
+import { verify, X509Certificate, type KeyObject } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { ab, attr, OID, parseCert, sha256, signingCertificateV2 } from '../pki/cms.js';
@@ -18,8 +18,16 @@ export type KeyKind = keyof typeof SIGN_ALGO;
 
 /** The signer certificate's key kind, or null for keys we cannot sign with (only RSA and EC are offered). */
 export function keyKindOf(certDer: Uint8Array): KeyKind | null {
-  const type = createPublicKey({ key: Buffer.from(certDer), format: 'der', type: 'spki' } as never).asymmetricKeyType;
+  const type = publicKeyOf(certDer)?.asymmetricKeyType;
   return type === 'rsa' ? 'rsa' : type === 'ec' ? 'ec' : null;
+}
+
+function publicKeyOf(certDer: Uint8Array): KeyObject | null {
+  try {
+    return new X509Certificate(Buffer.from(certDer)).publicKey;
+  } catch {
+    return null;
+  }
 }
 
 /** The CSC `signAlgo` for a key kind (SHA-256 with RSA PKCS#1 v1.5, or ECDSA with SHA-256). */
@@ -44,8 +52,8 @@ export function signedAttributes(digest: Uint8Array, certDer: Uint8Array): { der
 /** Whether `signature` is the certificate's key's signature over the signed attributes. */
 export function verifySignatureValue(signedAttrsDer: Uint8Array, signature: Uint8Array, certDer: Uint8Array): boolean {
   try {
-    const key = createPublicKey({ key: Buffer.from(certDer), format: 'der', type: 'spki' } as never);
-    return verify('sha256', signedAttrsDer, key, signature);
+    const key = publicKeyOf(certDer);
+    return key !== null && verify('sha256', signedAttrsDer, key, signature);
   } catch {
     return false;
   }

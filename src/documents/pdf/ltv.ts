@@ -72,5 +72,5 @@ export function prepareDocTimestamp(pdf: Uint8Array): PreparedDocTimestamp {
 export function finishDocTimestamp(prepared: PreparedDocTimestamp, tokenDer: Uint8Array): Uint8Array {
   if (tokenDer.length * 2 > prepared.contentsHexLength)
     throw new Error(`document timestamp: token (${tokenDer.length} bytes) exceeds the placeholder`);
-  return writeContents({ ...prepared, digest: prepared.imprint }, tokenDer);
+  return writeContents(prepared, tokenDer);
 }

@@ -117,7 +117,10 @@ export function prepareSignatureField(pdf: Uint8Array, opts: SignatureFieldOptio
 }
 
 /** Writes `der` (a CMS or a timestamp token) as hex into the prepared /Contents, in place; the rest stays '0'. */
-export function writeContents(prepared: PreparedSignatureField, der: Uint8Array): Uint8Array {
+export function writeContents(
+  prepared: Pick<PreparedSignatureField, 'pdf' | 'contentsOffset' | 'contentsHexLength'>,
+  der: Uint8Array,
+): Uint8Array {
   if (der.length * 2 > prepared.contentsHexLength)
     throw new Error(
       `signature field: ${der.length} bytes exceed the ${prepared.contentsHexLength / 2}-byte placeholder`,

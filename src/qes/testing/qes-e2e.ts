@@ -9,7 +9,18 @@ import { freePort, type HarnessOptions } from '../../testing/harness.js';
 import { b64, startE2E, type E2E } from '../../testing/e2e.js';
 import { startCscProvider, type CscProvider } from './csc-provider.js';
 
-export type QesE2E = { e: E2E; provider: CscProvider; origin: string; caFile: string; close(): Promise<void> };
+export type QesE2E = {
+  e: E2E;
+  provider: CscProvider;
+  origin: string;
+  caFile: string;
+  /**
+   * Moves Signet's clock up to real time: the provider's CRLs are issued by openssl at the real time, which a
+   * manual clock started earlier would see as "not yet valid".
+   */
+  syncClock(): void;
+  close(): Promise<void>;
+};
 
 export async function startQesE2E(database: HarnessOptions['database'], users = ['anna', 'li']): Promise<QesE2E> {
   const provider = await startCscProvider({ users });
@@ -42,6 +53,7 @@ export async function startQesE2E(database: HarnessOptions['database'], users = 
     provider,
     origin,
     caFile,
+    syncClock: () => e.h.clock.set(Math.max(e.h.clock.now(), Date.now() + 1000)),
     async close() {
       await e.close();
       await provider.close();
