@@ -14,14 +14,14 @@ export async function appendAuditPageInWorker(
   opts: { incremental?: boolean } = {},
 ): Promise<Uint8Array> {
   const doc = await PDFDocument.load(bytes, { updateMetadata: false });
-  const loaded = opts.incremental ? snapshotObjects(doc) : null;
+  const loaded = opts.incremental ? snapshotObjects(doc, bytes) : null;
   const last = pageGeometry(doc.getPage(doc.getPageCount() - 1));
   const size: [number, number] = last.width >= 400 && last.height >= 500 ? [last.width, last.height] : [612, 792];
   const w = new Writer(doc, size, audit);
   await w.start();
   await writeAudit(w, audit);
   await w.finish();
-  return loaded ? saveIncremental(doc, bytes, loaded) : doc.save({ useObjectStreams: false });
+  return loaded ? saveIncremental(doc, loaded) : doc.save({ useObjectStreams: false });
 }
 
 /** Worker side of renderAuditCertificate. */

@@ -108,6 +108,18 @@ test('rewriting a signed file (the default) breaks its signature: what the incre
   assert.doesNotMatch(r.stdout, /Signature is Valid/, r.stdout);
 });
 
+test('pdf-lib edits append to a file whose last section is an xref stream with object streams', async () => {
+  const input = await makePdf({ text: [['Compressed contract']], objectStreams: true, withForm: true });
+  assert.match(Buffer.from(input).toString('latin1'), /\/ObjStm/, 'the input has object streams');
+  const stamped = await stampPdf(input, stamps, { incremental: true });
+  const audited = await appendAuditPage(stamped, audit, { incremental: true });
+  assert.ok(isPrefix(input, stamped) && isPrefix(stamped, audited), 'each step only appends');
+  tmp.qpdfCheck(audited);
+  const text = shownText(audited);
+  for (const name of NAMES) assert.ok(text.includes(name), `"${name}" stamped`);
+  assert.match(text, /Compressed contract[\s\S]*Audit trail/);
+});
+
 test('stamp, audit page and seal after a signature are incremental and every signature stays valid, up to B-LTA', async () => {
   // (a) Stamps with names in three scripts.
   const stamped = await stampPdf(signedOnce, stamps, { incremental: true });

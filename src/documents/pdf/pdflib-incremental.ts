@@ -10,8 +10,8 @@ import { PdfFile } from './pdf-file.js';
 import type { PDFDocument, PDFObject } from './pdf-lib.js';
 import { PdfRef } from './pdf-syntax.js';
 
-/** Each indirect object's serialization hash as loaded, by "num gen". */
-export type PdfLibSnapshot = Map<string, string>;
+/** The original file (its xref read byte-level) and each indirect object's serialization hash as loaded. */
+export type PdfLibSnapshot = { file: PdfFile; hashes: Map<string, string> };
 
 function bytesOf(obj: PDFObject): Uint8Array {
   const out = new Uint8Array(obj.sizeInBytes());
@@ -21,28 +21,28 @@ function bytesOf(obj: PDFObject): Uint8Array {
 
 const hash = (b: Uint8Array) => createHash('sha256').update(b).digest('base64');
 
-/** Call right after PDFDocument.load, before any edit. */
-export function snapshotObjects(doc: PDFDocument): PdfLibSnapshot {
-  const snap: PdfLibSnapshot = new Map();
+/** Call right after PDFDocument.load(original), before any edit. */
+export function snapshotObjects(doc: PDFDocument, original: Uint8Array): PdfLibSnapshot {
+  const file = new PdfFile(original);
+  // pdf-lib does not register object and xref streams, so it would hand out their numbers to new objects: start
+  // new numbers at the file's /Size instead.
+  doc.context.largestObjectNumber = Math.max(doc.context.largestObjectNumber, file.size - 1);
+  const hashes = new Map<string, string>();
   for (const [ref, obj] of doc.context.enumerateIndirectObjects())
-    snap.set(`${ref.objectNumber} ${ref.generationNumber}`, hash(bytesOf(obj)));
-  return snap;
+    hashes.set(`${ref.objectNumber} ${ref.generationNumber}`, hash(bytesOf(obj)));
+  return { file, hashes };
 }
 
-/** The edits made to `doc` since `snap`, appended to `original` (the bytes `doc` was loaded from). */
-export async function saveIncremental(
-  doc: PDFDocument,
-  original: Uint8Array,
-  snap: PdfLibSnapshot,
-): Promise<Uint8Array> {
+/** The edits made to `doc` since `snap`, appended to the bytes `doc` was loaded from. */
+export async function saveIncremental(doc: PDFDocument, snap: PdfLibSnapshot): Promise<Uint8Array> {
   await doc.flush();
-  const up = new Update(new PdfFile(original));
+  const up = new Update(snap.file);
   const changed = doc.context
     .enumerateIndirectObjects()
     .map(([ref, obj]) => ({ ref, bytes: bytesOf(obj) }))
-    .filter(({ ref, bytes }) => snap.get(`${ref.objectNumber} ${ref.generationNumber}`) !== hash(bytes))
+    .filter(({ ref, bytes }) => snap.hashes.get(`${ref.objectNumber} ${ref.generationNumber}`) !== hash(bytes))
     .sort((a, b) => a.ref.objectNumber - b.ref.objectNumber);
-  if (changed.length === 0) return new Uint8Array(original);
+  if (changed.length === 0) return new Uint8Array(snap.file.bytes);
   for (const { ref, bytes } of changed) {
     // pdf-lib numbers new objects after the largest it parsed; the trailer's /Size must cover them.
     while (up.size <= ref.objectNumber) up.ref();

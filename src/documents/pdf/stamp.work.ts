@@ -70,7 +70,7 @@ export async function stampInWorker(
 ): Promise<Uint8Array> {
   checkStamps(stamps);
   const doc = await PDFDocument.load(bytes, { updateMetadata: false });
-  const loaded = opts.incremental ? snapshotObjects(doc) : null;
+  const loaded = opts.incremental ? snapshotObjects(doc, bytes) : null;
   const images = new Map<Stamp, PDFImage>();
   for (const s of stamps) {
     if (s.value.kind !== 'drawn') continue;
@@ -109,7 +109,7 @@ export async function stampInWorker(
       await inShownSpace(page, g, () => drawValue(fonts, page, r, v.text));
     }
   }
-  return loaded ? saveIncremental(doc, bytes, loaded) : doc.save({ useObjectStreams: false });
+  return loaded ? saveIncremental(doc, loaded) : doc.save({ useObjectStreams: false });
 }
 
 /**
