@@ -107,11 +107,11 @@ function signedAttrsHash(cms: Buffer): string {
   return '';
 }
 
-/** pdfsig's verdict on every signature: each "Signature is Valid". */
+/** pdfsig's verdict on every CMS signature: each "Signature is Valid" (pdfsig does not check document timestamps). */
 export function pdfsigAllValid(tmp: PdfScratch, pdf: Uint8Array): { count: number; text: string } {
   const text = sh('pdfsig', [tmp.save(pdf)]).stdout;
-  const count = (text.match(/^Signature #\d+:/gm) ?? []).length;
-  const valid = (text.match(/Signature Validation: Signature is Valid/g) ?? []).length;
-  assert.equal(valid, count, text);
-  return { count, text };
+  const blocks = text.split(/^Signature #\d+:/m).slice(1);
+  for (const b of blocks.filter((x) => /Signature Type: ETSI\.CAdES\.detached/.test(x)))
+    assert.match(b, /Signature Validation: Signature is Valid/, text);
+  return { count: blocks.length, text };
 }
