@@ -24,6 +24,9 @@ import {
   MAX_CRL_BYTES,
 } from '../limits.js';
 
+/** The `missing` reason of a certificate its issuer's CRL revokes (that CRL is not returned). */
+export const REVOKED_REASON = 'certificate revoked';
+
 export type RevocationResult = {
   /** One verified, current CRL per non-self-signed certificate of the chain, deduplicated. */
   crlsDer: Uint8Array[];
@@ -157,7 +160,7 @@ export function createRevocationFetcher(opts: RevocationFetcherOptions): Revocat
         continue;
       }
       // A current CRL from the right issuer that lists the certificate is the answer: no other source overrides it.
-      if (entry.crl.findRevoked(cert) !== null) return { ok: false, reason: 'certificate revoked' };
+      if (entry.crl.findRevoked(cert) !== null) return { ok: false, reason: REVOKED_REASON };
       return { ok: true, crl: entry };
     }
     return { ok: false, reason: [...new Set(reasons)].join('; ') };

@@ -5,7 +5,7 @@
 import { certSummary, isQualifiedForSignatures, type CertSummary } from '../pki/cert-info.js';
 import { checkChain } from '../pki/chain.js';
 import { parseCert } from '../pki/cms.js';
-import type { RevocationFetcher } from '../pki/revocation-fetch.js';
+import { REVOKED_REASON, type RevocationFetcher } from '../pki/revocation-fetch.js';
 
 export type CertRefusal =
   'cert_expired' | 'cert_not_qualified' | 'cert_untrusted' | 'cert_revoked' | 'revocation_unknown';
@@ -29,6 +29,9 @@ export async function checkCredentialCert(
   if (leaf.notBefore.value > at || leaf.notAfter.value < at) return { ok: false, summary, reason: 'cert_expired' };
   if (!isQualifiedForSignatures(leaf)) return { ok: false, summary, reason: 'cert_not_qualified' };
   const revocation = await o.revocation.fetchFor(chainDer);
+  // The fetcher keeps no CRL that revokes a certificate it was asked about; it says so instead.
+  if (revocation.missing.some((m) => m.reason === REVOKED_REASON))
+    return { ok: false, summary, reason: 'cert_revoked' };
   const chain = await checkChain(chainDer[0]!, {
     at,
     candidatesDer: chainDer.slice(1),
