@@ -13,13 +13,8 @@ import { appendDss } from '../documents/pdf/ltv.js';
 import { prepareSignatureField, writeContents } from '../documents/pdf/signature-field.js';
 import { SEAL_PLACEHOLDER_BYTES } from '../documents/pdf/seal.js';
 import { stampsFor } from '../signing/sealing.js';
-import {
-  assertSignable,
-  commitSignature,
-  reread,
-  type SigningDeps,
-  type SignInput,
-} from '../signing/signing.service.js';
+import type { SignInput } from '../signing/sign-input.js';
+import { assertSignable, commitSignature, reread, type SigningDeps } from '../signing/signing.service.js';
 import type { RequestRow } from '../signing/signing.repo.js';
 import { transition } from '../signing/transition.js';
 import { checkCredentialCert } from './certificate.js';

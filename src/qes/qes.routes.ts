@@ -9,7 +9,7 @@ import { apiError } from '../lib/errors.js';
 import { clientMeta } from '../http/request-context.js';
 import { errorResponses } from '../http/schemas.js';
 import { SignBody, TokenParam } from '../signing/signer.schemas.js';
-import { signerPageHeaders } from '../signing/page/signer-page.js';
+import { pageHeaders } from '../web/headers.js';
 import { localeFromAcceptLanguage } from '../web/html.js';
 import type { SigningDeps } from '../signing/signing.service.js';
 import { clearCookie, COOKIE, startCeremony } from './ceremony.js';
@@ -17,7 +17,8 @@ import { handleCallback } from './callback.js';
 import type { QesService } from './landing.js';
 import { renderQesResultPage } from './page/qes-pages.js';
 
-const PAGE_HEADERS = signerPageHeaders();
+// The result pages load only the signer stylesheet; never framed.
+const PAGE_HEADERS = pageHeaders({ csp: { frameAncestors: ['none'] }, noSniff: true, noIndex: true });
 const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 
 const StartOut = Type.Object({

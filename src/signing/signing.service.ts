@@ -5,14 +5,12 @@
 import type { Config } from '../config.js';
 import type { BlobStore } from '../documents/blob-store.js';
 import type { FileFetcher } from '../documents/fetch-file.js';
-import { checkSignerValues, templateInputError } from '../documents/fields.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { PdfEngine } from '../documents/pdf/engine.js';
 import type { ClientMeta } from '../http/request-context.js';
 import { apiError } from '../lib/errors.js';
 import type { Locale } from '../i18n/i18n.js';
 import type { OutgoingMail } from '../mail/outbox.js';
-import { MAX_PNG_BYTES } from '../limits.js';
 import { eventSigner, signerActor } from './presenters.js';
 import type { SignBody } from './signer.schemas.js';
 import {
@@ -34,6 +32,9 @@ import { isOpenRequest } from './states.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { transition, type TransitionDeps, type Tx } from './transition.js';
 import { assertVerified } from './verification.js';
+import { checkSignInput, drawnSignature, invalid, type SignInput } from './sign-input.js';
+
+export { BASE64, invalid } from './sign-input.js';
 
 export type SigningDeps = TransitionDeps & {
   blobs: BlobStore;
@@ -44,11 +45,6 @@ export type SigningDeps = TransitionDeps & {
   qesProvider?: string | null;
 };
 
-export const invalid = (field: string, message: string, extra: Record<string, unknown> = {}) =>
-  apiError('invalid_request', { message, meta: { field, ...extra } });
-
-export const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const userAgentOf = (meta: ClientMeta) => meta.userAgent?.slice(0, 512) ?? null;
 /** Audit detail naming the embed session a signer acted through, if any. */
 const via = (meta: ClientMeta) => (meta.embedded ? { embedded_session: meta.embedded } : {});
@@ -206,43 +202,12 @@ export async function viewRequest(deps: SigningDeps, found: RequestRow, meta: Cl
   return { status: 'viewed' };
 }
 
-export function drawnSignature(body: SignBody): Uint8Array | null {
-  if (body.signature.type === 'typed') {
-    if (body.signature.text.trim() === '') throw invalid('signature.text', 'The typed signature is empty.');
-    return null;
-  }
-  const b64 = body.signature.png_base64.replace(/^data:image\/png;base64,/, '');
-  if (!BASE64.test(b64)) throw invalid('signature.png_base64', 'signature.png_base64 is not valid base64.');
-  const png = new Uint8Array(Buffer.from(b64, 'base64'));
-  if (png.byteLength > MAX_PNG_BYTES) throw invalid('signature.png_base64', 'The drawn signature is over 2 MB.');
-  if (png.byteLength < 8 || !Buffer.from(png.subarray(0, 8)).equals(PNG_MAGIC))
-    throw invalid('signature.png_base64', 'The drawn signature is not a PNG image.');
-  return png;
-}
-
 /** The sign event's record of what the signer filled in: each field's id, label (if any) and value. */
 function auditedValues(fields: Field[], values: Record<string, string | number | boolean>) {
   const list = fields
     .filter((f) => Object.hasOwn(values, f.id))
     .map((f) => ({ id: f.id, ...(f.rules?.label ? { label: f.rules.label } : {}), value: values[f.id] }));
   return list.length ? { fields: list } : {};
-}
-
-/** What a signer gives when signing: the visible signature and their fields' values. */
-export type SignInput = {
-  signature: SignBody['signature'];
-  /** The drawn signature's PNG, checked; null for a typed one. */
-  png: Uint8Array | null;
-  values: Record<string, string | number | boolean>;
-};
-
-/** The signer's fields and values checked against the document's rules (422 template_input_invalid otherwise). */
-export function checkSignInput(doc: DocumentRow, r: RequestRow, body: SignBody, png: Uint8Array | null): SignInput {
-  const fields = (JSON.parse(doc.fields) as Field[]).filter((f) => f.role === r.role);
-  const checked = checkSignerValues(fields, body.fields);
-  if (checked.problems.length > 0) throw templateInputError(checked.problems);
-  const values = Object.fromEntries(Object.entries(checked.values).map(([id, v]) => [id, v.value]));
-  return { signature: body.signature, png, values };
 }
 
 /**

@@ -861,7 +861,7 @@ export interface paths {
               /** @description days between later reminders */
               every_days: number;
             } | null;
-            /** @description `ses` (default): the signers’ electronic signatures under Signet’s seal. `qes` is Enterprise-only and needs a qualified remote-signing provider; until one is configured it answers 503 qes_unavailable. */
+            /** @description `ses` (default): the signers’ electronic signatures under Signet’s seal. `qes` (Enterprise): each signer signs with their own qualified certificate through the configured provider (CSC API v2), before the seal; without a configured provider it answers 503 qes_unavailable. */
             signature_level?: 'ses' | 'qes';
           };
         };
@@ -1082,7 +1082,8 @@ export interface paths {
              *       "viewed_at": "2026-11-22T10:12:31.000Z",
              *       "signed_at": null,
              *       "declined_at": null,
-             *       "decline_reason": null
+             *       "decline_reason": null,
+             *       "qualified_signature": null
              *     }
              */
             'application/json': {
@@ -1101,6 +1102,17 @@ export interface paths {
               signed_at: string | null;
               declined_at: string | null;
               decline_reason: string | null;
+              /** @description Signet addition: the signer’s qualified signature (signature_level `qes`), null otherwise. */
+              qualified_signature: {
+                /** @description The qualified trust service provider that signed for the signer. */
+                provider: string;
+                /** @description The signer’s qualified certificate: subject, issuer, serial (hex). */
+                subject: string;
+                issuer: string;
+                serial: string;
+                /** @description The signature timestamp’s time. */
+                signed_at: string;
+              } | null;
             };
           };
         };
@@ -1202,7 +1214,8 @@ export interface paths {
              *       "viewed_at": "2026-11-22T10:12:31.000Z",
              *       "signed_at": null,
              *       "declined_at": null,
-             *       "decline_reason": null
+             *       "decline_reason": null,
+             *       "qualified_signature": null
              *     }
              */
             'application/json': {
@@ -1221,6 +1234,17 @@ export interface paths {
               signed_at: string | null;
               declined_at: string | null;
               decline_reason: string | null;
+              /** @description Signet addition: the signer’s qualified signature (signature_level `qes`), null otherwise. */
+              qualified_signature: {
+                /** @description The qualified trust service provider that signed for the signer. */
+                provider: string;
+                /** @description The signer’s qualified certificate: subject, issuer, serial (hex). */
+                subject: string;
+                issuer: string;
+                serial: string;
+                /** @description The signature timestamp’s time. */
+                signed_at: string;
+              } | null;
             };
           };
         };
@@ -1329,7 +1353,8 @@ export interface paths {
              *       "viewed_at": "2026-11-22T10:12:31.000Z",
              *       "signed_at": null,
              *       "declined_at": null,
-             *       "decline_reason": null
+             *       "decline_reason": null,
+             *       "qualified_signature": null
              *     }
              */
             'application/json': {
@@ -1348,6 +1373,17 @@ export interface paths {
               signed_at: string | null;
               declined_at: string | null;
               decline_reason: string | null;
+              /** @description Signet addition: the signer’s qualified signature (signature_level `qes`), null otherwise. */
+              qualified_signature: {
+                /** @description The qualified trust service provider that signed for the signer. */
+                provider: string;
+                /** @description The signer’s qualified certificate: subject, issuer, serial (hex). */
+                subject: string;
+                issuer: string;
+                serial: string;
+                /** @description The signature timestamp’s time. */
+                signed_at: string;
+              } | null;
             };
           };
         };
@@ -1456,6 +1492,7 @@ export interface paths {
              *       "pades_level": "B-LTA",
              *       "template_id": null,
              *       "template_version": null,
+             *       "signature_level": "ses",
              *       "reminders": {
              *         "after_days": 3,
              *         "every_days": 2
@@ -1478,7 +1515,8 @@ export interface paths {
              *           "viewed_at": "2026-11-22T10:12:31.000Z",
              *           "signed_at": "2026-11-22T10:14:02.000Z",
              *           "declined_at": null,
-             *           "decline_reason": null
+             *           "decline_reason": null,
+             *           "qualified_signature": null
              *         },
              *         {
              *           "id": "sr_2b3c4d5e6f7a8b9c0d1e2f3a",
@@ -1495,7 +1533,8 @@ export interface paths {
              *           "viewed_at": "2026-11-23T09:28:40.000Z",
              *           "signed_at": "2026-11-23T09:30:12.000Z",
              *           "declined_at": null,
-             *           "decline_reason": null
+             *           "decline_reason": null,
+             *           "qualified_signature": null
              *         }
              *       ]
              *     }
@@ -1521,6 +1560,8 @@ export interface paths {
               template_id: string | null;
               /** @description The template version it was made from (Signet addition); null for an uploaded PDF. */
               template_version: number | null;
+              /** @description Signet addition: `qes` when every signer signs with a qualified certificate through the provider. */
+              signature_level: 'ses' | 'qes';
               /** @description The automatic reminders this document got at creation (Signet addition); null: none. */
               reminders?: {
                 /** @description days after a signer is invited (or released, in sequential order) until the first reminder */
@@ -1546,6 +1587,17 @@ export interface paths {
                 signed_at: string | null;
                 declined_at: string | null;
                 decline_reason: string | null;
+                /** @description Signet addition: the signer’s qualified signature (signature_level `qes`), null otherwise. */
+                qualified_signature: {
+                  /** @description The qualified trust service provider that signed for the signer. */
+                  provider: string;
+                  /** @description The signer’s qualified certificate: subject, issuer, serial (hex). */
+                  subject: string;
+                  issuer: string;
+                  serial: string;
+                  /** @description The signature timestamp’s time. */
+                  signed_at: string;
+                } | null;
               }[];
             };
           };
@@ -1650,6 +1702,7 @@ export interface paths {
              *       "pades_level": "B-LTA",
              *       "template_id": null,
              *       "template_version": null,
+             *       "signature_level": "ses",
              *       "reminders": {
              *         "after_days": 3,
              *         "every_days": 2
@@ -1672,7 +1725,8 @@ export interface paths {
              *           "viewed_at": "2026-11-22T10:12:31.000Z",
              *           "signed_at": "2026-11-22T10:14:02.000Z",
              *           "declined_at": null,
-             *           "decline_reason": null
+             *           "decline_reason": null,
+             *           "qualified_signature": null
              *         },
              *         {
              *           "id": "sr_2b3c4d5e6f7a8b9c0d1e2f3a",
@@ -1689,7 +1743,8 @@ export interface paths {
              *           "viewed_at": "2026-11-23T09:28:40.000Z",
              *           "signed_at": "2026-11-23T09:30:12.000Z",
              *           "declined_at": null,
-             *           "decline_reason": null
+             *           "decline_reason": null,
+             *           "qualified_signature": null
              *         }
              *       ]
              *     }
@@ -1715,6 +1770,8 @@ export interface paths {
               template_id: string | null;
               /** @description The template version it was made from (Signet addition); null for an uploaded PDF. */
               template_version: number | null;
+              /** @description Signet addition: `qes` when every signer signs with a qualified certificate through the provider. */
+              signature_level: 'ses' | 'qes';
               /** @description The automatic reminders this document got at creation (Signet addition); null: none. */
               reminders?: {
                 /** @description days after a signer is invited (or released, in sequential order) until the first reminder */
@@ -1740,6 +1797,17 @@ export interface paths {
                 signed_at: string | null;
                 declined_at: string | null;
                 decline_reason: string | null;
+                /** @description Signet addition: the signer’s qualified signature (signature_level `qes`), null otherwise. */
+                qualified_signature: {
+                  /** @description The qualified trust service provider that signed for the signer. */
+                  provider: string;
+                  /** @description The signer’s qualified certificate: subject, issuer, serial (hex). */
+                  subject: string;
+                  issuer: string;
+                  serial: string;
+                  /** @description The signature timestamp’s time. */
+                  signed_at: string;
+                } | null;
               }[];
             };
           };
@@ -4832,6 +4900,22 @@ export interface paths {
              *             "field": "Signature1",
              *             "intact": true,
              *             "signer": {
+             *               "subject": "CN=Anna Berger, O=Example Customers, C=DE",
+             *               "issuer": "CN=Example QTSP Qualified CA, O=Example QTSP, C=DE",
+             *               "serial": "2001"
+             *             },
+             *             "signed_at": "2026-11-23T09:29:47.000Z",
+             *             "time_proven": true,
+             *             "trusted": true,
+             *             "level": "qes",
+             *             "problems": [],
+             *             "problem_codes": []
+             *           },
+             *           {
+             *             "kind": "signature",
+             *             "field": "Signature2",
+             *             "intact": true,
+             *             "signer": {
              *               "subject": "CN=Signet Document Seal, OU=Installation 1a2b3c4d, O=Signet",
              *               "issuer": "CN=Signet Local CA, OU=Installation 1a2b3c4d, O=Signet",
              *               "serial": "5f2c9a0e71b3d8c4"
@@ -4839,6 +4923,23 @@ export interface paths {
              *             "signed_at": "2026-11-23T09:30:12.000Z",
              *             "time_proven": true,
              *             "trusted": true,
+             *             "level": "advanced",
+             *             "problems": [],
+             *             "problem_codes": []
+             *           },
+             *           {
+             *             "kind": "document_timestamp",
+             *             "field": "Signet document timestamp 1",
+             *             "intact": true,
+             *             "signer": {
+             *               "subject": "CN=Signet Local TSA, OU=Installation 1a2b3c4d, O=Signet",
+             *               "issuer": "CN=Signet Local CA, OU=Installation 1a2b3c4d, O=Signet",
+             *               "serial": "3e8a1c5f90b2d7e6"
+             *             },
+             *             "signed_at": "2026-11-23T09:30:13.000Z",
+             *             "time_proven": true,
+             *             "trusted": true,
+             *             "level": null,
              *             "problems": [],
              *             "problem_codes": []
              *           }
@@ -4875,8 +4976,10 @@ export interface paths {
                   } | null;
                   signed_at: string | null;
                   time_proven: boolean;
-                  /** @description Its certificate path reaches a trusted anchor (this instance’s CA) at the time that proves it. */
+                  /** @description Its certificate path reaches a trusted anchor (this instance’s CAs and any configured anchors) at the time that proves it. */
                   trusted: boolean;
+                  /** @description `qes`: a qualified electronic signature: intact, trusted, made with a qualified certificate on a qualified device (QC statements QcCompliance and QcSSCD); `advanced`: any other signature, Signet’s seal included; null for a document timestamp. */
+                  level: 'qes' | 'advanced' | null;
                   /** @description What is wrong or unknown, in plain words (English). */
                   problems: string[];
                   /** @description The same problems as stable codes. */
