@@ -60,9 +60,12 @@ for (const d of databases) {
           timeout: 15_000,
         })
         .catch(async (err) => {
-          throw new Error(`not at the provider's ${scope} login: ${page.url()}\n${await page.locator('body').innerText()}`, {
-            cause: err,
-          });
+          throw new Error(
+            `not at the provider's ${scope} login: ${page.url()}\n${await page.locator('body').innerText()}`,
+            {
+              cause: err,
+            },
+          );
         });
       await page.getByLabel('One-time code').fill(q.provider.loginCode(user));
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -177,42 +180,46 @@ for (const d of databases) {
       },
     );
 
-    test('cancelling at the provider: the cancelled page, and back to a signable document', {
-      timeout: 60_000,
-    }, async (t) => {
-      const { e, provider } = q;
-      const id = await createQesRequest(e);
-      const token = await e.linkFor('anna@example.com');
-      const problems: string[] = [];
-      q.syncClock();
-      const { browser, page } = await open(token, problems);
-      try {
-        await fillSignerPage(page, 'Anna Müller');
-        await page.locator('#sign-button').click();
-        await providerLogin(page, 'anna', 'service');
-        provider.fail = 'cancel';
-        await page.getByRole('button', { name: 'Approve' }).click();
-        await page.locator('body[data-state="cancelled"]').waitFor({ timeout: 15_000 });
-        assert.ok(page.url().startsWith(e.h.url('/qes/callback')), `on Signet's callback page: ${page.url()}`);
-        assert.equal(await page.locator('h1').textContent(), Q.cancelledTitle);
-        await page.screenshot({ path: path.join(shots, '4-cancelled.png'), fullPage: true });
-        const bad = await axe(page, t, 'cancelled page');
-        await page.getByRole('link', { name: Q.retry }).click();
-        await page.waitForURL(e.h.url(`/sign/${token}`));
-        await page.locator('[data-page="1"].rendered').waitFor({ timeout: 20_000 });
-        await fillSignerPage(page, 'Anna Müller');
-        assert.deepEqual(bad, [], 'no serious axe violation');
-        assert.deepEqual(problems, [], 'no script errors');
-        const doc = await e.api('GET', `/v1/documents/${id}`);
-        assert.deepEqual(
-          doc.json.signing_requests.map((r: any) => r.signed_at ?? null),
-          [null, null],
-          'nothing signed',
-        );
-      } finally {
-        provider.fail = null;
-        await browser.close();
-      }
-    });
+    test(
+      'cancelling at the provider: the cancelled page, and back to a signable document',
+      {
+        timeout: 60_000,
+      },
+      async (t) => {
+        const { e, provider } = q;
+        const id = await createQesRequest(e);
+        const token = await e.linkFor('anna@example.com');
+        const problems: string[] = [];
+        q.syncClock();
+        const { browser, page } = await open(token, problems);
+        try {
+          await fillSignerPage(page, 'Anna Müller');
+          await page.locator('#sign-button').click();
+          await providerLogin(page, 'anna', 'service');
+          provider.fail = 'cancel';
+          await page.getByRole('button', { name: 'Approve' }).click();
+          await page.locator('body[data-state="cancelled"]').waitFor({ timeout: 15_000 });
+          assert.ok(page.url().startsWith(e.h.url('/qes/callback')), `on Signet's callback page: ${page.url()}`);
+          assert.equal(await page.locator('h1').textContent(), Q.cancelledTitle);
+          await page.screenshot({ path: path.join(shots, '4-cancelled.png'), fullPage: true });
+          const bad = await axe(page, t, 'cancelled page');
+          await page.getByRole('link', { name: Q.retry }).click();
+          await page.waitForURL(e.h.url(`/sign/${token}`));
+          await page.locator('[data-page="1"].rendered').waitFor({ timeout: 20_000 });
+          await fillSignerPage(page, 'Anna Müller');
+          assert.deepEqual(bad, [], 'no serious axe violation');
+          assert.deepEqual(problems, [], 'no script errors');
+          const doc = await e.api('GET', `/v1/documents/${id}`);
+          assert.deepEqual(
+            doc.json.signing_requests.map((r: any) => r.signed_at ?? null),
+            [null, null],
+            'nothing signed',
+          );
+        } finally {
+          provider.fail = null;
+          await browser.close();
+        }
+      },
+    );
   });
 }
