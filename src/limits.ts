@@ -72,6 +72,8 @@ export const MAX_URL_LENGTH = 2048;
  */
 export const MAX_CRL_BYTES = 10 * MB;
 export const CRL_FETCH_TIMEOUT_MS = 15_000;
+/** How far a fetched CRL's thisUpdate may be ahead of our clock (clock skew between issuer and us). */
+export const CRL_CLOCK_SKEW_MS = 5 * 60_000;
 export const CRL_MAX_REDIRECTS = 3;
 export const CRL_CACHE_MAX_ENTRIES = 64;
 export const CRL_CACHE_MAX_BYTES = 32 * MB;

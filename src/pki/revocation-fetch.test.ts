@@ -169,6 +169,18 @@ test('a CRL not yet valid and a CRL without nextUpdate are refused', async (t) =
   const open = await makeCrl({ issuer: int.cert, signingKey: int.key, thisUpdate: new Date(clock.now() - HOUR) });
   routes.set('/int.crl', { status: 200, body: open });
   assert.equal((await fetcher.fetchFor(chain(pki.leaf))).missing[0]?.reason, 'CRL has no nextUpdate');
+  // A minute ahead is an issuer's clock running fast, not a CRL from the future: accepted.
+  const skewed = await makeCrl({
+    issuer: int.cert,
+    signingKey: int.key,
+    thisUpdate: new Date(clock.now() + 60_000),
+    nextUpdate: new Date(clock.now() + HOUR),
+  });
+  routes.set('/int.crl', { status: 200, body: skewed });
+  assert.ok(
+    !(await fetcher.fetchFor(chain(pki.leaf))).missing.some((m) => m.reason === 'CRL not yet valid'),
+    'a minute of clock skew is tolerated',
+  );
 });
 
 test('a CRL in the issuer’s name but signed by another key is refused', async (t) => {

@@ -19,6 +19,7 @@ import { boundedGet, createGuardedAgent } from '../lib/outbound.js';
 import {
   CRL_CACHE_MAX_BYTES,
   CRL_CACHE_MAX_ENTRIES,
+  CRL_CLOCK_SKEW_MS,
   CRL_FETCH_TIMEOUT_MS,
   CRL_MAX_REDIRECTS,
   MAX_CRL_BYTES,
@@ -265,7 +266,8 @@ async function issuerProblem(entry: Parsed, issuer: x509.X509Certificate): Promi
 function currentProblem(entry: Parsed, cert: x509.X509Certificate, now: number): string | null {
   const scope = scopeProblem(entry.crl, cert);
   if (scope !== null) return scope;
-  if (entry.crl.thisUpdate.getTime() > now) return 'CRL not yet valid';
+  // An issuer whose clock runs a little ahead of ours (one making its CRL on the spot) is not refused for it.
+  if (entry.crl.thisUpdate.getTime() > now + CRL_CLOCK_SKEW_MS) return 'CRL not yet valid';
   if (entry.nextUpdate === null) return 'CRL has no nextUpdate';
   if (now >= entry.nextUpdate) return 'CRL expired';
   return null;

@@ -156,8 +156,6 @@ export const qesAudit = (
     detail,
   });
 
-const REFUSAL_OUTCOME: Record<string, QesOutcome> = { revocation_unknown: 'provider_down' };
-
 /** Records why nothing was signed, releases the lock, and says which page the signer gets. */
 export async function refuse(
   deps: QesDeps,
@@ -167,7 +165,7 @@ export async function refuse(
   detail: Record<string, unknown> = {},
   retryHref?: string,
 ): Promise<Answer> {
-  const outcome = (REFUSAL_OUTCOME[reason] ?? reason) as QesOutcome;
+  const outcome = reason as QesOutcome;
   const action =
     { cancelled: 'qes.cancelled', provider_down: 'qes.provider_unavailable' }[outcome as string] ?? 'qes.refused';
   const locale = await transition(deps, c.document_id, async (tx, doc) => {
@@ -182,6 +180,6 @@ export async function refuse(
     });
     return doc.locale;
   });
-  const status = outcome === 'provider_down' ? 503 : outcome === 'busy' ? 409 : 400;
+  const status = outcome === 'provider_down' || outcome === 'revocation_unknown' ? 503 : outcome === 'busy' ? 409 : 400;
   return { kind: 'page', outcome, status, retryHref, clearCookie: true, locale };
 }

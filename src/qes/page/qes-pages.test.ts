@@ -23,7 +23,7 @@ const textOf = (html: string, re: RegExp) => re.exec(html)?.[1];
 const decode = (s: string) => s.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
 
 describe('renderQesResultPage', () => {
-  test('the twelve outcomes of the brief, each with its own heading and sentence', () => {
+  test('every outcome, each with its own heading and sentence', () => {
     assert.deepEqual([...OUTCOMES].sort(), [
       'bad_signature',
       'busy',
@@ -36,6 +36,7 @@ describe('renderQesResultPage', () => {
       'no_credential',
       'provider_down',
       'refused',
+      'revocation_unknown',
       'signed',
     ]);
     const q = strings('en', 'qes');

@@ -20,6 +20,7 @@ export type QesOutcome =
   | 'busy'
   | 'ceremony_expired'
   | 'no_credential'
+  | 'revocation_unknown'
   | 'signed';
 
 type Key = keyof Strings<'qes'>;
@@ -37,6 +38,7 @@ export const QES_OUTCOMES: Readonly<Record<QesOutcome, { icon: string; title: Ke
   busy: { icon: '◷', title: 'busyTitle', body: 'busyBody' },
   ceremony_expired: { icon: '◷', title: 'ceremonyExpiredTitle', body: 'ceremonyExpiredBody' },
   no_credential: { icon: '!', title: 'noCredentialTitle', body: 'noCredentialBody' },
+  revocation_unknown: { icon: '◷', title: 'revocationUnknownTitle', body: 'revocationUnknownBody' },
   signed: { icon: '✓', title: 'signedTitle' },
 };
 

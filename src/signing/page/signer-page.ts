@@ -49,6 +49,7 @@ function qesParts(locale: Locale, provider: string) {
       </div>
       `,
     button: fill(q.continueTo, vars),
+    consent: q.consent,
     // The status line the form shows while the provider is being opened.
     wait: `<p class="form-status" id="sign-wait" role="status" aria-live="polite"></p>
       `,
@@ -138,7 +139,7 @@ export function renderSignerPage(
           <button type="button" id="pad-clear" class="link-button">${esc(s.clear)}</button>
         </div>
       </fieldset>
-      ${qes?.box ?? ''}<p class="consent">${esc(s.consent)}</p>
+      ${qes?.box ?? ''}<p class="consent">${esc(qes?.consent ?? s.consent)}</p>
       <p class="form-error" id="sign-error" role="alert"></p>
       ${qes?.wait ?? ''}<button type="submit" id="sign-button" class="button primary"${qes ? ' aria-describedby="qes-intro-body"' : ''} disabled>${esc(qes?.button ?? s.sign)}</button>
     </form>
