@@ -116,3 +116,23 @@ test('process limits: defaults from limits.ts, each variable honoured, and a fil
     );
   }
 });
+
+test('qualified signatures: all four QES_* variables or none; a partial set names what is missing', () => {
+  assert.equal(loadConfig({}).qes, null);
+  const all = {
+    QES_PROVIDER_URL: 'https://qtsp.example/csc/v2/',
+    QES_CLIENT_ID: 'signet',
+    QES_CLIENT_SECRET: 's3cret',
+    QES_CA_FILE: 'qtsp.pem',
+  };
+  const c = loadConfig(all).qes!;
+  assert.equal(c.providerUrl, 'https://qtsp.example/csc/v2');
+  assert.equal(c.caFile, path.resolve('qtsp.pem'));
+  assert.equal(c.authorizeUrl, null);
+  assert.throws(
+    () => loadConfig({ QES_PROVIDER_URL: all.QES_PROVIDER_URL }),
+    (e: Error) => e instanceof ConfigError && /missing: QES_CLIENT_ID, QES_CLIENT_SECRET, QES_CA_FILE$/.test(e.message),
+  );
+  assert.throws(() => loadConfig({ QES_TOKEN_URL: 'https://qtsp.example/token' }), ConfigError);
+  assert.throws(() => loadConfig({ ...all, QES_PROVIDER_URL: 'ftp://qtsp.example' }), /QES_PROVIDER_URL must use/);
+});

@@ -109,6 +109,20 @@ for (const d of databases) {
         );
         assert.equal(v.document?.id, id);
 
+        // Access tokens and PKCE verifiers never reach the database.
+        const tables = ['qes_ceremonies', 'audit_events', 'documents', 'signing_requests'] as const;
+        const dump = JSON.stringify(
+          await Promise.all(tables.map((t) => e.h.db.kysely.selectFrom(t).selectAll().execute())),
+        );
+        const tokens = provider.accessTokens();
+        assert.ok(tokens.length >= 4, 'two tokens per signer were issued');
+        for (const secret of tokens) assert.ok(!dump.includes(secret), 'an access token is stored');
+        const verifiers = [anna, li].flatMap((dr) =>
+          (dr.cookies ?? []).map((c) => JSON.parse(Buffer.from(c.split('=')[1]!, 'base64url').toString()).v as string),
+        );
+        assert.equal(verifiers.length, 4, 'two ceremonies per signer');
+        for (const v of verifiers) assert.ok(!dump.includes(v), 'a PKCE verifier is stored');
+
         const audit = (await listAudit(e.h.db.kysely, id)).map((x) => x.action);
         for (const step of [
           'qes.identification_started',

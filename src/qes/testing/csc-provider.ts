@@ -37,6 +37,8 @@ export type CscProvider = {
   currentCert(user?: string): QesCert;
   /** Every hash signed (base64), in order, for "the hash authorized is the hash signed" checks. */
   signed: Array<{ credentialID: string; hash: string }>;
+  /** Every access token issued so far (tests check none was stored by the client). */
+  accessTokens(): string[];
   close(): Promise<void>;
 };
 
@@ -239,6 +241,7 @@ export async function startCscProvider(
     credentialId: (user = users[0]!) => credentialOf(user),
     currentCert: (user = users[0]!) => certFor(user).cert,
     signed: [],
+    accessTokens: () => [...state.tokens.keys()],
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

@@ -12,6 +12,8 @@ export type Drive = {
   last: Step;
   /** The ceremony cookie as the browser held it last. */
   cookie: string | null;
+  /** Every ceremony cookie Signet set (name=value), in order. */
+  cookies?: string[];
 };
 
 export type DriveOptions = {
@@ -32,6 +34,7 @@ const hidden = (html: string, name: string) => new RegExp(`name="${name}" value=
 export async function driveCeremony(o: DriveOptions): Promise<Drive & { pendingCallback?: string }> {
   const steps: Step[] = [];
   let cookie: string | null = null;
+  const cookies: string[] = [];
   const take = async (url: string, init: RequestInit = {}): Promise<Step> => {
     const isSignet = url.startsWith(o.origin);
     const headers = new Headers(init.headers);
@@ -39,6 +42,7 @@ export async function driveCeremony(o: DriveOptions): Promise<Drive & { pendingC
     const res = await fetch(url, { ...init, headers, redirect: 'manual' });
     const set = res.headers.get('set-cookie');
     if (isSignet && set) cookie = /Max-Age=0/.test(set) ? null : set.split(';')[0]!;
+    if (isSignet && cookie && cookies.at(-1) !== cookie) cookies.push(cookie);
     const step = { url, status: res.status, location: res.headers.get('location'), body: await res.text() };
     steps.push(step);
     return step;
@@ -73,8 +77,9 @@ export async function driveCeremony(o: DriveOptions): Promise<Drive & { pendingC
     if (!back.location) return { steps, last: back, cookie };
     if (o.stopAtCallback === round) return { steps, last: back, cookie, pendingCallback: back.location };
     const answer = await take(back.location);
-    if (answer.status !== 303 || !answer.location?.startsWith(o.provider.url)) return { steps, last: answer, cookie };
+    if (answer.status !== 303 || !answer.location?.startsWith(o.provider.url))
+      return { steps, last: answer, cookie, cookies };
     next = answer.location;
   }
-  return { steps, last: steps.at(-1)!, cookie };
+  return { steps, last: steps.at(-1)!, cookie, cookies };
 }
