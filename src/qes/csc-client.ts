@@ -157,7 +157,8 @@ async function call(url: string, init: RequestInit): Promise<Record<string, unkn
   try {
     res = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
   } catch (err) {
-    throw new ProviderError('down', `the provider could not be reached (${(err as Error).name})`);
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    throw new ProviderError('down', `the provider could not be reached (${cause ?? (err as Error).name})`);
   }
   const text = await res.text().catch(() => '');
   let body: unknown;
