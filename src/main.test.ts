@@ -189,3 +189,12 @@ describe('SIGTERM drains', () => {
     }
   });
 });
+
+test('the log never shows a link credential or the provider’s code and state', async () => {
+  const { logRequest } = await import('./main.js');
+  const token = 'HvFKGUaj_asYHR2VJT0Olfv8v2JypRx9JIYfZhbygFA';
+  assert.equal(logRequest({ method: 'GET', url: `/sign/${token}/info` }).url, '/sign/[token]/info');
+  assert.equal(logRequest({ method: 'POST', url: `/sign/${token}/qes/start` }).url, '/sign/[token]/qes/start');
+  const cb = logRequest({ method: 'GET', url: '/qes/callback?code=c0de&state=st4te' }).url;
+  assert.equal(cb, '/qes/callback?[redacted]');
+});

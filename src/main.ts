@@ -13,18 +13,20 @@ export function createLogger(config: Config) {
       paths: ['req.headers.authorization', '*.secret', '*.plaintext', 'secret', 'plaintext', '*.token', 'token'],
       censor: '[redacted]',
     },
-    serializers: {
-      // Signer, embed, review and set-password links carry their credential in the path.
-      req: (req: { method: string; url: string }) => ({
-        method: req.method,
-        // The provider's redirect carries an authorization code and state in its query.
-        url: req.url
-          .replace(/^\/(sign|embed\/sign|review|dashboard\/set-password)\/[^/?]+/, '/$1/[token]')
-          .replace(/^\/qes\/callback\?.*/, '/qes/callback?[redacted]'),
-      }),
-    },
+    serializers: { req: logRequest },
   });
 }
+
+/**
+ * A request as the log shows it. Signer, embed, review and set-password links carry their credential in the path;
+ * the qualified provider's redirect carries an authorization code and state in its query.
+ */
+export const logRequest = (req: { method: string; url: string }) => ({
+  method: req.method,
+  url: req.url
+    .replace(/^\/(sign|embed\/sign|review|dashboard\/set-password)\/[^/?]+/, '/$1/[token]')
+    .replace(/^\/qes\/callback\?.*/, '/qes/callback?[redacted]'),
+});
 
 export async function runServer(config: Config, opts: { worker: boolean; api: boolean; clock?: Clock }): Promise<void> {
   const logger = createLogger(config);
