@@ -1,7 +1,7 @@
 // The wire format of documents and signing requests, and of their audit-trail and event values, written once.
 // Signer links never appear here.
 import type { AuditEntry } from '../documents/audit.repo.js';
-import type { AuditEvent, AuditInfo } from '../documents/pdf/audit-page.js';
+import type { AuditEvent, AuditInfo, AuditQualified } from '../documents/pdf/audit-page.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { AuthContext } from '../http/request-context.js';
 import { localeOrDefault } from '../i18n/i18n.js';
@@ -144,6 +144,13 @@ const verifiedOf = (r: RequestRow) => {
   return method && r.verified_at != null ? { method, at: iso(r.verified_at) } : null;
 };
 
+/** The qualified signature a signer made (`signing_requests.qes`, issue 23), for the audit page; null: none. */
+const qualifiedOf = (r: RequestRow): AuditQualified | null => {
+  if (!r.qes) return null;
+  const q = JSON.parse(r.qes) as Partial<AuditQualified>;
+  return { provider: q.provider ?? '', subject: q.subject ?? '', issuer: q.issuer ?? '', serial: q.serial ?? '' };
+};
+
 /** What the audit page and certificate print about a document and its signers. */
 export function auditPageInput(doc: DocumentRow, requests: RequestRow[], completedAt: number): AuditInfo {
   return {
@@ -161,6 +168,7 @@ export function auditPageInput(doc: DocumentRow, requests: RequestRow[], complet
       viewedAt: t(r.viewed_at),
       signedAt: t(r.signed_at),
       verified: verifiedOf(r),
+      qualified: qualifiedOf(r),
     })),
     completedAt: iso(completedAt),
   };

@@ -260,3 +260,50 @@ test('names in every script of issue 22 are on the certificate as text; a charac
   assert.match(de, /Zeichen, die keine eingebettete Schrift enthält \(als □ gezeichnet\): U\+0BA4/);
   qpdfCheck(pdf);
 });
+
+const QUALIFIED = {
+  provider: 'Example Trust Services',
+  subject:
+    'CN=Signer 1, GIVENNAME=Maximiliane Alexandra, SURNAME=von Hohenzollern-Sigmaringen, SERIALNUMBER=PNODE-1234567890, C=DE',
+  issuer: 'CN=Example Qualified CA 2024, O=Example Trust Services GmbH, C=DE',
+  serial: '4f1e9a07c3d2b58e6a90f1c2d3e4b5a6978812ab',
+};
+
+test('a qualified signer: the provider and the certificate (subject, issuer, serial) are in their block', async () => {
+  const signers = [signer(1, { qualified: QUALIFIED }), signer(2)];
+  const audit = pagesText(await appendAuditPage(original, info(signers)))[2]!;
+  const flat = squash(audit);
+  for (const v of [QUALIFIED.provider, QUALIFIED.subject, QUALIFIED.issuer, QUALIFIED.serial])
+    assert.ok(flat.includes(squash(v)), `${v} missing`);
+  for (const label of ['Qualified electronic signature', 'Certificate', 'Issued by', 'Serial number'])
+    assert.equal(flat.split(squash(label)).length - 1, 1, `"${label}" printed once, for signer 1 only`);
+  // The values sit in signer 1's block: after its heading, before signer 2's.
+  const block = flat.slice(flat.indexOf('1.Signer1'), flat.indexOf('2.Signer2'));
+  assert.ok(block.includes(squash(QUALIFIED.provider)), 'provider in signer 1 block');
+  assert.ok(block.includes(QUALIFIED.serial), 'serial in signer 1 block');
+});
+
+test('a signer without a qualified signature: nothing new is printed', async () => {
+  const absent = pagesText(await appendAuditPage(original, info([signer(1)])))[2]!;
+  const none = pagesText(await appendAuditPage(original, info([signer(1, { qualified: null })])))[2]!;
+  assert.equal(none, absent);
+  assert.doesNotMatch(absent, /Qualified|Certificate|Issued by|Serial number|Example Trust/);
+});
+
+test("the qualified signature's labels are in the document's language; a certificate in any script renders", async () => {
+  const q = {
+    ...QUALIFIED,
+    subject: 'CN=山田 太郎, CN=Дмитрий Иванов, C=JP',
+    issuer: 'CN=Ελληνική Αρχή Πιστοποίησης, C=GR',
+  };
+  const pdf = await renderAuditCertificate({ ...info([signer(1, { qualified: q })], { locale: 'de' }), events: [] });
+  const text = pagesText(pdf, false)
+    .join('\n')
+    .replace(/[\u202a-\u202e]/g, '');
+  const flat = squash(text);
+  for (const w of ['Qualifizierte elektronische Signatur', 'Zertifikat', 'Ausgestellt von', 'Seriennummer'])
+    assert.ok(flat.includes(squash(w)), `de: "${w}" missing`);
+  for (const v of [q.provider, q.subject, q.issuer, q.serial]) assert.ok(flat.includes(squash(v)), `${v} missing`);
+  assert.doesNotMatch(text, /Qualified electronic|Issued by|Serial number|Characters no embedded font/);
+  qpdfCheck(pdf);
+});

@@ -25,7 +25,11 @@ export type AuditSigner = {
   signedAt: string | null;
   /** Signer verification (issue 22): the method the signer passed and when; absent when none was asked. */
   verified?: { method: 'email_code' | 'sms_code'; at: string } | null;
+  /** Qualified signature (issue 23): the provider that signed and the signer's certificate; absent for others. */
+  qualified?: AuditQualified | null;
 };
+
+export type AuditQualified = { provider: string; subject: string; issuer: string; serial: string };
 
 export type AuditInfo = {
   /** The language of the labels: the document's. */

@@ -56,7 +56,7 @@ async function writeAudit(w: Writer, a: AuditInfo): Promise<void> {
   await w.heading(fill(s.signers, { count: a.signers.length }));
   for (const [i, signer] of a.signers.entries()) {
     // Keep a signer's block together when it fits on a page.
-    await w.ensure(8 * 14 + 20);
+    await w.ensure((8 + (signer.verified ? 1 : 0) + (signer.qualified ? 5 : 0)) * 14 + 20);
     await w.line(`${i + 1}. ${signer.name} (${signer.role})`, { style: 'bold', size: 11, after: 4, record: true });
     await w.row(s.email, signer.email);
     await w.row(s.role, signer.role);
@@ -68,6 +68,13 @@ async function writeAudit(w: Writer, a: AuditInfo): Promise<void> {
     if (signer.verified) {
       const how = signer.verified.method === 'sms_code' ? s.verifiedSms : s.verifiedEmail;
       await w.row(s.identityVerified, fill(how, { time: signer.verified.at }));
+    }
+    if (signer.qualified) {
+      const q = signer.qualified;
+      await w.row(s.qualifiedSignature, q.provider);
+      await w.row(s.certificate, q.subject);
+      await w.row(s.certificateIssuer, q.issuer);
+      await w.row(s.certificateSerial, q.serial, { valueStyle: 'mono' });
     }
     w.space(10);
   }
