@@ -85,6 +85,11 @@ for (const d of databases) {
             a!.signedAttrsSha256,
             l!.signedAttrsSha256,
           ]);
+          // The appended audit certificate names each qualified signature and its certificate.
+          const text = tmp.pdfText(pdf);
+          assert.equal(text.match(/Qualified electronic\s+signature/g)?.length, 2, 'one line per qualified signer');
+          assert.match(text, /Test QTSP/);
+          assert.ok(text.includes(quals[0].serial) && text.includes(quals[1].serial), 'both certificate serials');
           const { count } = pdfsigAllValid(tmp, pdf);
           assert.equal(count, 4, 'pdfsig lists four signatures, each valid');
         } finally {

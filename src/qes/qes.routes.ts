@@ -1,6 +1,6 @@
 // Routes of the qualified signer's ceremony (wiring only; ceremony.ts and callback.ts hold the rules): the signer
-// page's start action under their link, and the provider's redirect back. Without a configured provider both answer
-// 503 qes_unavailable (the start as JSON, the callback as the signer's page).
+// page's start action under their link, and the provider's redirect back. Without a configured provider the start
+// answers 503 qes_unavailable and the callback the "no longer valid" page (400): no ceremony can exist.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -69,12 +69,13 @@ export async function qesRoutes(
         typeof q[k] === 'string' ? (q[k] as string).slice(0, 2048) : undefined,
       ]),
     );
+    // Without a provider no ceremony can exist, so no callback can be valid.
     if (!deps)
       return reply
-        .code(503)
+        .code(400)
         .type('text/html; charset=utf-8')
         .send(
-          renderQesResultPage(app.assets, localeFromAcceptLanguage(req.headers['accept-language']), 'provider_down'),
+          renderQesResultPage(app.assets, localeFromAcceptLanguage(req.headers['accept-language']), 'ceremony_expired'),
         );
     const answer = await handleCallback(deps, query, cookieOf(req.headers.cookie), clientMeta(req));
     if (answer.kind === 'redirect') {
