@@ -180,3 +180,46 @@ for (const d of databases) {
     });
   });
 }
+
+describe('qualified signatures with an ECDSA P-256 credential (SQLite)', () => {
+  test('the provider signs with P-256: openssl verifies the signer signature, the report calls it qualified', async () => {
+    const q = await startQesE2E('sqlite', { key: 'p256' });
+    const tmp = await pdfScratch('signet-qes-ec-');
+    try {
+      const { e, provider } = q;
+      const id = await createQesRequest(e);
+      for (const [email, user] of [
+        ['anna@example.com', 'anna'],
+        ['li@example.com', 'li'],
+      ] as const) {
+        q.syncClock();
+        const token = await e.linkFor(email);
+        const dr = await driveCeremony({ origin: q.origin, token, provider, user });
+        assert.equal(dr.last.status, 303, dr.last.body.slice(0, 300));
+      }
+      await e.work();
+      const signed = await e.h.app.inject({
+        method: 'GET',
+        url: `/v1/documents/${id}/signed`,
+        headers: { authorization: `Bearer ${e.token}` },
+      });
+      assert.equal(signed.statusCode, 200, signed.body);
+      const pdf = new Uint8Array(signed.rawPayload);
+      const sigs = judgeSignatures(tmp, pdf, provider.caPem);
+      assert.ok(sigs[0]!.qtspVerified && sigs[1]!.qtspVerified, 'openssl verifies both ECDSA signatures');
+      assert.match(sigs[0]!.signerPem ?? '', /BEGIN CERTIFICATE/);
+      const report = await e.h.request('POST', '/v1/verifications', {
+        token: e.token,
+        rawBody: Buffer.from(pdf),
+        headers: { 'content-type': 'application/pdf' },
+      });
+      assert.deepEqual(
+        report.json.verification.signatures.map((s: { level: string | null }) => s.level),
+        ['qes', 'qes', 'advanced', null],
+      );
+    } finally {
+      await tmp.cleanup();
+      await q.close();
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { makePdf } from '../../documents/pdf/testing/fixtures.js';
 import { freePort, type HarnessOptions } from '../../testing/harness.js';
 import { b64, startE2E, type E2E } from '../../testing/e2e.js';
 import { startCscProvider, type CscProvider } from './csc-provider.js';
+import type { QesKey } from './qes-ca.js';
 
 export type QesE2E = {
   e: E2E;
@@ -22,8 +23,11 @@ export type QesE2E = {
   close(): Promise<void>;
 };
 
-export async function startQesE2E(database: HarnessOptions['database'], users = ['anna', 'li']): Promise<QesE2E> {
-  const provider = await startCscProvider({ users });
+export async function startQesE2E(
+  database: HarnessOptions['database'],
+  o: { users?: string[]; key?: QesKey } = {},
+): Promise<QesE2E> {
+  const provider = await startCscProvider({ users: o.users ?? ['anna', 'li'], key: o.key });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-qes-'));
   const caFile = path.join(dir, 'qtsp-ca.pem');
   fs.writeFileSync(caFile, provider.caPem);
