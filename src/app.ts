@@ -12,6 +12,7 @@ import type { FileFetcher } from './documents/fetch-file.js';
 import type { PdfEngine } from './documents/pdf/engine.js';
 import { registerAuth } from './http/auth.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling, notFound } from './http/error-handler.js';
+import { frontDoor } from './http/front-door.js';
 import { registerAddressLimit } from './http/address-limit.js';
 import { registerBodyDeadline, serverOptions } from './http/deadlines.js';
 import { registerRequestShape } from './http/request-shape.js';
@@ -222,6 +223,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await keyless.register(verifyPageRoutes, verification);
   });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+  app.get('/', { schema: { hide: true } }, frontDoor);
 
   return Object.assign(app, {
     emit,

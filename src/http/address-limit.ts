@@ -21,7 +21,8 @@ export type AddressLimitOptions = {
 
 type Done = (err?: Error) => void;
 
-const wantsHtml = (req: FastifyRequest) => req.method === 'GET' && /text\/html/i.test(String(req.headers.accept ?? ''));
+export const wantsHtml = (req: FastifyRequest) =>
+  req.method === 'GET' && /text\/html/i.test(String(req.headers.accept ?? ''));
 
 export function registerAddressLimit(app: FastifyInstance, o: AddressLimitOptions): void {
   function decided(req: FastifyRequest, reply: FastifyReply, d: RateDecision, done: Done): void {
