@@ -1,8 +1,9 @@
 // The workspace dashboard under /dashboard: server-rendered pages (Eta, autoescaped) that work without JavaScript
 // (forms and POST-redirect-GET), registered in app.ts's `keyless` plugin (per-address limit; never an API key's IP
 // allowlist). Wiring only: people.service.ts signs people in, dashboard.service.ts reads and acts per workspace.
-// Every page: a server-side session (people.service.ts) or a redirect to sign-in; a CSRF token on every form post;
-// strict headers from helmet (no inline script, no framing); never cached.
+// Every page: the role roles.ts's table names for it (a session from people.service.ts, else a redirect to sign-in;
+// a signed-in person below the route's role gets the 403 page; a route the table lacks is refused to all and logged);
+// a CSRF token on every form post; strict headers from helmet (no inline script, no framing); never cached.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -26,12 +27,9 @@ import { webhooksRoutes } from './webhooks.routes.js';
 import { documentsRoutes } from './documents.routes.js';
 import { workspaceRoutes } from './workspace.routes.js';
 import { SESSION_COOKIE } from './session-cookie.js';
+import { verdict } from './roles.js';
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** true: the page needs no sign-in (sign-in, set-password). */
-    public?: boolean;
-  }
   interface FastifyRequest {
     viewer: Viewer | null;
   }
@@ -83,10 +81,16 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps 
       });
     }
     req.viewer = await viewerOf(deps, req.cookies[SESSION_COOKIE]);
-    if (!req.viewer && !req.routeOptions.config.public) {
+    // The one role check (roles.ts); the not-found handler has no route and needs a signed-in person.
+    const v = verdict(req.method, req.is404 ? undefined : req.routeOptions.url, req.viewer?.role ?? null);
+    if (v.pass) return;
+    if (v.signIn) {
       const next = req.method === 'GET' ? `?next=${encodeURIComponent(req.url)}` : '';
       return reply.redirect(`/dashboard/sign-in${next}`, 303);
     }
+    if (v.unlisted)
+      req.log.error({ method: req.method, route: req.routeOptions.url }, 'dashboard route missing from roles.ts');
+    throw new NotAllowed(v.reason);
   });
   app.addHook('preHandler', (req, reply, done) =>
     req.method === 'POST' ? app.csrfProtection(req, reply, done) : done(),

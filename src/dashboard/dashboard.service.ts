@@ -1,5 +1,6 @@
 // What the dashboard's pages show and do, scoped to the signed-in person's workspace: anything of another workspace
-// is "not found" (an id typed into the URL reveals nothing), and members may look but not manage.
+// is "not found" (an id typed into the URL reveals nothing), and members may look but not manage. The checks here are
+// the second line: roles.ts's table already refused anyone below a route's role before its handler ran.
 import { ApiError, apiError } from '../lib/errors.js';
 import { findKey, listKeys, type ApiKey } from '../keys/keys.repo.js';
 import { presentKey } from '../keys/presenters.js';
@@ -23,12 +24,13 @@ import type { SigningDeps } from '../signing/signing.service.js';
 import { presentHook } from '../webhooks/presenters.js';
 import { listAudit } from '../audit/audit-log.repo.js';
 import { actorOf, NotAllowed, type Viewer } from './people.service.js';
+import { allows } from './roles.js';
 
 /** The signing deps (app.ts registers the dashboard with them) and the webhooks service. */
 export type DashboardDeps = SigningDeps & { hooks: HooksService };
 
 /** Owners and admins manage keys, hooks and people; members only look. */
-export const canManage = (v: Viewer): boolean => v.role === 'owner' || v.role === 'admin';
+export const canManage = (v: Viewer): boolean => allows(v.role, 'admin');
 
 export function requireManager(v: Viewer): void {
   if (!canManage(v)) throw new NotAllowed('error.managersOnly');

@@ -16,11 +16,10 @@ import { field, page, say, type Form } from './render.js';
 
 export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
   const secure = deps.config.baseUrl.startsWith('https:');
-  const open = { config: { public: true } };
 
   app.get('/', async (req, reply) => reply.redirect(req.viewer ? '/dashboard/overview' : '/dashboard/sign-in', 303));
 
-  app.get('/sign-in', open, async (req, reply) => {
+  app.get('/sign-in', async (req, reply) => {
     if (req.viewer) return reply.redirect('/dashboard/overview', 303);
     const q = req.query as Form;
     return page(reply, req, 'sign-in.eta', {
@@ -28,7 +27,7 @@ export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & P
     });
   });
 
-  app.post('/sign-in', open, async (req, reply) => {
+  app.post('/sign-in', async (req, reply) => {
     const r = await signIn(deps, {
       email: field(req, 'email'),
       password: field(req, 'password'),
@@ -54,7 +53,7 @@ export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & P
     return reply.redirect('/dashboard/sign-in', 303);
   });
 
-  app.get<{ Params: { token: string } }>('/set-password/:token', open, async (req, reply) => {
+  app.get<{ Params: { token: string } }>('/set-password/:token', async (req, reply) => {
     const found = await linkAccount(deps, req.params.token);
     if (!found) reply.code(410);
     return page(reply, req, 'set-password.eta', {
@@ -64,7 +63,7 @@ export async function peopleRoutes(app: FastifyInstance, deps: DashboardDeps & P
     });
   });
 
-  app.post<{ Params: { token: string } }>('/set-password/:token', open, async (req, reply) => {
+  app.post<{ Params: { token: string } }>('/set-password/:token', async (req, reply) => {
     const r = await setPasswordWithLink(deps, req.params.token, field(req, 'password'), field(req, 'confirm'));
     if (r.ok) {
       reply.clearCookie(SESSION_COOKIE, { path: '/dashboard' });

@@ -20,6 +20,7 @@ import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { recordAudit } from '../audit/audit-log.repo.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import type { DashboardKey, Message } from './words.js';
+import { allows } from './roles.js';
 import {
   addMember,
   findMembership,
@@ -125,7 +126,8 @@ export async function inviteMember(
   v: Viewer,
   o: { email: string; role: string },
 ): Promise<InviteResult> {
-  if (v.role !== 'owner') throw new NotAllowed('error.ownersOnly');
+  // A second line: roles.ts refuses non-owners at the route already.
+  if (!allows(v.role, 'owner')) throw new NotAllowed('error.ownersOnly');
   const email = normaliseEmail(o.email);
   if (!isEmailAddress(email)) return { ok: false, problem: { key: 'people.badEmail' } };
   if (!(ROLES as readonly string[]).includes(o.role)) return { ok: false, problem: { key: 'people.badRole' } };

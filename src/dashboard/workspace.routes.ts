@@ -5,12 +5,13 @@ import { auditLog, people, type DashboardDeps } from './dashboard.service.js';
 import { inviteMember, type PeopleDeps } from './people.service.js';
 import { field, page, query, say } from './render.js';
 import { saveReminders, settings } from './settings.service.js';
+import { mayUse } from './roles.js';
 
 export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
   const peoplePage = async (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) =>
     page(reply, req, 'people.eta', {
       people: await people(deps, req.viewer!),
-      canInvite: req.viewer!.role === 'owner',
+      canInvite: mayUse(req.viewer!.role, 'POST /dashboard/people'),
       notice: query(req).invited ? say(req, { key: 'people.invited', vars: { email: query(req).invited! } }) : null,
       ...extra,
     });
