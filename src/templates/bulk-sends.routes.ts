@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { migrationGate, registerFeatureGate } from '../http/feature-gate.js';
 import { authOf, clientMeta } from '../http/request-context.js';
 import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
+import { UPLOAD_ROUTE } from '../http/upload-budget.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { BULK_BODY_LIMIT } from '../limits.js';
 import {
@@ -43,6 +44,8 @@ export async function bulkSendsRoutes(fastify: FastifyInstance, deps: TemplatesD
   fastify.post(
     '/templates/:id/bulk-sends',
     {
+      // Counted in the upload byte budget, with the upload timeout, like the routes that take a file.
+      ...UPLOAD_ROUTE,
       bodyLimit: BULK_BODY_LIMIT,
       schema: {
         tags,
