@@ -40,6 +40,7 @@ import { noWake, type Wakers } from './signing/transition.js';
 import { REVIEW_ASSETS } from './templates/review/review.assets.js';
 import { reviewRoutes } from './templates/review/review.routes.js';
 import { templatesRoutes } from './templates/templates.routes.js';
+import { bulkSendsRoutes } from './templates/bulk-sends.routes.js';
 import { hooksRoutes } from './webhooks/hooks.routes.js';
 import { createHooksService, type HooksService } from './webhooks/hooks.service.js';
 import { createEmitter, type Emit } from './webhooks/outbox.repo.js';
@@ -198,6 +199,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await v1.register(signingRoutes, signing);
       await v1.register(documentsRoutes, signing);
       await v1.register(templatesRoutes, signing);
+      await v1.register(bulkSendsRoutes, signing);
       await v1.register(embeddedRoutes, signing);
       await v1.register(verificationRoutes, verification);
       v1.get('/openapi.json', { schema: { hide: true }, config: { auth: false } }, async () => app.swagger());

@@ -118,3 +118,9 @@ export const VERIFICATION_MAX_TRIES = 5;
 export const VERIFICATION_SENDS_PER_HOUR = 5;
 export const VERIFICATION_SEND_WINDOW_MS = HOUR;
 export const VERIFICATION_SENDS_TOTAL = 10;
+
+// Signet's own: bulk sends (issue 24).
+/** Data rows of one bulk send (a CSV header line is not counted). */
+export const MAX_BULK_ROWS = 5_000;
+/** A bulk send's body, CSV or JSON: 5,000 rows of a few recipients and values each. */
+export const BULK_BODY_LIMIT = 16 * MB;

@@ -31,6 +31,7 @@ import { pruneIdempotencyJob } from './idempotency/idempotency.js';
 import { pruneKeyUsesJob } from './keys/key-use.js';
 import { expireRequestsJob } from './signing/expiry.js';
 import { createSealingRunner } from './signing/sealing.js';
+import { createBulkSendRunner } from './templates/bulk-sends.job.js';
 import { renewTimestampsJob } from './signing/renewal.js';
 import { sendRemindersJob, warnExpiringJob } from './signing/reminders.js';
 import { noWake, type Wakers } from './signing/transition.js';
@@ -253,6 +254,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       })
     : null;
   let sealing: Runner | null = null;
+  let bulkSends: Runner | null = null;
   const wake: Wakers = {
     deliveries: () => dispatcher?.wake(),
     mail: () => mailer.wake(),
@@ -275,6 +277,22 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       pdf: pdfEngine,
       sealer,
       baseUrl: config.baseUrl,
+      workerId,
+      logger,
+    });
+  }
+  if (opts.worker) {
+    bulkSends = createBulkSendRunner({
+      db,
+      clock,
+      emit,
+      mail: mailer,
+      sms: smsSender,
+      wake,
+      blobs,
+      pdf: pdfEngine,
+      files,
+      config,
       workerId,
       logger,
     });
@@ -317,11 +335,12 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     scheduler,
     async work() {
       for (let round = 0; round < 20; round++) {
+        const bulkSent = bulkSends ? await bulkSends.runOnce() : 0;
         const sealed = sealing ? await sealing.runOnce() : 0;
         const mailed = await mailer.flush();
         const texted = await smsSender.flush();
         const delivered = dispatcher ? await dispatcher.runOnce() : 0;
-        if (sealed + mailed + texted + delivered === 0) return;
+        if (bulkSent + sealed + mailed + texted + delivered === 0) return;
       }
     },
     runJob: (name) => runJob(jobs, name),
@@ -329,6 +348,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       dispatcher?.start();
       scheduler?.start();
       sealing?.start();
+      bulkSends?.start();
       if (opts.worker) {
         mailer.start();
         smsSender.start();
@@ -336,7 +356,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     },
     async close() {
       await app?.close();
-      await Promise.all([dispatcher?.stop(), scheduler?.stop(), sealing?.stop()]);
+      await Promise.all([dispatcher?.stop(), scheduler?.stop(), sealing?.stop(), bulkSends?.stop()]);
       await mailer.close();
       await smsSender.close();
       await files.close();

@@ -13,6 +13,7 @@ import * as m010 from './migrations/010-signer-copies.js';
 import * as m011 from './migrations/011-signer-verification.js';
 import * as m012 from './migrations/012-reminders.js';
 import * as m013 from './migrations/013-qualified-signatures.js';
+import * as m014 from './migrations/014-bulk-sends.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -29,6 +30,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '011-signer-verification': m011,
   '012-reminders': m012,
   '013-qualified-signatures': m013,
+  '014-bulk-sends': m014,
 };
 
 export type MigrationName = keyof typeof list;

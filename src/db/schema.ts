@@ -8,9 +8,11 @@ import type {
   WorkspaceMembersTable,
 } from './schema-people.js';
 import type { QesCeremoniesTable, SignerCodesTable } from './schema-verification.js';
+import type { BulkSendRowsTable, BulkSendsTable } from './schema-bulk.js';
 
 export type * from './schema-people.js';
 export type * from './schema-verification.js';
+export type * from './schema-bulk.js';
 
 export type WorkspacesTable = {
   id: string;
@@ -368,6 +370,8 @@ export type Database = {
   signer_copies: SignerCopiesTable;
   signer_codes: SignerCodesTable;
   qes_ceremonies: QesCeremoniesTable;
+  bulk_sends: BulkSendsTable;
+  bulk_send_rows: BulkSendRowsTable;
   users: UsersTable;
   workspace_members: WorkspaceMembersTable;
   user_tokens: UserTokensTable;

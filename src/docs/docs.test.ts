@@ -80,7 +80,7 @@ function shapeProblems(v: unknown, at: string): string[] {
     const here = `${at}.${k}`;
     const bad: string[] = [];
     if (typeof x === 'string' && (k === 'id' || k.endsWith('_id'))) {
-      if (!/^(ws|key|hook|doc|sr|tpl|tin|del|ses|usr)_[0-9a-f]{24}$|^evt_[0-9a-f]{32}$/.test(x))
+      if (!/^(ws|key|hook|doc|sr|tpl|tin|del|ses|usr|bulk)_[0-9a-f]{24}$|^evt_[0-9a-f]{32}$/.test(x))
         bad.push(`${here}: id ${x}`);
     }
     if (k === 'event' && typeof x === 'string' && !(EVENT_NAMES as readonly string[]).includes(x))

@@ -39,8 +39,8 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
         meta: { field: 'Idempotency-Key' },
       });
     }
-    const path = req.url.split('?')[0]!;
-    const fingerprint = sha256Hex(`${req.method} ${path}\n${req.rawBody ?? ''}`);
+    // The query is part of the request (`?dry_run=true` is not the send); without one this is the bare path.
+    const fingerprint = sha256Hex(`${req.method} ${req.url}\n${req.rawBody ?? ''}`);
     const claim = {
       keyId: req.auth!.keyId,
       idemKey,

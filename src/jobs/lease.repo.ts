@@ -1,4 +1,4 @@
-// The SQL of lease claims, for every table a lease-claim job works on (webhook deliveries, mail, seal jobs).
+// The SQL of lease claims, for every table a lease-claim job works on (deliveries, mail, seal jobs, bulk sends).
 // Guarantees: a claim is one statement (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has a single writer), so
 // concurrent claimers take disjoint rows; a lapsed lease is as good as none; an outcome is written only while its
 // writer still holds the claim it worked under, so a worker that lost its lease writes nothing.
@@ -6,7 +6,7 @@ import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 
 import { skipLocked, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 
-export type LeasedTable = 'deliveries' | 'mail_outbox' | 'documents' | 'sms_outbox';
+export type LeasedTable = 'deliveries' | 'mail_outbox' | 'documents' | 'sms_outbox' | 'bulk_sends';
 
 /** How one table holds leases. Column names are this table's own. */
 export type Lease<T extends LeasedTable> = {

@@ -1,7 +1,22 @@
 import { randomBytes } from 'node:crypto';
 
 export type IdPrefix =
-  'ws' | 'key' | 'hook' | 'doc' | 'sr' | 'tpl' | 'tin' | 'del' | 'att' | 'aud' | 'ses' | 'usr' | 'cpy' | 'vc' | 'qes';
+  | 'ws'
+  | 'key'
+  | 'hook'
+  | 'doc'
+  | 'sr'
+  | 'tpl'
+  | 'tin'
+  | 'del'
+  | 'att'
+  | 'aud'
+  | 'ses'
+  | 'usr'
+  | 'cpy'
+  | 'vc'
+  | 'qes'
+  | 'bulk';
 
 /** Prefixed random id: `hook_` + 24 lowercase hex (96 bits). */
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBytes(12).toString('hex')}`;

@@ -89,6 +89,7 @@ const recipientFields = (fields: TemplateFieldOut[]): Field[] =>
     .map((f, i) => ({ id: `f${i + 1}`, role: f.slot, ...recipientRules(f), page: f.page, ...f.box }));
 
 type Prepared = {
+  within?: InstantiateOptions['within'];
   kind: InstanceKind;
   auth: AuthContext;
   templateId: string;
@@ -106,14 +107,8 @@ type Prepared = {
   now: number;
 };
 
-/** POST /v1/templates/{id}/instantiate. */
-export async function instantiate(
-  deps: TemplatesDeps,
-  auth: AuthContext,
-  templateId: string,
-  body: InstantiateBody,
-  meta: ClientMeta,
-): Promise<InstanceCreated> {
+/** Every check of instantiate but the monthly cap, in its order; looks things up, writes nothing. */
+async function checkInstantiate(deps: TemplatesDeps, auth: AuthContext, templateId: string, body: InstantiateBody) {
   checkChannels(auth, body.recipients);
   const now = deps.clock.now();
   const tpl = await templateOf(deps, auth, templateId, { archived: false });
@@ -127,24 +122,54 @@ export async function instantiate(
   const expiresAt = resolveExpiry(body.expires_at, now);
   const callbackUrl = await callbackUrlOf(deps, body.callback_url);
   const reminders = await resolveReminders(deps, auth.workspace.id, body.reminders);
-  await checkMonthlyCap(deps, auth, now);
-  const rendered = await render(deps, version, resolved);
+  return { now, tpl, version, locale, recipients, resolved, expiresAt, callbackUrl, reminders };
+}
+
+/** A dry run of instantiate (bulk sends): throws what instantiate would, the monthly cap aside; creates nothing. */
+export async function validateInstantiate(
+  deps: TemplatesDeps,
+  auth: AuthContext,
+  templateId: string,
+  body: InstantiateBody,
+): Promise<void> {
+  await checkInstantiate(deps, auth, templateId, body);
+}
+
+/**
+ * `within` (bulk sends) runs inside the transaction that writes the instance: what it records commits with the
+ * instance or not at all, and it throws to roll both back.
+ */
+export type InstantiateOptions = { within?: (tx: Tx, instanceId: string) => Promise<void> };
+
+/** POST /v1/templates/{id}/instantiate. */
+export async function instantiate(
+  deps: TemplatesDeps,
+  auth: AuthContext,
+  templateId: string,
+  body: InstantiateBody,
+  meta: ClientMeta,
+  o: InstantiateOptions = {},
+): Promise<InstanceCreated> {
+  const c = await checkInstantiate(deps, auth, templateId, body);
+  await checkMonthlyCap(deps, auth, c.now);
+  const rendered = await render(deps, c.version, c.resolved);
   return openInstance(deps, meta, {
     kind: 'instantiate',
-    reminders,
+    within: o.within,
+    reminders: c.reminders,
     auth,
-    templateId: tpl.id,
-    version,
-    recipients,
-    resolved,
+    templateId: c.tpl.id,
+    version: c.version,
+    recipients: c.recipients,
+    resolved: c.resolved,
     rendered,
     review: body.review === true,
-    title: (body.title ?? tpl.name).slice(0, 200) || 'Untitled document',
+    title: (body.title ?? c.tpl.name).slice(0, 200) || 'Untitled document',
     message: body.message ?? null,
-    locale,
-    expiresAt,
-    callbackUrl,
-    now,
+    locale: c.locale,
+    expiresAt: c.expiresAt,
+    callbackUrl: c.callbackUrl,
+    now: c.now,
   });
 }
 
@@ -253,10 +278,12 @@ async function openInstance(deps: TemplatesDeps, meta: ClientMeta, p: Prepared):
           review_expires_at: iso(inst.review_expires_at!),
           recipients: plainRecipients(p.recipients),
         });
+        await p.within?.(tx, instanceId);
         return { inst, callback, reviewUrl: url };
       }
       const confirmed = await release(deps, tx, doc, inst, p.recipients, p.auth.keyId);
       await insertInstance(tx.trx, confirmed);
+      await p.within?.(tx, instanceId);
       return { inst: confirmed, callback, reviewUrl: undefined };
     },
     p.now,

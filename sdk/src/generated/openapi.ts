@@ -4702,6 +4702,405 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/templates/{id}/bulk-sends': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a template to many: one instance per CSV or JSON row, sent by a job; ?dry_run=true checks only.
+     * @description Signet addition. Each row is an instantiate body (recipients, field_values, …) and is checked with instantiate’s rules when sent; a row that fails is reported in GET /v1/bulk-sends/{id} and the others are sent. Each instance counts against the monthly document cap: a send that would pass it stops, the rows left reported failed. `?dry_run=true` answers 200 with every failing row and creates nothing. Retrying with the same Idempotency-Key replays the 202; without one, a retried upload is a new send.
+     */
+    post: {
+      parameters: {
+        query?: {
+          dry_run?: 'true' | 'false';
+          /** @description version number (CSV) */
+          version?: string;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "rows": [
+           *         {
+           *           "recipients": [
+           *             {
+           *               "slot": "client",
+           *               "name": "Ada Lovelace",
+           *               "email": "ada@example.com"
+           *             },
+           *             {
+           *               "slot": "provider",
+           *               "name": "Grace Hopper",
+           *               "email": "grace@example.com"
+           *             }
+           *           ],
+           *           "field_values": {
+           *             "client_name": "Ada Lovelace Ltd",
+           *             "plan": "pro"
+           *           }
+           *         }
+           *       ],
+           *       "version": 1
+           *     }
+           */
+          'application/json': {
+            rows: {
+              recipients: {
+                slot: string;
+                name: string;
+                email?: string;
+                phone?: string;
+                channel?: 'email' | 'sms';
+                signing_order?: number;
+                /** @description What the signer proves before the document is shown (default `none`): a six-digit code sent by e-mail (`email_code`) or by SMS to `phone` (`sms_code`, Enterprise only: 402 enterprise-required). */
+                verification?: 'none' | 'email_code' | 'sms_code';
+              }[];
+              field_values?: {
+                [key: string]: unknown;
+              };
+              title?: string;
+              message?: string;
+              locale?: string;
+              expires_at?: string;
+              /**
+               * @description Automatic reminders (Signet addition): each signer who has not acted gets at most 5, none in the last 48 hours before expiry (an expiry warning goes out then). Absent: the workspace default (`signet workspace reminders`, or the dashboard’s Settings); `null`: none.
+               * @example {
+               *       "after_days": 3,
+               *       "every_days": 2
+               *     }
+               */
+              reminders?: {
+                /** @description days after a signer is invited (or released, in sequential order) until the first reminder */
+                after_days: number;
+                /** @description days between later reminders */
+                every_days: number;
+              } | null;
+            }[];
+            version?: number;
+          };
+          /**
+           * @example client.name,client.email,provider.name,provider.email,client_name,plan
+           *     Ada Lovelace,ada@example.com,Grace Hopper,grace@example.com,Ada Lovelace Ltd,pro
+           *     "Hopper, Grace",grace@example.com,Ada Lovelace,ada@example.com,"Grace ""Amazing"" Hopper",basic
+           */
+          'text/csv': string;
+        };
+      };
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "dry_run": {
+             *         "total": 200,
+             *         "valid": 199,
+             *         "invalid": 1,
+             *         "rows": [
+             *           {
+             *             "row": 7,
+             *             "problems": [
+             *               {
+             *                 "code": "invalid_email",
+             *                 "field": "recipients[0].email",
+             *                 "message": "recipients[0].email is not an e-mail address."
+             *               }
+             *             ]
+             *           }
+             *         ]
+             *       }
+             *     }
+             */
+            'application/json': {
+              dry_run: {
+                total: number;
+                valid: number;
+                invalid: number;
+                /** @description Only the rows that would fail, with every problem each has. */
+                rows: {
+                  row: number;
+                  problems: {
+                    code: string;
+                    field?: string;
+                    message: string;
+                  }[];
+                }[];
+              };
+            };
+          };
+        };
+        /** @description Accepted */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "bulk_send": {
+             *         "id": "bulk_5e6f7a8b9c0d1e2f3a4b5c6d",
+             *         "status": "queued",
+             *         "total": 200,
+             *         "sent": 0,
+             *         "failed": 0
+             *       }
+             *     }
+             */
+            'application/json': {
+              bulk_send: {
+                id: string;
+                status: 'queued' | 'running' | 'completed' | 'failed';
+                total: number;
+                sent: number;
+                failed: number;
+              };
+            };
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        402: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/bulk-sends/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A bulk send’s progress and each row’s outcome (instance id, or problems). */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "bulk_send": {
+             *         "id": "bulk_5e6f7a8b9c0d1e2f3a4b5c6d",
+             *         "status": "completed",
+             *         "total": 2,
+             *         "sent": 1,
+             *         "failed": 1,
+             *         "rows": [
+             *           {
+             *             "row": 1,
+             *             "status": "sent",
+             *             "template_instance_id": "tin_4d5e6f7a8b9c0d1e2f3a4b5c"
+             *           },
+             *           {
+             *             "row": 2,
+             *             "status": "failed",
+             *             "problems": [
+             *               {
+             *                 "code": "invalid_email",
+             *                 "field": "recipients[0].email",
+             *                 "message": "recipients[0].email is not an e-mail address."
+             *               }
+             *             ]
+             *           }
+             *         ]
+             *       }
+             *     }
+             */
+            'application/json': {
+              bulk_send: {
+                id: string;
+                status: 'queued' | 'running' | 'completed' | 'failed';
+                total: number;
+                sent: number;
+                failed: number;
+                rows: {
+                  /** @description 1-based among the data rows (a CSV header line is not counted) */
+                  row: number;
+                  status: 'sent' | 'failed';
+                  template_instance_id?: string;
+                  problems?: {
+                    code: string;
+                    field?: string;
+                    message: string;
+                  }[];
+                }[];
+              };
+            };
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        402: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/embedded/sign-sessions': {
     parameters: {
       query?: never;
