@@ -106,6 +106,8 @@ describe('scale-out: faults on a local cluster', () => {
     const b = await c.tenant();
     await freshWindow(b.token, 20);
     for (let i = 0; i < 9; i++) await request('GET', `${c.lb}/v1/hooks`, { token: b.token });
+    // The same load with Redis up, for a baseline: on a busy machine both figures rise together.
+    const upMs = (await pool(300, 8, () => request('GET', `${c.lb}/v1/hooks`, { token: a.token }))).map((r) => r.ms);
     await c.stop('redis');
     const down = await pool(300, 8, () => request('GET', `${c.lb}/v1/hooks`, { token: b.token }));
     const byInstance: Record<string, number> = {};
@@ -121,7 +123,15 @@ describe('scale-out: faults on a local cluster', () => {
     for (const [name, n] of Object.entries(byInstance)) assert.ok(n <= 60, `${name} admitted ${n}, over 60`);
     const total = Object.values(byInstance).reduce((x, y) => x + y, 0);
     assert.ok(total <= 120, `${total} admitted in all, over 120`);
-    assert.ok(percentile(ms, 99) < 50, `p99 ${percentile(ms, 99).toFixed(1)} ms with Redis down`);
+    // The breaker keeps the 300 ms command timeout out of requests: p99 under 50 ms, or (when the machine is busy
+    // and the same load with Redis up is slow too) under twice that baseline; a timeout per request would be far over.
+    const p99Up = percentile(upMs, 99);
+    const p99Down = percentile(ms, 99);
+    t.diagnostic(`same load with Redis up: p99 ${p99Up.toFixed(1)} ms`);
+    assert.ok(
+      p99Down < Math.max(50, 2 * p99Up),
+      `p99 ${p99Down.toFixed(1)} ms with Redis down (with Redis up: ${p99Up.toFixed(1)} ms)`,
+    );
 
     // Redis back: within one window a fresh key is counted once across both instances again.
     await c.start('redis');

@@ -42,7 +42,7 @@ export const membershipsOf = (db: Db, userId: string) =>
   db
     .selectFrom('workspace_members')
     .innerJoin('workspaces', 'workspaces.id', 'workspace_members.workspace_id')
-    .select(['workspaces.id', 'workspaces.name', 'workspaces.tier', 'workspace_members.role'])
+    .select(['workspaces.id', 'workspaces.name', 'workspaces.slug', 'workspaces.tier', 'workspace_members.role'])
     .where('workspace_members.user_id', '=', userId)
     .orderBy('workspace_members.created_at')
     .execute();

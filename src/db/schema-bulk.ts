@@ -12,7 +12,10 @@ export type BulkSendsTable = {
   total: number;
   sent: number;
   failed: number;
-  created_by_key_id: string;
+  /** The uploading key; null when a dashboard person uploaded (then `created_by` names them). */
+  created_by_key_id: string | null;
+  /** The dashboard person's audit actor (`user:<email>`); null for an API key. */
+  created_by: string | null;
   /** JSON: the uploader's address and User-Agent, for the documents' audit trails. */
   client_meta: string;
   claimed_by: string | null;

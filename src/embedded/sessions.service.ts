@@ -6,7 +6,7 @@
 //   webhooks as the e-mail link, so an embedded signature is indistinguishable downstream.
 import { migrationApplied } from '../db/migrate.js';
 import type { ScheduledJob } from '../jobs/scheduler.js';
-import type { AuthContext } from '../http/request-context.js';
+import { apiKeyOf, type AuthContext } from '../http/request-context.js';
 import { originAllowed, parseExactOrigin } from '../keys/origins.js';
 import { iso } from '../lib/clock.js';
 import { apiError } from '../lib/errors.js';
@@ -50,7 +50,7 @@ export async function mintSession(deps: SigningDeps, auth: AuthContext, body: Se
     id: newId('ses'),
     workspace_id: auth.workspace.id,
     signing_request_id: r.id,
-    key_id: auth.keyId,
+    key_id: apiKeyOf(auth),
     origin: origin.value,
     locale: body.locale,
     token_hash: hash,

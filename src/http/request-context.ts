@@ -5,7 +5,10 @@ import type { RateDecision } from '../ratelimit/ratelimit.js';
 import { clientAddressResolver, type ClientAddressOf } from './trusted-proxies.js';
 
 export type AuthContext = {
-  keyId: string;
+  /** The API key; null when a signed-in dashboard person acts (then `actor` names them). */
+  keyId: string | null;
+  /** Who the audit trail names when it is not the key, e.g. `user:<email>` (dashboard/people.service.ts actorOf). */
+  actor?: string;
   workspace: { id: string; name: string; slug: string; tier: string };
   allowedOrigins: string[];
 };
@@ -33,6 +36,12 @@ declare module 'fastify' {
 }
 
 /** The authenticated context; only callable from routes behind the /v1 auth hook. */
+/** The API key behind a request that only the /v1 gate lets through (never a dashboard person). */
+export function apiKeyOf(auth: AuthContext): string {
+  if (auth.keyId === null) throw new Error('an API-key action reached without an API key');
+  return auth.keyId;
+}
+
 export function authOf(req: { auth: AuthContext | null }): AuthContext {
   if (!req.auth) throw new Error('route reached without authentication');
   return req.auth;

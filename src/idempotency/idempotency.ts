@@ -11,7 +11,7 @@ import { createHmac } from 'node:crypto';
 import { openText, sealText, sha256Hex } from '../lib/crypto.js';
 import { bearerOf } from '../http/auth.js';
 import { apiError } from '../lib/errors.js';
-import type { IdempotencyClaim } from '../http/request-context.js';
+import { apiKeyOf, type IdempotencyClaim } from '../http/request-context.js';
 import type { ScheduledJob } from '../jobs/scheduler.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_MS } from '../limits.js';
 import { beginIdempotent, completeIdempotent, pruneIdempotencyKeys, releaseIdempotent } from './idempotency.repo.js';
@@ -42,7 +42,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     // The query is part of the request (`?dry_run=true` is not the send); without one this is the bare path.
     const fingerprint = sha256Hex(`${req.method} ${req.url}\n${req.rawBody ?? ''}`);
     const claim = {
-      keyId: req.auth!.keyId,
+      keyId: apiKeyOf(req.auth!),
       idemKey,
       sealKey: sealKeyOf(bearerOf(req.headers.authorization)!, idemKey),
     };

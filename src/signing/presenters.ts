@@ -135,7 +135,8 @@ export const sentEventFields = (
 export const eventSigner = (r: RequestRow) => ({ email: r.email, name: r.name });
 
 /** Audit-trail actors: `api_key:<id>`, `signer:<email>` or `system`. */
-export const keyActor = (auth: AuthContext) => `api_key:${auth.keyId}`;
+/** Who acted, as the audit trail and events name them: the dashboard person, else the API key. */
+export const keyActor = (auth: AuthContext) => auth.actor ?? `api_key:${auth.keyId}`;
 export const signerActor = (r: RequestRow) => `signer:${r.email || r.phone}`;
 
 /** The verification a signer passed, for the audit page (null: none asked, or not passed). */

@@ -32,9 +32,9 @@ const withdrawable = (doc: DocumentRow | undefined): doc is DocumentRow =>
  * operator action: its audit_log row is written in the change's own transaction.
  */
 export type Sender = AuthContext | { workspace: { id: string }; actor: string };
-const senderActor = (s: Sender) => ('actor' in s ? s.actor : keyActor(s));
+const senderActor = (s: Sender) => s.actor ?? keyActor(s as AuthContext);
 const operatorAudit = async (tx: Tx, s: Sender, row: Omit<AuditRow, 'workspaceId' | 'actor'>) => {
-  if ('actor' in s) await recordAudit(tx.trx, { ...row, workspaceId: s.workspace.id, actor: s.actor }, tx.now);
+  if (s.actor) await recordAudit(tx.trx, { ...row, workspaceId: s.workspace.id, actor: s.actor }, tx.now);
 };
 
 /** The sender withdraws one signing request; its document is withdrawn, since it could never complete. */

@@ -58,6 +58,7 @@ async function uploaderOf(deps: BulkSendJobDeps, send: BulkSendRow): Promise<Aut
   if (!ws) return null;
   return {
     keyId: send.created_by_key_id,
+    ...(send.created_by ? { actor: send.created_by } : {}),
     workspace: { id: ws.id, name: ws.name, slug: ws.slug, tier: ws.tier },
     allowedOrigins: [],
   };

@@ -141,6 +141,7 @@ export async function createBulkSend(
     sent: 0,
     failed,
     created_by_key_id: auth.keyId,
+    created_by: auth.actor ?? null,
     client_meta: JSON.stringify(meta),
     claimed_by: null,
     claim_expires_at: null,

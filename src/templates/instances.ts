@@ -25,7 +25,7 @@ import {
   resolveReminders,
 } from '../signing/open.js';
 import type { Reminders } from '../signing/reminder-policy.js';
-import { sentEventFields } from '../signing/presenters.js';
+import { keyActor, sentEventFields } from '../signing/presenters.js';
 import { insertRequests, markSealPending, type DocumentRow, type RequestRow } from '../signing/signing.repo.js';
 import { invalid, inviteSigner } from '../signing/signing.service.js';
 import { inTransaction, type Tx } from '../signing/transition.js';
@@ -271,7 +271,7 @@ async function openInstance(deps: TemplatesDeps, meta: ClientMeta, p: Prepared):
       if (review) {
         await insertInstance(tx.trx, inst);
         const url = reviewUrl(deps.config.baseUrl, review.token);
-        await tx.audit(doc, { action: 'template_instance.staged', actor: `api_key:${p.auth.keyId}` });
+        await tx.audit(doc, { action: 'template_instance.staged', actor: keyActor(p.auth) });
         await tx.emit('template_instance.staged', doc.workspace_id, {
           ...instanceEventFields(inst),
           review_url: url,

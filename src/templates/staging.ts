@@ -9,6 +9,7 @@ import { invalid } from '../signing/signing.service.js';
 import { assertVerificationAvailable } from '../signing/verification.service.js';
 import { transition, type TransitionDeps, type Tx } from '../signing/transition.js';
 import { instanceFor, release, type Reviewer } from './instances.js';
+import { keyActor } from '../signing/presenters.js';
 import { instanceEventFields, instanceRecipients, presentInstance } from './presenters.js';
 import { checkChannels, resolveRecipients } from './recipients.js';
 import {
@@ -91,7 +92,7 @@ export async function discardInstance(deps: TemplatesDeps, who: Reviewer, id?: s
   const found = await instanceFor(deps, who, id);
   const early = stateError(found, deps.clock.now());
   if (early) throw early;
-  const actor = 'auth' in who ? `api_key:${who.auth.keyId}` : 'review_page';
+  const actor = 'auth' in who ? keyActor(who.auth) : 'review_page';
   const out = await transition(deps, found.document_id, async (tx) => {
     const cur = await lockedStaged(tx, found.id);
     return discard(tx, cur, 'discarded', actor);
