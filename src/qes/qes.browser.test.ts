@@ -10,12 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { pdfScratch } from '../documents/pdf/testing/tools.js';
 import { fill, strings } from '../i18n/i18n.js';
 import { axe, launchChromium, skipWithoutChromium } from '../testing/browser.js';
 import { bothDatabases } from '../testing/services.js';
-import { judgeSignatures, pdfsigAllValid } from './testing/judge.js';
-import { createQesRequest, startQesE2E, type QesE2E } from './testing/qes-e2e.js';
+import { assertQualifiedSeal, createQesRequest, startQesE2E, type QesE2E } from './testing/qes-e2e.js';
 
 const databases = await bothDatabases();
 const PROVIDER = 'Test QTSP';
@@ -134,49 +132,7 @@ for (const d of databases) {
 
         const doc = await e.api('GET', `/v1/documents/${id}`);
         assert.equal(doc.json.status, 'completed', doc.text);
-        const signed = await e.h.app.inject({
-          method: 'GET',
-          url: `/v1/documents/${id}/signed`,
-          headers: { authorization: `Bearer ${e.token}` },
-        });
-        assert.equal(signed.statusCode, 200, signed.body);
-        const pdf = new Uint8Array(signed.rawPayload);
-        const tmp = await pdfScratch('signet-qes-browser-');
-        try {
-          // judgeSignatures also has qpdf accept the file and every signature's revision as a prefix.
-          const sigs = judgeSignatures(tmp, pdf, provider.caPem);
-          assert.deepEqual(
-            sigs.map((s) => s.kind),
-            ['signature', 'signature', 'signature', 'document_timestamp'],
-            'anna, li, the seal, then the document timestamp',
-          );
-          const [a, l, seal] = sigs;
-          assert.ok(a!.qtspVerified && l!.qtspVerified, 'openssl verifies both signer signatures against the QTSP CA');
-          assert.equal(a!.signerPem?.trim(), provider.currentCert('anna').certPem.trim(), 'anna signed with her cert');
-          assert.equal(l!.signerPem?.trim(), provider.currentCert('li').certPem.trim(), 'li signed with hers');
-          assert.equal(seal!.qtspVerified, false, 'the seal is not the QTSP’s');
-          assert.deepEqual(
-            provider.signed.map((s) => Buffer.from(s.hash, 'base64').toString('hex')).slice(-2),
-            [a!.signedAttrsSha256, l!.signedAttrsSha256],
-            'the hashes approved in the browser are the ones signed',
-          );
-          assert.equal(pdfsigAllValid(tmp, pdf).count, 4, 'pdfsig lists four signatures, each valid');
-        } finally {
-          await tmp.cleanup();
-        }
-
-        const report = await e.h.request('POST', '/v1/verifications', {
-          token: e.token,
-          rawBody: Buffer.from(pdf),
-          headers: { 'content-type': 'application/pdf' },
-        });
-        assert.equal(report.status, 200, report.text);
-        const v = report.json.verification;
-        assert.equal(v.verdict, 'valid', JSON.stringify(v.problems));
-        assert.deepEqual(
-          v.signatures.map((s: any) => s.level),
-          ['qes', 'qes', 'advanced', null],
-        );
+        await assertQualifiedSeal(e, provider, id);
       },
     );
 

@@ -9,8 +9,8 @@ import { listAudit } from '../documents/audit.repo.js';
 import { pdfScratch } from '../documents/pdf/testing/tools.js';
 import { bothDatabases } from '../testing/services.js';
 import { driveCeremony } from './testing/drive.js';
-import { judgeSignatures, pdfsigAllValid } from './testing/judge.js';
-import { createQesRequest, startQesE2E, type QesE2E } from './testing/qes-e2e.js';
+import { judgeSignatures } from './testing/judge.js';
+import { assertQualifiedSeal, createQesRequest, startQesE2E, type QesE2E } from './testing/qes-e2e.js';
 
 const databases = await bothDatabases();
 
@@ -60,54 +60,11 @@ for (const d of databases) {
         assert.match(quals[0].subject, /anna/);
         assert.match(quals[1].subject, /li/);
 
-        const signed = await e.h.app.inject({
-          method: 'GET',
-          url: `/v1/documents/${id}/signed`,
-          headers: { authorization: `Bearer ${e.token}` },
-        });
-        assert.equal(signed.statusCode, 200, signed.body);
-        const pdf = new Uint8Array(signed.rawPayload);
-        const tmp = await pdfScratch('signet-qes-');
-        try {
-          const sigs = judgeSignatures(tmp, pdf, provider.caPem);
-          assert.deepEqual(
-            sigs.map((s) => s.kind),
-            ['signature', 'signature', 'signature', 'document_timestamp'],
-            'anna, li, the seal, then the document timestamp',
-          );
-          const [a, l, seal] = sigs;
-          assert.ok(a!.qtspVerified && l!.qtspVerified, 'openssl verifies both signer signatures against the QTSP CA');
-          assert.equal(a!.signerPem?.trim(), provider.currentCert('anna').certPem.trim(), 'anna signed with her cert');
-          assert.equal(l!.signerPem?.trim(), provider.currentCert('li').certPem.trim(), 'li signed with hers');
-          assert.equal(seal!.qtspVerified, false, 'the seal is not the QTSP’s');
-          // The hashes the provider signed are the signed attributes of the embedded signatures.
-          assert.deepEqual(provider.signed.map((s) => Buffer.from(s.hash, 'base64').toString('hex')).slice(-2), [
-            a!.signedAttrsSha256,
-            l!.signedAttrsSha256,
-          ]);
-          // The appended audit certificate names each qualified signature and its certificate.
-          const text = tmp.pdfText(pdf);
-          assert.equal(text.match(/Qualified electronic\s+signature/g)?.length, 2, 'one line per qualified signer');
-          assert.match(text, /Test QTSP/);
-          assert.ok(text.includes(quals[0].serial) && text.includes(quals[1].serial), 'both certificate serials');
-          const { count } = pdfsigAllValid(tmp, pdf);
-          assert.equal(count, 4, 'pdfsig lists four signatures, each valid');
-        } finally {
-          await tmp.cleanup();
-        }
-
-        const report = await e.h.request('POST', '/v1/verifications', {
-          token: e.token,
-          rawBody: Buffer.from(pdf),
-          headers: { 'content-type': 'application/pdf' },
-        });
-        assert.equal(report.status, 200, report.text);
-        const v = report.json.verification;
-        assert.equal(v.verdict, 'valid', JSON.stringify(v.problems));
-        assert.deepEqual(
-          v.signatures.map((s: any) => s.level),
-          ['qes', 'qes', 'advanced', null],
-        );
+        // The appended audit certificate names each qualified signature and its certificate.
+        const { text, verification: v } = await assertQualifiedSeal(e, provider, id);
+        assert.equal(text.match(/Qualified electronic\s+signature/g)?.length, 2, 'one line per qualified signer');
+        assert.match(text, /Test QTSP/);
+        assert.ok(text.includes(quals[0].serial) && text.includes(quals[1].serial), 'both certificate serials');
         assert.ok(
           v.signatures.every((s: any) => s.intact),
           'every signature intact',

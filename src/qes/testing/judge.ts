@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { PdfScratch } from '../../documents/pdf/testing/tools.js';
+import { listSignatures, sh } from '../../documents/pdf/testing/signature-list.js';
 
 export type JudgedSignature = {
   kind: 'signature' | 'document_timestamp';
@@ -21,16 +22,8 @@ export type JudgedSignature = {
   signedAttrsSha256: string | null;
 };
 
-const sh = (cmd: string, args: string[]) => {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  assert.equal(r.error, undefined, `${cmd} runs`);
-  return r;
-};
-
-type QpdfObjects = Record<string, { value?: any; stream?: { dict: any } }>;
-
 export function judgeSignatures(tmp: PdfScratch, pdf: Uint8Array, qtspCaPem: string): JudgedSignature[] {
-  const file = tmp.save(pdf);
+  const { file, signatures } = listSignatures(tmp, pdf);
   const dir = path.dirname(file);
   const put = (name: string, data: Uint8Array | string) => {
     const p = path.join(dir, name);
@@ -38,27 +31,10 @@ export function judgeSignatures(tmp: PdfScratch, pdf: Uint8Array, qtspCaPem: str
     return p;
   };
   const caFile = put('qtsp-ca.pem', qtspCaPem);
-  tmp.qpdfCheck(pdf);
-  const json = JSON.parse(sh('qpdf', ['--json=2', '--json-key=qpdf', file]).stdout) as { qpdf: [unknown, QpdfObjects] };
-  const objs = json.qpdf[1];
-  const val = (ref: string) => objs[`obj:${ref}`]?.value ?? objs[`obj:${ref}`]?.stream?.dict;
-  const catalog = val(objs.trailer.value['/Root']);
-  const form = typeof catalog['/AcroForm'] === 'string' ? val(catalog['/AcroForm']) : catalog['/AcroForm'];
-  const der = (b: Buffer) => {
-    const len = b[1] & 0x80 ? b.subarray(2, 2 + (b[1] & 0x7f)).reduce((n, x) => n * 256 + x, 0) : b[1];
-    return b.subarray(0, 2 + (b[1] & 0x80 ? b[1] & 0x7f : 0) + len);
-  };
   const out: JudgedSignature[] = [];
-  const fields = (form['/Fields'] as string[]).map((f) => val(f)).filter((f) => f['/FT'] === '/Sig');
-  for (const [i, f] of fields.entries()) {
-    const v = val(f['/V']);
-    const range = v['/ByteRange'] as number[];
-    const contents = der(Buffer.from(String(v['/Contents']).replace(/^b:/, ''), 'hex'));
-    const end = range[2] + range[3];
-    const signed = Buffer.concat([pdf.subarray(range[0], range[1]), pdf.subarray(range[2], end)]);
+  for (const [i, { type, name, end, der: contents, signed }] of signatures.entries()) {
     tmp.qpdfCheck(pdf.subarray(0, end));
-    const name = String(f['/T']).replace(/^u:/, '');
-    if (v['/Type'] === '/DocTimeStamp') {
+    if (type === '/DocTimeStamp') {
       out.push({
         kind: 'document_timestamp',
         name,

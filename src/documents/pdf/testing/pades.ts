@@ -6,8 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { PdfScratch } from './tools.js';
-
-type QpdfObjects = Record<string, { value?: any; stream?: { dict: any } }>;
+import { listSignatures, sh } from './signature-list.js';
 
 export type PadesReport = {
   /** The seal's revision: the file as the seal left it. */
@@ -17,12 +16,6 @@ export type PadesReport = {
   signatureCount: number;
 };
 
-const sh = (cmd: string, args: string[]) => {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  assert.equal(r.error, undefined, `${cmd} runs`);
-  return r;
-};
-
 /**
  * Asserts `pdf` is a Signet B-LTA file: seal (pdfsig valid, openssl cms valid), then DSS, document timestamp
  * (openssl ts valid) and a last DSS; the seal's revision is a prefix that qpdf accepts alone; the CRL in the DSS
@@ -30,7 +23,7 @@ const sh = (cmd: string, args: string[]) => {
  * document timestamp < nextUpdate.
  */
 export function assertPadesLta(tmp: PdfScratch, pdf: Uint8Array, caPem: string, sealTimestamp: string): PadesReport {
-  const file = tmp.save(pdf);
+  const { file, val, catalog, signatures: sigs } = listSignatures(tmp, pdf);
   const dir = path.dirname(file);
   const put = (name: string, data: Uint8Array | string) => {
     const p = path.join(dir, name);
@@ -38,38 +31,14 @@ export function assertPadesLta(tmp: PdfScratch, pdf: Uint8Array, caPem: string, 
     return p;
   };
   const caFile = put('ca.pem', caPem);
-  tmp.qpdfCheck(pdf);
-  const json = JSON.parse(sh('qpdf', ['--json=2', '--json-key=qpdf', file]).stdout) as { qpdf: [unknown, QpdfObjects] };
-  const objs = json.qpdf[1];
-  const val = (ref: string) => objs[`obj:${ref}`]?.value ?? objs[`obj:${ref}`]?.stream?.dict;
-  const catalog = val(objs.trailer.value['/Root']);
-  const form = typeof catalog['/AcroForm'] === 'string' ? val(catalog['/AcroForm']) : catalog['/AcroForm'];
-  const sigs = (form['/Fields'] as string[])
-    .map((f) => val(f))
-    .filter((f) => f['/FT'] === '/Sig')
-    .map((f) => val(f['/V']))
-    .map((v) => ({
-      type: v['/Type'] as string | undefined,
-      subFilter: v['/SubFilter'] as string,
-      range: v['/ByteRange'] as number[],
-      contents: Buffer.from(String(v['/Contents']).replace(/^b:/, ''), 'hex'),
-    }))
-    .sort((a, b) => a.range[2] + a.range[3] - (b.range[2] + b.range[3]));
   assert.equal(sigs.length, 2, 'one seal and one document timestamp');
   const [seal, ts] = sigs;
   assert.equal(seal.subFilter, '/ETSI.CAdES.detached');
   assert.equal(ts.type, '/DocTimeStamp');
   assert.equal(ts.subFilter, '/ETSI.RFC3161');
-  const signed = (s: (typeof sigs)[number]) =>
-    Buffer.concat([pdf.subarray(s.range[0], s.range[1]), pdf.subarray(s.range[2], s.range[2] + s.range[3])]);
-  const der = (b: Buffer) => {
-    // Strip the zero padding after the DER: its outer length says where it ends.
-    const len = b[1] & 0x80 ? b.subarray(2, 2 + (b[1] & 0x7f)).reduce((n, x) => n * 256 + x, 0) : b[1];
-    return b.subarray(0, 2 + (b[1] & 0x80 ? b[1] & 0x7f : 0) + len);
-  };
 
   // The seal's revision alone is a whole, valid, totally signed PDF: the sealed bytes are a prefix of the file.
-  const sealedRevision = pdf.subarray(0, seal.range[2] + seal.range[3]);
+  const sealedRevision = pdf.subarray(0, seal.end);
   assert.ok(sealedRevision.length < pdf.length, 'revisions follow the seal');
   tmp.qpdfCheck(sealedRevision);
   const alone = sh('pdfsig', [tmp.save(sealedRevision)]).stdout;
@@ -78,16 +47,16 @@ export function assertPadesLta(tmp: PdfScratch, pdf: Uint8Array, caPem: string, 
   assert.match(sig.split('Signature #2')[0], /Signature Validation: Signature is Valid/, sig);
 
   const cms = sh('openssl', [
-    'cms', '-verify', '-binary', '-inform', 'DER', '-in', put('seal.der', der(seal.contents)),
-    '-content', put('seal.bin', signed(seal)), '-CAfile', caFile, '-purpose', 'any', '-out', '/dev/null',
+    'cms', '-verify', '-binary', '-inform', 'DER', '-in', put('seal.der', seal.der),
+    '-content', put('seal.bin', seal.signed), '-CAfile', caFile, '-purpose', 'any', '-out', '/dev/null',
   ]); // prettier-ignore
   assert.equal(cms.status, 0, cms.stderr);
-  const tokenFile = put('ts.der', der(ts.contents));
+  const tokenFile = put('ts.der', ts.der);
   const tsv = sh('openssl', [
     'ts',
     '-verify',
     '-data',
-    put('ts.bin', signed(ts)),
+    put('ts.bin', ts.signed),
     '-in',
     tokenFile,
     '-token_in',
