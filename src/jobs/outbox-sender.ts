@@ -3,6 +3,9 @@
 // schedule, or the row becomes `failed` when the schedule is spent or the failure is permanent; a row handed back
 // unsent (the worker is stopping) keeps its attempt count. A sender that dies mid-send leaves a lease that lapses,
 // so a row is sent at least once.
+import type { Db } from '../db/db.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
 import { nextAttemptAt, type RetrySchedule } from './retry.js';
 import { createRunner, type Claimed, type RunnerOptions } from './runner.js';
 
@@ -33,6 +36,23 @@ export type OutboxSenderSpec<R extends OutboxRow> = Omit<RunnerOptions, 'name'> 
   describe(err: unknown): string;
   /** How log lines name the row (id, template, recipient). */
   logFields(row: R): Record<string, unknown>;
+};
+
+/** What a mail or SMS sender is built with, besides its transport (each has its own defaults). */
+export type OutboxSenderOptions = {
+  db: Db;
+  clock: Clock;
+  logger?: Logger;
+  /** Owner of claims; unique per process. */
+  workerId?: string;
+  leaseMs?: number;
+  /** The longest one send may take (the transport's own timeout bounds it); the lease must outlast it. */
+  sendTimeoutMs?: number;
+  batchSize?: number;
+  /** Parallel sends (for SMTP, pooled connections too). */
+  concurrency?: number;
+  /** Real-time sleep of the background loop when nothing was due. */
+  pollIntervalMs?: number;
 };
 
 export type OutboxSender = {

@@ -7,11 +7,9 @@
 //   on a permanent SMTP rejection, the row becomes `failed`.
 // - Without an SMTP URL, rows become `logged` and the message is printed to the log (smtp.ts).
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/db.js';
-import { createOutboxSender } from '../jobs/outbox-sender.js';
+import { createOutboxSender, type OutboxSender, type OutboxSenderOptions } from '../jobs/outbox-sender.js';
 import { fixedDelays } from '../jobs/retry.js';
-import type { Clock } from '../lib/clock.js';
-import { silentLogger, type Logger } from '../lib/logger.js';
+import { silentLogger } from '../lib/logger.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../limits.js';
 import { claimMail, recordMail, type MailRow } from './outbox.repo.js';
 import { createMailQueue, type MailQueue } from './outbox.js';
@@ -24,37 +22,19 @@ const MAIL_SCHEDULE = fixedDelays(MAIL_RETRY_DELAYS_MS);
 const DEFAULT_SEND_TIMEOUT_MS = 60_000;
 const DEFAULT_LEASE_MS = 120_000;
 
-export type MailerOptions = {
-  db: Db;
-  clock: Clock;
+export type MailerOptions = OutboxSenderOptions & {
   /** `smtp://` or `smtps://` URL; null prints mail to the log instead (embedded default). */
   smtpUrl: string | null;
   /** Envelope and From address with the product's display name, e.g. `Signet <no-reply@example.com>`. */
   from: string;
-  logger?: Logger;
-  /** Owner of claims; unique per process. */
-  workerId?: string;
-  leaseMs?: number;
-  /** Upper bound on one SMTP send; must be shorter than the lease. */
-  sendTimeoutMs?: number;
-  batchSize?: number;
-  /** Parallel SMTP sends (and pooled connections). */
-  concurrency?: number;
-  /** Real-time sleep of the background loop when nothing was due. */
-  pollIntervalMs?: number;
 };
 
-export type Mailer = MailQueue & {
-  readonly mode: 'smtp' | 'log';
-  /** Delivers every due queued row; resolves with how many were sent (or logged). */
-  flush(): Promise<number>;
-  /** Background loop: flush, then an unref'd sleep of pollIntervalMs when nothing was due. */
-  start(): void;
-  /** Ends the loop's sleep now (new mail was committed). */
-  wake(): void;
-  /** Stops the loop, waits for sends in flight, closes SMTP connections. */
-  close(): Promise<void>;
-};
+export type Mailer = MailQueue &
+  Omit<OutboxSender, 'stop'> & {
+    readonly mode: 'smtp' | 'log';
+    /** Stops the loop, waits for sends in flight, closes SMTP connections. */
+    close(): Promise<void>;
+  };
 
 export function createMailer(opts: MailerOptions): Mailer {
   const { db, clock } = opts;

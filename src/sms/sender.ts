@@ -8,11 +8,9 @@
 //   to the log at info: the only way to reach an SMS signer there. With a transport, no log line carries a body.
 //   The sender never sees the provider's credentials, so no log line or stored error can carry them.
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/db.js';
-import { createOutboxSender } from '../jobs/outbox-sender.js';
+import { createOutboxSender, type OutboxSender, type OutboxSenderOptions } from '../jobs/outbox-sender.js';
 import { fixedDelays } from '../jobs/retry.js';
-import type { Clock } from '../lib/clock.js';
-import { describeError, silentLogger, type Logger } from '../lib/logger.js';
+import { describeError, silentLogger } from '../lib/logger.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../limits.js';
 import { claimSms, recordSms, type SmsRow } from './outbox.repo.js';
 import { createSmsQueue, type SmsQueue } from './outbox.js';
@@ -26,35 +24,17 @@ const SMS_SCHEDULE = fixedDelays(SMS_RETRY_DELAYS_MS);
 const DEFAULT_SEND_TIMEOUT_MS = 20_000;
 const DEFAULT_LEASE_MS = 60_000;
 
-export type SmsSenderOptions = {
-  db: Db;
-  clock: Clock;
+export type SmsSenderOptions = OutboxSenderOptions & {
   /** The provider; null logs messages instead of sending them (embedded default). */
   transport: SmsTransport | null;
-  logger?: Logger;
-  /** Owner of claims; unique per process. */
-  workerId?: string;
-  leaseMs?: number;
-  /** The longest one send may take (the transport's own timeout bounds it); the lease must outlast it. */
-  sendTimeoutMs?: number;
-  batchSize?: number;
-  /** Parallel sends. */
-  concurrency?: number;
-  /** Real-time sleep of the background loop when nothing was due. */
-  pollIntervalMs?: number;
 };
 
-export type SmsSender = SmsQueue & {
-  readonly mode: 'twilio' | 'log';
-  /** Sends (or logs) every due queued row; resolves with how many were sent or logged. */
-  flush(): Promise<number>;
-  /** Background loop: flush, then an unref'd sleep of pollIntervalMs when nothing was due. */
-  start(): void;
-  /** Ends the loop's sleep now (new messages were committed). */
-  wake(): void;
-  /** Stops the loop and waits for sends in flight and their records. */
-  close(): Promise<void>;
-};
+export type SmsSender = SmsQueue &
+  Omit<OutboxSender, 'stop'> & {
+    readonly mode: 'twilio' | 'log';
+    /** Stops the loop and waits for sends in flight and their records. */
+    close(): Promise<void>;
+  };
 
 export function createSmsSender(opts: SmsSenderOptions): SmsSender {
   const { db, clock, transport } = opts;
