@@ -27,13 +27,36 @@ export type OpensslCa = Issued & {
   crl(days?: number): Promise<Uint8Array>;
 };
 
-const KEY_ARGS: Record<KeyType, string[]> = {
+export const KEY_ARGS: Record<KeyType, string[]> = {
   rsa: ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048'],
   rsa1024: ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:1024'],
   p256: ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'],
   p384: ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-384'],
   p521: ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-521'],
 };
+
+/** The `openssl ca` sections every test CA here uses: its files under `dir`, any subject, no copied extensions. */
+export const caSection = (dir: string, days: number) => `[ca]
+default_ca = ca_default
+[ca_default]
+dir = ${dir}
+database = $dir/index.txt
+new_certs_dir = $dir/new
+certificate = $dir/ca.pem
+private_key = $dir/ca.key
+serial = $dir/serial
+crlnumber = $dir/crlnumber
+default_md = sha256
+default_days = ${days}
+default_crl_days = 30
+policy = policy_any
+unique_subject = no
+copy_extensions = none
+[policy_any]
+commonName = supplied
+organizationName = optional
+countryName = optional
+`;
 
 const config = (dir: string) => `
 [req]
@@ -57,29 +80,10 @@ authorityKeyIdentifier = keyid
 basicConstraints = CA:FALSE
 keyUsage = critical,digitalSignature
 extendedKeyUsage = critical,timeStamping
-[ca]
-default_ca = ca_default
-[ca_default]
-dir = ${dir}
-database = $dir/index.txt
-new_certs_dir = $dir/new
-certificate = $dir/ca.pem
-private_key = $dir/ca.key
-serial = $dir/serial
-crlnumber = $dir/crlnumber
-default_md = sha256
-default_days = 30
-default_crl_days = 30
-policy = policy_any
-unique_subject = no
-copy_extensions = none
-[policy_any]
-commonName = supplied
-organizationName = optional
-`;
+${caSection(dir, 30)}`;
 
-async function openssl(args: string[]): Promise<string> {
-  const r = await run('openssl', args);
+export async function openssl(args: string[], input?: Uint8Array): Promise<string> {
+  const r = await run('openssl', args, input);
   if (r.code !== 0) throw new Error(`openssl ${args.slice(0, 2).join(' ')} failed: ${r.stderr}`);
   return r.stdout;
 }

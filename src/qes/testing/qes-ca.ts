@@ -5,7 +5,7 @@ import { createPublicKey } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pemToDer } from '../../pki/cms.js';
-import { run } from '../../pki/testing/tools.js';
+import { caSection, KEY_ARGS, openssl } from '../../pki/testing/openssl-ca.js';
 
 export type QesKey = 'rsa' | 'p256';
 export type QesCert = { certFile: string; keyFile: string; certPem: string; certDer: Uint8Array; key: QesKey };
@@ -27,11 +27,6 @@ export const QC_OIDS = {
   type: '0.4.0.1862.1.6',
   esign: '0.4.0.1862.1.6.1',
 } as const;
-
-const KEY_ARGS: Record<QesKey, string[]> = {
-  rsa: ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048'],
-  p256: ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'],
-};
 
 const config = (dir: string, crlUrl: string) => `
 [req]
@@ -71,33 +66,7 @@ id = OID:${QC_OIDS.type}
 types = SEQUENCE:qc_type_list
 [qc_type_list]
 t1 = OID:${QC_OIDS.esign}
-[ca]
-default_ca = ca_default
-[ca_default]
-dir = ${dir}
-database = $dir/index.txt
-new_certs_dir = $dir/new
-certificate = $dir/ca.pem
-private_key = $dir/ca.key
-serial = $dir/serial
-crlnumber = $dir/crlnumber
-default_md = sha256
-default_days = 365
-default_crl_days = 30
-policy = policy_any
-unique_subject = no
-copy_extensions = none
-[policy_any]
-commonName = supplied
-organizationName = optional
-countryName = optional
-`;
-
-async function openssl(args: string[], input?: Uint8Array): Promise<string> {
-  const r = await run('openssl', args, input);
-  if (r.code !== 0) throw new Error(`openssl ${args.slice(0, 2).join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
+${caSection(dir, 365)}`;
 
 const load = async (certFile: string, keyFile: string, key: QesKey): Promise<QesCert> => {
   const certPem = await readFile(certFile, 'utf8');
