@@ -162,7 +162,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       return { status: res.statusCode, headers: hs, text, json };
     },
     async close() {
-      await runtime.close();
+      const closing = runtime.close();
+      // A browser's preconnected socket that never sent a request is not idle to Node: it would hold the close for
+      // the server's headersTimeout (60 s). The test is over, so every connection goes.
+      app.server.closeAllConnections();
+      await closing;
       if (opts.database && opts.database !== 'sqlite') await dropDb();
       else await db.close();
       fs.rmSync(dir, { recursive: true, force: true });
