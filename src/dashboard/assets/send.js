@@ -48,6 +48,7 @@ function save() {
       const { saved_at } = await r.json();
       statusLine.textContent = fill(S.saved, { time: new Date(saved_at).toLocaleTimeString() });
       statusLine.dataset.saved = saved_at;
+      statusLine.dataset.saves = String(Number(statusLine.dataset.saves ?? 0) + 1);
       statusLine.classList.remove('bad');
     } catch {
       statusLine.textContent = S.notSaved;
