@@ -19,7 +19,7 @@ const round = (v) => Math.round(v * 100) / 100;
 const fill = (s, vars) => s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
 
 /** What blocks sending, as send.form.ts's fieldProblems says it (same rules; the server checks again). */
-export function problemsOf(fields, pages, partyCount) {
+export function problemsOf(fields, pages, parties) {
   const out = [];
   const overlaps = (a, b) =>
     a.page === b.page &&
@@ -29,7 +29,7 @@ export function problemsOf(fields, pages, partyCount) {
     b.y < a.y + a.height - EPS;
   fields.forEach((f, i) => {
     const p = pages[f.page - 1];
-    if (!(f.signer >= 0 && f.signer < partyCount)) out.push({ field: i, code: 'no_signer' });
+    if (typeof parties[f.signer] !== 'string') out.push({ field: i, code: 'no_signer' });
     if (
       !p ||
       f.width <= 0 ||
@@ -49,12 +49,15 @@ export function problemsOf(fields, pages, partyCount) {
 /**
  * Builds the editor in `els` ({viewer, palette, party, add, selected, problems, message, status}: the page's
  * elements) and resolves with its handle once page 1 shows. `o`: {pdf (URL), pdfjs, view (pdf-view.js URL), pages
- * ([{width, height}] in points), fields (initial), parties ([name]), types ([type]), strings, onChange(fields)}.
+ * ([{width, height}] in points), fields (initial), parties ([name, or null while a row names no one]), types
+ * ([type]), strings, onChange(fields)}.
  */
 export async function createFieldEditor(els, o) {
   const S = o.strings;
   let fields = o.fields.map((f) => ({ ...f }));
+  // A party is its name, or null while its row names no one yet (its fields are flagged).
   let parties = o.parties.slice();
+  const partyName = (i) => parties[i] ?? fill(S.signerN, { n: i + 1 });
   let selected = -1;
   let armed = o.types[0];
   const layers = new Map(); // page number → overlay element
@@ -88,7 +91,7 @@ export async function createFieldEditor(els, o) {
       ...parties.map((name, i) => {
         const opt = document.createElement('option');
         opt.value = String(i);
-        opt.textContent = name;
+        opt.textContent = name ?? partyName(i);
         return opt;
       }),
     );
@@ -139,7 +142,9 @@ export async function createFieldEditor(els, o) {
     for (let y = 36; y + size.height <= p.height; y += 8)
       for (let x = 36; x + size.width <= p.width; x += 24) {
         const box = { page, x, y, ...size };
-        if (!fields.some((f) => f.page === page && problemsOf([box, f], o.pages, 1).some((q) => q.code === 'overlap')))
+        if (
+          !fields.some((f) => f.page === page && problemsOf([box, f], o.pages, ['']).some((q) => q.code === 'overlap'))
+        )
           return { x, y };
       }
     return { x: 0, y: 0 };
@@ -151,7 +156,7 @@ export async function createFieldEditor(els, o) {
     return fill(S.fieldName, {
       n: i + 1,
       type: S.types[f.type] ?? f.type,
-      signer: parties[f.signer] ?? '?',
+      signer: partyName(f.signer),
       page: f.page,
       x: Math.round(f.x),
       y: Math.round(f.y),
@@ -162,7 +167,7 @@ export async function createFieldEditor(els, o) {
   function render() {
     for (const el of boxes) el.remove();
     boxes.length = 0;
-    const bad = new Set(problemsOf(fields, o.pages, parties.length).map((p) => p.field));
+    const bad = new Set(problemsOf(fields, o.pages, parties).map((p) => p.field));
     fields.forEach((f, i) => {
       const p = o.pages[f.page - 1] ?? o.pages[0];
       const el = document.createElement('div');
@@ -181,7 +186,7 @@ export async function createFieldEditor(els, o) {
       });
       const text = document.createElement('span');
       text.className = 'fe-text';
-      text.textContent = `${i + 1} · ${S.types[f.type] ?? f.type} · ${parties[f.signer] ?? '?'}${bad.has(i) ? ' ⚠' : ''}`;
+      text.textContent = `${i + 1} · ${S.types[f.type] ?? f.type} · ${partyName(f.signer)}${bad.has(i) ? ' ⚠' : ''}`;
       const handle = document.createElement('span');
       handle.className = 'fe-handle';
       handle.setAttribute('aria-hidden', 'true');
@@ -203,7 +208,7 @@ export async function createFieldEditor(els, o) {
   }
 
   function renderProblems() {
-    const list = problemsOf(fields, o.pages, parties.length);
+    const list = problemsOf(fields, o.pages, parties);
     const words = (p) =>
       p.code === 'overlap'
         ? fill(S.overlap, { n: p.field + 1, other: p.other + 1 })
@@ -438,7 +443,7 @@ export async function createFieldEditor(els, o) {
     get fields() {
       return fields.map((f) => ({ ...f }));
     },
-    problems: () => problemsOf(fields, o.pages, parties.length),
+    problems: () => problemsOf(fields, o.pages, parties),
     /** New names for the parties (a signer typed); fields of a party that is gone are flagged. */
     setParties(names) {
       parties = names.slice();

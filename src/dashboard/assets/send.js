@@ -10,11 +10,11 @@ const csrf = form.querySelector('input[name="_csrf"]').value;
 const statusLine = $('fe-status');
 const fill = (s, vars) => s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
 
-/** The signers' rows as the editor names them: name, else e-mail, else "Signer n". */
+/** The signers' rows as the editor names them: name, else e-mail, else null (a row that names no one yet). */
 const partyNames = () =>
   [...document.querySelectorAll('.signer-row')].map((row, i) => {
     const v = (k) => row.querySelector(`[name="signers.${i}.${k}"]`)?.value.trim();
-    return v('name') || v('email') || fill(S.signerN, { n: i + 1 });
+    return v('name') || v('email') || (v('phone') ? fill(S.signerN, { n: i + 1 }) : null);
   });
 
 /** The form's fields as a flat object (`signers.0.name`, …), without the CSRF token and the table's inputs. */
