@@ -52,6 +52,31 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
     await e?.close();
   });
 
+  async function signIn(p: Page, who: string) {
+    const link = await createUserLink(e.h, { email: who, workspaceId: e.workspaceId, role: 'member', by: 'test' });
+    await p.goto(e.h.url(new URL(link.url).pathname));
+    await p.getByLabel('New password').fill(PASSWORD);
+    await p.getByLabel('Repeat it').fill(PASSWORD);
+    await p.getByRole('button', { name: 'Set password' }).click();
+    await p.getByLabel('E-mail').fill(who);
+    await p.getByLabel('Password').fill(PASSWORD);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('heading', { name: 'Overview' }).waitFor();
+  }
+  /** Uploads a one-page PDF with one signer from the send page; the draft page is open after. */
+  async function uploadDraft(p: Page, title: string) {
+    await p.goto(e.h.url('/dashboard/send'));
+    const pdf = await makePdf({ pages: 1, text: [[title]] });
+    await p
+      .getByLabel('PDF file')
+      .setInputFiles({ name: 'one.pdf', mimeType: 'application/pdf', buffer: Buffer.from(pdf) });
+    await p.getByLabel('Title').fill(title);
+    await p.locator('#signers-0-name').fill('Ada Lovelace');
+    await p.locator('#signers-0-email').fill('ada@client.example');
+    await p.getByRole('button', { name: 'Upload and place the fields' }).click();
+    await p.waitForURL(/\/dashboard\/send\/drf_/);
+  }
+
   const snap = (name: string) =>
     page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: false });
 
@@ -84,21 +109,7 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
     const serious: string[] = [];
     const [ana, li] = ['ana.perez@client.example', 'li.lei@vendor.example'];
 
-    const link = await createUserLink(e.h, {
-      email: 'sender@acme.example',
-      workspaceId: e.workspaceId,
-      role: 'member',
-      by: 'test',
-    });
-    await page.goto(e.h.url(new URL(link.url).pathname));
-    await page.getByLabel('New password').fill(PASSWORD);
-    await page.getByLabel('Repeat it').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password' }).click();
-    await page.getByLabel('E-mail').fill('sender@acme.example');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-
+    await signIn(page, 'sender@acme.example');
     await page.getByRole('link', { name: 'Send a document' }).click();
     await page.getByRole('heading', { name: 'Send a document', level: 1 }).waitFor();
     serious.push(...(await axe(page, t, 'send page')));
@@ -247,5 +258,88 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
 
     assert.deepEqual(serious, [], 'no serious axe violation');
     assert.deepEqual(problems, [], 'no page errors, no third-party requests');
+  });
+
+  test('the keyboard alone: add fields, move one onto another, the overlap is flagged and Send waits', async (t) => {
+    const own = await launchChromium();
+    const page = await own.context.newPage();
+    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+    try {
+      await signIn(page, 'keys@acme.example');
+      await uploadDraft(page, 'Keyboard only');
+      await page.locator('body[data-editor="ready"]').waitFor();
+      // Choose the type and add it twice with the button (Enter on each); the second lands where nothing is.
+      await page.locator('.fe-type[data-type="initials"]').focus();
+      await page.keyboard.press('Enter');
+      await page.locator('#fe-add').focus();
+      await page.keyboard.press('Enter');
+      await page.locator('.fe-field[data-index="0"]').waitFor();
+      await page.locator('#fe-add').focus();
+      await page.keyboard.press('Enter');
+      await page.locator('.fe-field[data-index="1"]').waitFor();
+      assert.equal(
+        await page.locator('#fe-problems').textContent(),
+        'No problems: every field is on its page and none overlap.',
+      );
+      const saved = async () =>
+        JSON.parse(
+          (
+            await e.h.db.kysely
+              .selectFrom('dashboard_drafts')
+              .select('fields')
+              .where('form', 'like', '%Keyboard only%')
+              .executeTakeFirstOrThrow()
+          ).fields,
+        ) as Box[];
+      // The second field sits right of the first (x 108, the first spans 36 to 96): seven Shift+Left, 10 pt each,
+      // bring it to x 38, onto the first.
+      await page.locator('.fe-field[data-index="1"]').focus();
+      for (let i = 0; i < 7; i++) await page.keyboard.press('Shift+ArrowLeft');
+      await page.locator('.fe-field.bad').first().waitFor();
+      assert.match((await page.locator('#fe-problems').textContent()) ?? '', /Field 1 overlaps field 2\./);
+      assert.equal(await page.locator('#send-button').isDisabled(), true, 'Send waits');
+      assert.equal(await page.locator('.fe-field[data-index="1"]').getAttribute('aria-invalid'), 'true');
+      await page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-keyboard-overlap.png`) });
+      // Alt+Down makes it taller, Delete removes it; then no problem is left.
+      await page.keyboard.press('Alt+ArrowDown');
+      await page.keyboard.press('Delete');
+      assert.equal(await page.locator('.fe-field').count(), 1);
+      assert.equal(await page.locator('#send-button').isDisabled(), false, 'Send is back');
+      for (let i = 0; i < 100 && (await saved()).length !== 1; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal((await saved()).length, 1, 'the removal is saved');
+      const serious = await axe(page, t, 'editor with a field');
+      assert.deepEqual(serious, [], 'no serious axe violation');
+      assert.deepEqual(problems, [], 'no page errors');
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('without JavaScript: the table of fields, Save, reload', async () => {
+    const off = await launchChromium({ javaScriptEnabled: false });
+    try {
+      const p = await off.context.newPage();
+      await signIn(p, 'nojs@acme.example');
+      await uploadDraft(p, 'No script');
+      assert.equal(await p.locator('#editor').isVisible(), false, 'no editor without script');
+      await p.locator('select[name="fields.0.type"]').selectOption('signature');
+      await p.locator('input[name="fields.0.page"]').fill('1');
+      await p.locator('input[name="fields.0.x"]').fill('72');
+      await p.locator('input[name="fields.0.y"]').fill('500');
+      await p.locator('input[name="fields.0.width"]').fill('180');
+      await p.locator('input[name="fields.0.height"]').fill('40');
+      await p.getByRole('button', { name: 'Save the draft' }).click();
+      await p.getByText('The draft is saved.').waitFor();
+      assert.equal(await p.locator('input[name="fields.0.y"]').inputValue(), '500');
+      assert.equal(await p.locator('select[name="fields.0.type"]').inputValue(), 'signature');
+      await p.screenshot({
+        path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-no-script.png`),
+        fullPage: true,
+      });
+      await p.getByRole('button', { name: 'Send for signing' }).click();
+      await p.waitForURL(/\/dashboard\/documents\/doc_[0-9a-f]+\?done=sent/);
+    } finally {
+      await off.close();
+    }
   });
 });

@@ -174,7 +174,9 @@ export async function createFieldEditor(els, o) {
       el.className = `fe-field party-${f.signer % 8}${i === selected ? ' selected' : ''}${bad.has(i) ? ' bad' : ''}`;
       el.tabIndex = 0;
       el.setAttribute('role', 'button');
-      el.setAttribute('aria-label', label(f, i));
+      // The name starts with the visible text (people who speak a command name what they see), then the details.
+      const visible = `${i + 1} · ${S.types[f.type] ?? f.type} · ${partyName(f.signer)}`;
+      el.setAttribute('aria-label', `${visible}. ${label(f, i)}`);
       el.setAttribute('aria-describedby', 'fe-help');
       if (bad.has(i)) el.setAttribute('aria-invalid', 'true');
       el.dataset.index = String(i);
@@ -186,7 +188,7 @@ export async function createFieldEditor(els, o) {
       });
       const text = document.createElement('span');
       text.className = 'fe-text';
-      text.textContent = `${i + 1} · ${S.types[f.type] ?? f.type} · ${partyName(f.signer)}${bad.has(i) ? ' ⚠' : ''}`;
+      text.textContent = bad.has(i) ? `⚠ ${visible}` : visible;
       const handle = document.createElement('span');
       handle.className = 'fe-handle';
       handle.setAttribute('aria-hidden', 'true');
