@@ -20,6 +20,7 @@ import { actingAs, type Viewer } from './people.service.js';
 import {
   fieldProblems,
   formPathOf,
+  roleOf,
   signersInOrder,
   toCreateBody,
   type DraftField,
@@ -186,7 +187,10 @@ export async function sendDraft(deps: DashboardDeps, v: Viewer, id: string, meta
     if (!(err instanceof ApiError) || err.status >= 500) throw err;
     const problems = err.meta?.problems;
     const field = Array.isArray(problems) ? (problems[0] as { field?: string })?.field : err.meta?.field;
-    throw new SendRefused('send.refused', err.message, formPathOf(field, order));
+    // A refusal naming a role (no signature field for it) points at that signer's row.
+    const row = order.find(({ row, index }) => roleOf(row, index) === err.meta?.role);
+    const at = row ? `signers.${row.index}.name` : formPathOf(field, order);
+    throw new SendRefused('send.refused', err.message, at);
   }
   await deleteDraft(deps.db.kysely, v.workspace.id, id);
   return created.document_id;

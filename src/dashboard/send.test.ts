@@ -214,6 +214,16 @@ for (const d of databases) {
       assert.match(badEmail.text, /value="not-an-address" aria-invalid="true"/, 'kept and marked');
 
       const who = { 'signers.0.name': 'Ana', 'signers.0.email': email('ana') };
+      const noSignature = await send({
+        ...who,
+        'signers.1.name': 'Li',
+        'signers.1.email': email('li'),
+        ...sig(0, 0, 600),
+      });
+      assert.equal(noSignature.status, 400);
+      assert.match(noSignature.text, /No signature field for signer role &quot;signer2&quot;\./, 'the API’s refusal');
+      assert.match(noSignature.text, /value="Li" aria-invalid="true"/, 'the signer without one is marked');
+
       const overlap = await send({
         ...who,
         ...sig(0, 0, 600),
