@@ -9,7 +9,7 @@ import multipart from '@fastify/multipart';
 import { KNOWN_LOCALES } from '../i18n/i18n.js';
 import { clientMeta } from '../http/request-context.js';
 import { UPLOAD_ROUTE } from '../http/upload-budget.js';
-import { MAX_FILE_BYTES, MAX_PDF_PAGES, MAX_SIGNERS } from '../limits.js';
+import { MAX_FIELDS, MAX_FILE_BYTES, MAX_PDF_PAGES, MAX_SIGNERS } from '../limits.js';
 import type { DashboardDeps } from './dashboard.service.js';
 import type { PeopleDeps } from './people.service.js';
 import { localeOf, notice, page, query, say, type Notices } from './render.js';
@@ -41,7 +41,13 @@ export async function sendRoutes(app: FastifyInstance, deps: DashboardDeps & Peo
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
     throwFileSizeLimit: false,
-    limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 40 + MAX_SIGNERS * 8, fieldSize: 4 * 1024 * 1024 },
+    // Fields: the details, 6 a signer row, and the no-script table's 11 a field row (plus its spare row).
+    limits: {
+      fileSize: MAX_FILE_BYTES,
+      files: 1,
+      fields: 40 + MAX_SIGNERS * 6 + (MAX_FIELDS + 1) * 11,
+      fieldSize: 256 * 1024,
+    },
     async onFile(part) {
       fileNames.set(this, part.filename);
       await part.toBuffer();
