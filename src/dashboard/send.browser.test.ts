@@ -342,4 +342,50 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
       await off.close();
     }
   });
+
+  test('a phone, by touch: tap a type, add it, drag the field with a finger; the page never scrolls sideways', async (t) => {
+    const phone = await launchChromium({ phone: true });
+    try {
+      const p = await phone.context.newPage();
+      p.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+      await signIn(p, 'phone@acme.example');
+      await uploadDraft(p, 'By touch');
+      await p.locator('body[data-editor="ready"]').waitFor();
+      await p.locator('.fe-type[data-type="signature"]').tap();
+      await p.locator('#fe-add').tap();
+      const field = p.locator('.fe-field[data-index="0"]');
+      await field.waitFor();
+      await field.scrollIntoViewIfNeeded();
+      const fb = (await field.boundingBox())!;
+      const scale = (await p.locator('.fe-layer[data-page="1"]').boundingBox())!.width / 612;
+      // A finger drag through the DevTools protocol: Chromium turns the touches into pointer events.
+      const cdp = await phone.context.newCDPSession(p);
+      const at = (x: number, y: number) => [{ x, y, id: 1 }];
+      const [x0, y0] = [fb.x + fb.width / 2, fb.y + fb.height / 2];
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(x0, y0) });
+      for (let i = 1; i <= 8; i++)
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(x0 + i * 5, y0 + i * 10) });
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+      const expected = { x: 36 + Math.round(40 / scale), y: 36 + Math.round(80 / scale) };
+      let fields: Box[] = [];
+      for (let i = 0; i < 100; i++) {
+        const row = await e.h.db.kysely
+          .selectFrom('dashboard_drafts')
+          .select('fields')
+          .where('form', 'like', '%By touch%')
+          .executeTakeFirstOrThrow();
+        fields = JSON.parse(row.fields) as Box[];
+        if (fields[0] && fields[0].x !== 36) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(Math.abs(fields[0]!.x - expected.x) <= 2, `moved right by the finger: ${fields[0]!.x} ~ ${expected.x}`);
+      assert.ok(Math.abs(fields[0]!.y - expected.y) <= 2, `and down: ${fields[0]!.y} ~ ${expected.y}`);
+      const wide = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(wide <= 1, `no sideways scroll (${wide} px)`);
+      await p.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-phone.png`) });
+      assert.deepEqual(await axe(p, t, 'editor on a phone'), [], 'no serious axe violation');
+    } finally {
+      await phone.close();
+    }
+  });
 });
