@@ -2,8 +2,10 @@
 // drag a signature and a date field for each onto page 2, resize one with the mouse, move one with the keyboard,
 // reload (the draft comes back as it was), send. The signers' invitations arrive, each signs, the document seals,
 // and the stamps are where the fields were dropped: the boxes the API gives the signers equal the placed boxes
-// within 1 point, and in the sealed PDF (pdftotext -bbox) each signer's name lies inside their signature box. axe
-// finds no serious violation on the send page and the editor; screenshots of each step go to /tmp.
+// within 1 point, and in the sealed PDF (pdftotext -bbox) each signer's name lies inside their signature box. Then
+// the keyboard alone (an overlap flagged on the box and in the summary holds Send), the page without JavaScript (the
+// table of fields) and a 360 px phone by touch. axe finds no serious violation on the send page and the editor;
+// screenshots of each step go to /tmp/signet-send-shots-*.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
