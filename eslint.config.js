@@ -39,11 +39,17 @@ export default defineConfig([
     languageOptions: { globals: globals.node },
   },
   {
-    files: ['src/signing/page/*.js', 'src/templates/review/*.js', 'src/embedded/assets/bridge.js'],
+    files: [
+      'src/signing/page/*.js',
+      'src/templates/review/*.js',
+      'src/embedded/assets/bridge.js',
+      'src/dashboard/assets/field-editor.js',
+      'src/dashboard/assets/send.js',
+    ],
     languageOptions: { sourceType: 'module', globals: globals.browser },
   },
   {
-    files: ['src/embedded/assets/signet.js', 'src/dashboard/assets/*.js'],
+    files: ['src/embedded/assets/signet.js', 'src/dashboard/assets/dashboard.js'],
     languageOptions: { sourceType: 'script', globals: globals.browser },
   },
 

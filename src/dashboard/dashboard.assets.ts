@@ -5,4 +5,9 @@ export const DASHBOARD_ASSETS = {
   'pico.min.css': { file: packageFile(import.meta.url, '@picocss/pico', 'css/pico.min.css') },
   'dashboard.css': { file: besideModule(import.meta.url, 'assets/dashboard.css') },
   'dashboard.js': { file: besideModule(import.meta.url, 'assets/dashboard.js') },
+  // The send page: the field editor (reusable by templates: parties and field types are its parameters), the page's
+  // glue and style; the PDF is drawn by the signer page's pdf-view.js and pdf.js, by name.
+  'field-editor.js': { file: besideModule(import.meta.url, 'assets/field-editor.js') },
+  'send.js': { file: besideModule(import.meta.url, 'assets/send.js') },
+  'send.css': { file: besideModule(import.meta.url, 'assets/send.css') },
 } satisfies AssetTable;

@@ -14,7 +14,7 @@ import {
 import type { PeopleDeps } from './people.service.js';
 import { notice, page, query, say, type Notices } from './render.js';
 
-const NOTICES: Notices = { withdrawn: 'document.withdrawn', reminded: 'document.reminded' };
+const NOTICES: Notices = { withdrawn: 'document.withdrawn', reminded: 'document.reminded', sent: 'document.sendDone' };
 const REFUSALS: Notices = { withdraw: 'document.notWithdrawn', remind: 'document.notReminded' };
 
 export async function documentsRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {

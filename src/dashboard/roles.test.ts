@@ -111,6 +111,19 @@ describe('the role table, on every dashboard route', () => {
       by: 'test',
     });
     ids['set-password/:token'] = new URL(invite.url).pathname.split('/').at(-1)!;
+    await clients.owner.get('/dashboard/send');
+    const draft = await clients.owner.postMultipart(
+      '/dashboard/send',
+      { title: 'Roles' },
+      {
+        field: 'file',
+        name: 'roles.pdf',
+        type: 'application/pdf',
+        bytes: Buffer.from(pdf, 'base64'),
+      },
+    );
+    assert.equal(draft.status, 303, draft.text.slice(0, 300));
+    ids['send/:draft'] = /drf_[0-9a-f]+/.exec(draft.headers.location ?? '')![0];
   });
   after(() => e?.close());
 

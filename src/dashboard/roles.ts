@@ -40,6 +40,15 @@ export const ROUTE_ROLES = {
   'GET /dashboard/settings': 'member',
   'GET /dashboard/audit-log': 'member',
 
+  // Sending a document (members send): the upload form and drafts, a draft's editor, its PDF, save, send, delete.
+  'GET /dashboard/send': 'member',
+  'POST /dashboard/send': 'member',
+  'GET /dashboard/send/:draft': 'member',
+  'GET /dashboard/send/:draft/document.pdf': 'member',
+  'POST /dashboard/send/:draft': 'member',
+  'POST /dashboard/send/:draft/send': 'member',
+  'POST /dashboard/send/:draft/delete': 'member',
+
   // Managing keys, hooks, settings and documents (a confirmation page is part of the action it confirms).
   'POST /dashboard/developers/keys': 'admin',
   'POST /dashboard/developers/keys/:id/ips': 'admin',

@@ -14,6 +14,7 @@ import * as m011 from './migrations/011-signer-verification.js';
 import * as m012 from './migrations/012-reminders.js';
 import * as m013 from './migrations/013-qualified-signatures.js';
 import * as m014 from './migrations/014-bulk-sends.js';
+import * as m015 from './migrations/015-dashboard-drafts.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -31,6 +32,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '012-reminders': m012,
   '013-qualified-signatures': m013,
   '014-bulk-sends': m014,
+  '015-dashboard-drafts': m015,
 };
 
 export type MigrationName = keyof typeof list;

@@ -49,3 +49,23 @@ export type KeyUsesTable = {
   route: string;
   status: number;
 };
+
+/** A document being prepared on /dashboard/send (migration 015): its PDF, the form and the fields placed so far. */
+export type DashboardDraftsTable = {
+  /** `drf_…` */
+  id: string;
+  workspace_id: string;
+  /** The user who uploaded it. */
+  created_by: string;
+  file_name: string;
+  /** The uploaded PDF in the blob store. */
+  pdf_blob: string;
+  /** JSON: [{width, height}] of each page as shown, in points (from the upload's inspection). */
+  pages: string;
+  /** JSON: the send form as typed (dashboard/send.form.ts's SendForm). */
+  form: string;
+  /** JSON: the fields placed (dashboard/send.form.ts's DraftField[]). */
+  fields: string;
+  created_at: number;
+  updated_at: number;
+};

@@ -1,6 +1,7 @@
 // Row types of every table. Timestamps are integer milliseconds since the epoch; lists and objects are JSON text.
 import type { Generated } from 'kysely';
 import type {
+  DashboardDraftsTable,
   DashboardSessionsTable,
   KeyUsesTable,
   UserTokensTable,
@@ -376,5 +377,6 @@ export type Database = {
   workspace_members: WorkspaceMembersTable;
   user_tokens: UserTokensTable;
   dashboard_sessions: DashboardSessionsTable;
+  dashboard_drafts: DashboardDraftsTable;
   key_uses: KeyUsesTable;
 };

@@ -16,7 +16,8 @@ export type IdPrefix =
   | 'cpy'
   | 'vc'
   | 'qes'
-  | 'bulk';
+  | 'bulk'
+  | 'drf';
 
 /** Prefixed random id: `hook_` + 24 lowercase hex (96 bits). */
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBytes(12).toString('hex')}`;

@@ -8,6 +8,13 @@ export type DashboardClient = {
   get(path: string): Promise<Res>;
   /** Posts a form with the CSRF token of the last page (or `csrf: null` for none). */
   post(path: string, fields?: Record<string, string>, o?: { csrf?: string | null }): Promise<Res>;
+  /** Posts multipart/form-data as a browser does (fields, then an optional file), with the CSRF token as `post`. */
+  postMultipart(
+    path: string,
+    fields?: Record<string, string>,
+    file?: { field: string; name: string; type: string; bytes: Uint8Array },
+    o?: { csrf?: string | null },
+  ): Promise<Res>;
   /** The CSRF token of the last HTML page. */
   csrf(): string | undefined;
   cookies: Map<string, string>;
@@ -47,6 +54,29 @@ export function dashboardClient(
         await h.request('POST', path, {
           rawBody: form,
           headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' },
+          localAddress: o.localAddress,
+        }),
+      );
+    },
+    async postMultipart(path, fields = {}, file, opt = {}) {
+      const token = opt.csrf === undefined ? lastCsrf : opt.csrf;
+      const boundary = `----signet${Math.random().toString(36).slice(2)}`;
+      const chunks: Buffer[] = [];
+      for (const [k, v] of Object.entries({ ...(token ? { _csrf: token } : {}), ...fields }))
+        chunks.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+      if (file) {
+        const head = `--${boundary}\r\ncontent-disposition: form-data; name="${file.field}"; filename="${file.name}"\r\n`;
+        chunks.push(
+          Buffer.from(`${head}content-type: ${file.type}\r\n\r\n`),
+          Buffer.from(file.bytes),
+          Buffer.from('\r\n'),
+        );
+      }
+      chunks.push(Buffer.from(`--${boundary}--\r\n`));
+      return remember(
+        await h.request('POST', path, {
+          rawBody: Buffer.concat(chunks),
+          headers: { ...headers(), 'content-type': `multipart/form-data; boundary=${boundary}` },
           localAddress: o.localAddress,
         }),
       );
