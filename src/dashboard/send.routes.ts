@@ -6,7 +6,7 @@
 // by the dashboard's preHandler like every post.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { KNOWN_LOCALES } from '../i18n/i18n.js';
+import { LOCALE_NAMES } from '../i18n/i18n.js';
 import { clientMeta } from '../http/request-context.js';
 import { UPLOAD_ROUTE } from '../http/upload-budget.js';
 import { MAX_FIELDS, MAX_FILE_BYTES, MAX_PDF_PAGES, MAX_SIGNERS } from '../limits.js';
@@ -60,7 +60,7 @@ export async function sendRoutes(app: FastifyInstance, deps: DashboardDeps & Peo
   const isJson = (req: FastifyRequest) => /^application\/json\b/.test(String(req.headers['content-type'] ?? ''));
   const bodyOf = (req: FastifyRequest): Body => (req.body && typeof req.body === 'object' ? (req.body as Body) : {});
   const words = (req: FastifyRequest) => ({
-    locales: KNOWN_LOCALES,
+    locales: LOCALE_NAMES,
     palette: PALETTE,
     verifications: verificationsFor(req.viewer!),
     limits: { mb: MB, pages: MAX_PDF_PAGES, signers: MAX_SIGNERS },

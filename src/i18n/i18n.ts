@@ -58,6 +58,12 @@ const load = createRequire(import.meta.url) as (file: string) => Catalogue;
 
 export const KNOWN_LOCALES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl', 'sv', 'ja', 'ar'] as const;
 export type Locale = (typeof KNOWN_LOCALES)[number];
+
+/** Each language by its own name ("Deutsch", "日本語"), for choosers: a person finds their language in its words. */
+export const LOCALE_NAMES: ReadonlyArray<{ code: Locale; name: string }> = KNOWN_LOCALES.map((code) => ({
+  code,
+  name: new Intl.DisplayNames([code], { type: 'language' }).of(code) ?? code,
+}));
 export const DEFAULT_LOCALE: Locale = 'en';
 
 /** Exact tags only: `de` is known, `de-DE`, `DE` and `de_DE` are not (callers answer 400). */
