@@ -55,7 +55,7 @@ function formFields(html: string): Record<string, string> {
     }
     out[name] = (/value="([^"]*)"/.exec(attrs)?.[1] ?? '').replace(/&#123;/g, '{').replace(/&#125;/g, '}');
   }
-  for (const m of html.matchAll(/<select name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g))
+  for (const m of html.matchAll(/<select [^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g))
     out[m[1]!] = /<option value="([^"]*)" selected>/.exec(m[2]!)?.[1] ?? '';
   return out;
 }
