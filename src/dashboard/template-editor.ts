@@ -293,9 +293,9 @@ export function problemLines(err: ApiError): string[] {
   return lines.length ? lines : [err.message];
 }
 
-/** The refusals a form shows (an ApiError below 500); anything else is thrown on. */
+/** The refusals a form shows (an ApiError below 500 but 404); anything else is thrown on (404: the error page). */
 export function refusal(err: unknown): string[] {
-  if (err instanceof ApiError && err.status < 500) return problemLines(err);
+  if (err instanceof ApiError && err.status < 500 && err.status !== 404) return problemLines(err);
   throw err;
 }
 

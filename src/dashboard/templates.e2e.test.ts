@@ -6,7 +6,7 @@
 // message and the form keeps what was typed; the audit actor is the person; archive; CSRF and roles on every POST.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { templatePdf } from '../templates/testing/fixtures.js';
+import { templateBody, templatePdf } from '../templates/testing/fixtures.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import type { Res } from '../testing/harness.js';
 import { bothDatabases } from '../testing/services.js';
@@ -296,6 +296,42 @@ for (const d of databases) {
       assert.equal(again.status, 409);
       assert.match(again.text, /Nothing was published or sent/);
       assert.doesNotMatch((await member.get('/dashboard/reviews')).text, new RegExp(a), 'no longer waiting');
+    });
+
+    test('another workspace’s template and staged instance are 404 on every route; a missing PDF is refused', async () => {
+      const other = await e.h.tenant('enterprise');
+      const make = async (path: string, body: unknown) => {
+        const r = await e.h.request('POST', path, { token: other.token, body });
+        assert.equal(r.status, 201, r.text);
+        return r.json;
+      };
+      const foreign = (await make('/v1/templates', await templateBody('Foreign'))).id as string;
+      const inst = (
+        await make(`/v1/templates/${foreign}/instantiate`, {
+          recipients: [
+            { slot: 'client', name: 'C', email: 'foreign.c@example.com' },
+            { slot: 'provider', name: 'P', email: 'foreign.p@example.com' },
+          ],
+          field_values: { client_name: 'X', plan: 'pro' },
+          review: true,
+        })
+      ).template_instance.id as string;
+      for (const path of ['', '/versions/1', '/use', '/publish', '/archive'])
+        assert.equal((await admin.get(`/dashboard/templates/${foreign}${path}`)).status, 404, `GET …${path}`);
+      await admin.get('/dashboard/reviews');
+      assert.doesNotMatch((await admin.get('/dashboard/reviews')).text, new RegExp(inst), 'not listed');
+      assert.equal((await admin.post(`/dashboard/templates/${foreign}/use`, useFields('foreign'))).status, 404);
+      assert.equal((await admin.post(`/dashboard/templates/${foreign}/archive`)).status, 404);
+      assert.equal((await admin.post(`/dashboard/reviews/${inst}/confirm`)).status, 404);
+      assert.equal((await admin.post(`/dashboard/reviews/${inst}/discard`)).status, 404);
+      const still = await e.h.request('GET', `/v1/template-instances/${inst}`, { token: other.token });
+      assert.equal(still.json.status, 'staged', 'untouched');
+
+      await admin.get('/dashboard/templates/new');
+      const none = await postMultipart(e, admin, '/dashboard/templates/new', { name: 'Typed name' });
+      assert.equal(none.status, 400);
+      assert.match(none.text, /Choose a PDF file\./);
+      assert.match(none.text, /value="Typed name"/, 'the typed name is kept');
     });
 
     test('CSRF: every new POST without a valid token is refused (403) and changes nothing', async () => {
