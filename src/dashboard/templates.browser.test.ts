@@ -123,6 +123,19 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
     await input('client_name').fill('Ada Ltd');
     await input('plan').selectOption('pro');
     await input('start_date').fill('2026-12-01');
+    // An address the browser lets through but the API refuses (no dot in the domain): the message, and what was
+    // typed is still there.
+    await page.locator('#u-1-email').fill('provider@vendor');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('Nothing was published or sent.').waitFor();
+    assert.equal(await page.locator('#u-0-email').inputValue(), 'client@customer.example');
+    assert.equal(await input('client_name').inputValue(), 'Ada Ltd');
+    await look(t, 'template-use-refused');
+    // The refusal is a 400 page, which Chromium reports on the console: that one, and nothing else, is expected.
+    assert.deepEqual(problems.splice(0), [
+      'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
+    await page.locator('#u-1-email').fill('provider@vendor.example');
     await page.getByLabel('Review before sending').check();
     await look(t, 'template-use');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -139,6 +152,16 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
 
     await page.getByRole('link', { name: 'Templates' }).click();
     await look(t, 'templates');
+    await page.getByRole('link', { name: 'Services agreement' }).click();
+    await page
+      .getByRole('button', { name: 'Archive template' })
+      .or(page.getByRole('link', { name: 'Archive template' }))
+      .click();
+    await page.getByRole('heading', { name: 'Archive Services agreement?' }).waitFor();
+    await look(t, 'template-archive');
+    await page.getByRole('button', { name: 'Archive template' }).click();
+    await page.getByText('Template archived.').waitFor();
+    await look(t, 'template-archived');
 
     assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);
