@@ -27,6 +27,7 @@ import { webhooksRoutes } from './webhooks.routes.js';
 import { documentsRoutes } from './documents.routes.js';
 import { workspaceRoutes } from './workspace.routes.js';
 import { sendRoutes } from './send.routes.js';
+import { templatesRoutes } from './templates.routes.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 import { verdict } from './roles.js';
 
@@ -143,4 +144,5 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps 
   await app.register(documentsRoutes, pages);
   await app.register(workspaceRoutes, pages);
   await app.register(sendRoutes, pages);
+  await app.register(templatesRoutes, pages);
 }

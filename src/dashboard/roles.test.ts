@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { catalogues } from '../i18n/i18n.js';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
+import { templateBody } from '../templates/testing/fixtures.js';
 import type { Res } from '../testing/harness.js';
 import { createUserLink } from './people.service.js';
 import { allows, mayUse, needOf, REFUSAL, routeKey, ROUTE_ROLES, verdict, type Need } from './roles.js';
@@ -92,6 +93,22 @@ describe('the role table, on every dashboard route', () => {
     const signed = await h.request('POST', `/sign/${link}/sign`, { body: { signature: { type: 'typed', text: 'S' } } });
     assert.equal(signed.status, 200, signed.text);
     await e.work();
+
+    // A template and a staged instance of it, before the hook exists (its event is not delivered there).
+    const tpl = await e.api('POST', '/v1/templates', await templateBody('Roles template'));
+    assert.equal(tpl.status, 201, tpl.text);
+    ids['templates/:id'] = tpl.json.id;
+    ids['versions/:n'] = '1';
+    const staged = await e.api('POST', `/v1/templates/${tpl.json.id}/instantiate`, {
+      recipients: [
+        { slot: 'client', name: 'Client', email: 'client.roles@example.com' },
+        { slot: 'provider', name: 'Provider', email: 'provider.roles@example.com' },
+      ],
+      field_values: { client_name: 'Roles Ltd', plan: 'pro' },
+      review: true,
+    });
+    assert.equal(staged.status, 201, staged.text);
+    ids['reviews/:id'] = staged.json.template_instance.id;
 
     const hook = await e.api('POST', '/v1/hooks', { target_url: 'http://127.0.0.1:9/roles' });
     assert.equal(hook.status, 201, hook.text);

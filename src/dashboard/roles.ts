@@ -2,8 +2,8 @@
 // - Every route the dashboard registers has exactly one entry here (roles.test.ts walks app.routeList); a route
 //   missing from the table is refused to everyone (403, logged), never served by default.
 // - Roles are ranked public < member < admin < owner; each entry is the least role that may use the route, and a
-//   higher role may use everything a lower one may. Members read and send; admins also manage keys, hooks, settings
-//   and documents (withdraw, remind); owners also manage people.
+//   higher role may use everything a lower one may. Members read, send and use templates; admins also manage keys,
+//   hooks, settings, documents (withdraw, remind) and templates; owners also manage people.
 // - The services keep their own checks (canManage, requireManager, the owner check of inviteMember) as a second line;
 //   they use `allows` too, so the ranking is defined here only.
 import type { Role } from './people.repo.js';
@@ -39,6 +39,15 @@ export const ROUTE_ROLES = {
   'GET /dashboard/people': 'member',
   'GET /dashboard/settings': 'member',
   'GET /dashboard/audit-log': 'member',
+  // Using templates: view, instantiate, and confirm or discard the workspace's staged instances.
+  'GET /dashboard/templates': 'member',
+  'GET /dashboard/templates/:id': 'member',
+  'GET /dashboard/templates/:id/versions/:n': 'member',
+  'GET /dashboard/templates/:id/use': 'member',
+  'POST /dashboard/templates/:id/use': 'member',
+  'GET /dashboard/reviews': 'member',
+  'POST /dashboard/reviews/:id/confirm': 'member',
+  'POST /dashboard/reviews/:id/discard': 'member',
 
   // Sending a document (members send): the upload form and drafts, a draft's editor, its PDF, save, send, delete.
   'GET /dashboard/send': 'member',
@@ -64,6 +73,13 @@ export const ROUTE_ROLES = {
   'POST /dashboard/documents/:id/withdraw': 'admin',
   'POST /dashboard/documents/:id/requests/:request/remind': 'admin',
   'POST /dashboard/settings/reminders': 'admin',
+  // Managing templates: create, publish a version, archive.
+  'GET /dashboard/templates/new': 'admin',
+  'POST /dashboard/templates/new': 'admin',
+  'GET /dashboard/templates/:id/publish': 'admin',
+  'POST /dashboard/templates/:id/publish': 'admin',
+  'GET /dashboard/templates/:id/archive': 'admin',
+  'POST /dashboard/templates/:id/archive': 'admin',
 
   // Managing people.
   'POST /dashboard/people': 'owner',

@@ -281,7 +281,7 @@ async function openInstance(deps: TemplatesDeps, meta: ClientMeta, p: Prepared):
         await p.within?.(tx, instanceId);
         return { inst, callback, reviewUrl: url };
       }
-      const confirmed = await release(deps, tx, doc, inst, p.recipients, p.auth.keyId);
+      const confirmed = await release(deps, tx, doc, inst, p.recipients, p.auth);
       await insertInstance(tx.trx, confirmed);
       await p.within?.(tx, instanceId);
       return { inst: confirmed, callback, reviewUrl: undefined };
@@ -305,9 +305,10 @@ export async function release(
   doc: DocumentRow,
   inst: InstanceRow,
   recipients: Resolved[],
-  keyId: string | null,
+  auth: AuthContext | null,
 ): Promise<InstanceRow> {
-  const actor = templateActor(keyId);
+  // A caller with an AuthContext (an API key, or a dashboard person: its `actor`), else the review link's holder.
+  const actor = templateActor(auth);
   const out: Resolved[] = [];
   if (inst.kind === 'generate') {
     // Sealed by the sealing job like any signed PDF (no stamps; the audit page; the seal).
@@ -350,7 +351,7 @@ export async function release(
       if (!queued) await inviteSigner(deps, tx, doc, r, tokens[i]!, 'invitation');
     }
   }
-  const by = keyId ? 'api' : 'review_page';
+  const by = auth ? 'api' : 'review_page';
   const confirmed: InstanceRow = {
     ...inst,
     status: 'confirmed',

@@ -1,6 +1,8 @@
 // The wire format of templates, versions and instances, and of their event payloads, written once. Review links
 // appear only where the spec puts them: the instance's `review_url` and the `template_instance.staged` event.
 import { iso } from '../lib/clock.js';
+import type { AuthContext } from '../http/request-context.js';
+import { keyActor } from '../signing/presenters.js';
 import type { InstanceRow, TemplateRow, VersionRow } from './templates.repo.js';
 import type { InstanceOut, RecipientOut } from './instances.schemas.js';
 import type { SlotOut, TemplateFieldOut, TemplateOut, VersionOut } from './templates.schemas.js';
@@ -69,5 +71,5 @@ export const instanceEventFields = (i: InstanceRow) => ({
   kind: i.kind,
 });
 
-/** `actor` of `template_instance.confirmed` and of audit entries: who confirmed. */
-export const templateActor = (keyId: string | null) => (keyId ? `api_key:${keyId}` : 'review_page');
+/** Who confirmed, as audit entries name them: the caller's actor (an API key, a dashboard person), or the review page. */
+export const templateActor = (auth: AuthContext | null) => (auth ? keyActor(auth) : 'review_page');

@@ -72,13 +72,13 @@ export async function confirmInstance(
   } catch {
     throw apiError('render_failed', { message: 'The staged PDF could not be rendered; nothing was sent.' });
   }
-  const keyId = 'auth' in who ? who.auth.keyId : null;
+  const auth = 'auth' in who ? who.auth : null;
   const confirmed = await transition(deps, found.document_id, async (tx, doc) => {
     const cur = await lockedStaged(tx, found.id);
     if (doc!.expires_at <= tx.now)
       throw invalid('expires_at', 'The expiry given at instantiate has passed; instantiate again.');
     if (!(await moveDocument(tx.trx, doc!.id, 'send', { updated_at: tx.now }))) throw apiError('not_staged');
-    const next = await release(deps, tx, doc!, cur, recipients, keyId);
+    const next = await release(deps, tx, doc!, cur, recipients, auth);
     const { status: _s, id: _i, ...patch } = next;
     if (!(await moveInstance(tx.trx, cur.id, 'confirm', patch)))
       throw stateError(cur, tx.now) ?? apiError('not_staged');

@@ -103,14 +103,16 @@ export async function listTemplates(
   }));
 }
 
-export async function archiveTemplate(db: Trx, workspaceId: string, id: string, now: number): Promise<void> {
-  await db
+/** true: archived now (false: it already was). */
+export async function archiveTemplate(db: Trx, workspaceId: string, id: string, now: number): Promise<boolean> {
+  const r = await db
     .updateTable('templates')
     .set({ archived_at: now, updated_at: now })
     .where('id', '=', id)
     .where('workspace_id', '=', workspaceId)
     .where('archived_at', 'is', null)
-    .execute();
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }
 
 export async function insertInstance(trx: Trx, row: InstanceRow): Promise<void> {
@@ -159,5 +161,43 @@ export const dueReviewExpiries = (db: Trx, now: number, limit: number) =>
     .where('status', '=', 'staged')
     .where('review_expires_at', '<=', now)
     .orderBy('review_expires_at')
+    .limit(limit)
+    .execute();
+
+/** When each of these templates last made an instance (the dashboard's "last used"); absent: never. */
+export async function lastUsedOf(db: Trx, workspaceId: string, templateIds: string[]): Promise<Map<string, number>> {
+  if (templateIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('template_instances')
+    .select(['template_id'])
+    .select((eb) => eb.fn.max('created_at').as('last'))
+    .where('workspace_id', '=', workspaceId)
+    .where('template_id', 'in', templateIds)
+    .groupBy('template_id')
+    .execute();
+  return new Map(rows.map((r) => [r.template_id, Number(r.last)]));
+}
+
+/** The workspace's staged instances, soonest review deadline first, with their template's name and document title. */
+export const stagedInstancesOf = (db: Trx, workspaceId: string, limit: number) =>
+  db
+    .selectFrom('template_instances as i')
+    .innerJoin('templates as t', 't.id', 'i.template_id')
+    .innerJoin('documents as d', 'd.id', 'i.document_id')
+    .select([
+      'i.id',
+      'i.template_id',
+      'i.template_version',
+      'i.document_id',
+      'i.recipients',
+      'i.review_expires_at',
+      'i.staged_at',
+      't.name as template_name',
+      'd.title',
+    ])
+    .where('i.workspace_id', '=', workspaceId)
+    .where('i.status', '=', 'staged')
+    .orderBy('i.review_expires_at')
+    .orderBy('i.id')
     .limit(limit)
     .execute();

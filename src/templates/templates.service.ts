@@ -2,6 +2,7 @@
 // fields with their final boxes) and is published only when every field is placed: placement problems use the
 // signing-request codes, so a broken template is never published; all PDF work runs in worker threads before the
 // one transaction that writes anything; editing a template never touches a version an instance uses.
+import { recordAudit } from '../audit/audit-log.repo.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { apiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -126,6 +127,7 @@ export async function createTemplate(
       ...(await versionRow(deps, tx.trx, s)),
     };
     await insertTemplate(tx.trx, tpl, v);
+    await operatorAudit(tx.trx, auth, 'template.created', id, { version: 1 }, tx.now);
     return presentTemplate(tpl, v);
   });
 }
@@ -170,6 +172,7 @@ export async function publishVersion(
         ...(await versionRow(deps, tx.trx, s)),
       };
       if (!(await insertVersion(tx.trx, v, tx.now))) return null;
+      await operatorAudit(tx.trx, auth, 'template.version_published', id, { version: v.version }, tx.now);
       return presentTemplate({ ...current, current_version: v.version, updated_at: tx.now }, v);
     });
     if (out) return out;
@@ -197,5 +200,21 @@ export async function listWorkspaceTemplates(
 
 export async function deleteTemplate(deps: TemplatesDeps, auth: AuthContext, id: string): Promise<void> {
   await templateOf(deps, auth, id, { archived: true });
-  await archiveTemplate(deps.db.kysely, auth.workspace.id, id, deps.clock.now());
+  await inTransaction(deps, async (tx) => {
+    if (await archiveTemplate(tx.trx, auth.workspace.id, id, tx.now))
+      await operatorAudit(tx.trx, auth, 'template.archived', id, undefined, tx.now);
+  });
+}
+
+/** The operator audit row of a dashboard person's change (`auth.actor`); an API key's calls write none. */
+async function operatorAudit(
+  trx: Parameters<typeof recordAudit>[0],
+  auth: AuthContext,
+  action: string,
+  targetId: string,
+  detail: unknown,
+  now: number,
+): Promise<void> {
+  if (auth.keyId === null && auth.actor)
+    await recordAudit(trx, { workspaceId: auth.workspace.id, actor: auth.actor, action, targetId, detail }, now);
 }

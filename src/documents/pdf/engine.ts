@@ -8,7 +8,13 @@ import { previewPlacement } from './anchors.js';
 import { inspectPdf, type PdfInspection } from './ingest.js';
 import { type PlacementInput, type PreparedPdf, preparePdf } from './placement.js';
 import { type Stamp, stampPdf } from './stamp.js';
-import { type PlacedTemplate, placeTemplate, type TemplatePlacementField } from './template-placement.js';
+import {
+  findTemplateMarkers,
+  type PlacedTemplate,
+  placeTemplate,
+  type TemplateMarker,
+  type TemplatePlacementField,
+} from './template-placement.js';
 import type { Anchor, Problem } from './types.js';
 import { verifyPdf, type PdfVerification, type VerifyTrust } from './verify.js';
 
@@ -17,6 +23,8 @@ export type PdfEngine = {
   prepare(bytes: Uint8Array, input: PlacementInput): Promise<PreparedPdf>;
   preview(bytes: Uint8Array, roles?: readonly string[]): Promise<{ anchors: Anchor[]; problems: Problem[] }>;
   placeTemplate(bytes: Uint8Array, fields: TemplatePlacementField[]): Promise<PlacedTemplate>;
+  /** The `{{…}}` markers a new template's PDF offers as fields. */
+  templateMarkers(bytes: Uint8Array): Promise<{ markers: TemplateMarker[]; hasText: boolean; pageCount: number }>;
   /** `incremental`: append to the input (signatures in it keep verifying) instead of rewriting it. */
   stamp(bytes: Uint8Array, stamps: Stamp[], opts?: { incremental?: boolean }): Promise<Uint8Array>;
   appendAuditPage(bytes: Uint8Array, audit: AuditInfo, opts?: { incremental?: boolean }): Promise<Uint8Array>;
@@ -29,6 +37,7 @@ export const pdfEngine: PdfEngine = {
   prepare: (bytes, input) => preparePdf(bytes, input),
   preview: (bytes, roles) => previewPlacement(bytes, roles),
   placeTemplate: (bytes, fields) => placeTemplate(bytes, fields),
+  templateMarkers: (bytes) => findTemplateMarkers(bytes),
   stamp: (bytes, stamps, opts) => stampPdf(bytes, stamps, { incremental: opts?.incremental }),
   appendAuditPage: (bytes, audit, opts) => appendAuditPage(bytes, audit, { incremental: opts?.incremental }),
   auditCertificate: (audit, events) => renderAuditCertificate({ ...audit, events }),

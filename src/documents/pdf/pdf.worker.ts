@@ -13,7 +13,7 @@ import type { SerialisedError } from './pool.js';
 import type { Stamp } from './stamp.js';
 import { stampInWorker } from './stamp.work.js';
 import type { TemplatePlacementField } from './template-placement.js';
-import { placeTemplateInWorker } from './template-placement.work.js';
+import { findTemplateMarkersInWorker, placeTemplateInWorker } from './template-placement.work.js';
 import type { VerifyTrust } from './verify.js';
 import { verifyInWorker } from './verify.work.js';
 
@@ -23,6 +23,7 @@ export type WorkerInput =
   | { op: 'anchors'; bytes: Uint8Array }
   | { op: 'prepare'; bytes: Uint8Array; input: PlacementInput }
   | { op: 'place_template'; bytes: Uint8Array; fields: TemplatePlacementField[] }
+  | { op: 'template_markers'; bytes: Uint8Array }
   | { op: 'stamp'; bytes: Uint8Array; stamps: Stamp[]; incremental?: boolean }
   | { op: 'audit_page'; bytes: Uint8Array; audit: AuditInfo; incremental?: boolean }
   | { op: 'audit_certificate'; input: AuditCertificateInput }
@@ -51,6 +52,8 @@ function run(input: WorkerInput): Promise<unknown> {
       return prepareInWorker(input.bytes, input.input);
     case 'place_template':
       return placeTemplateInWorker(input.bytes, input.fields);
+    case 'template_markers':
+      return findTemplateMarkersInWorker(input.bytes);
     case 'stamp':
       return stampInWorker(input.bytes, input.stamps, { incremental: input.incremental });
     case 'audit_page':

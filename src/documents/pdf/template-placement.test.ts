@@ -8,7 +8,7 @@ import { ANCHOR_FIELD_MIN, MIN_FIELD_SIZE } from './placement.js';
 import { anchorBox } from './placement.work.js';
 import { closePdfWorkers } from './pool.js';
 import { stampPdf } from './stamp.js';
-import { placeTemplate, type TemplatePlacementField } from './template-placement.js';
+import { findTemplateMarkers, placeTemplate, type TemplatePlacementField } from './template-placement.js';
 import { anchorPattern } from './template-placement.work.js';
 import { type FixtureText, makePdf, makePng } from './testing/fixtures.js';
 import { darkest, pdfScratch, type PdfScratch } from './testing/tools.js';
@@ -370,4 +370,25 @@ test('a text value "✓" (U+2713) stamps a visible check mark from the embedded 
   assert.ok(darkest(tmp.render(out), f) < 100, 'a dark glyph is drawn in the field');
   assert.ok(tmp.pdfText(out).includes('✓'), 'extracted as U+2713');
   assert.match(tmp.poppler('pdffonts', out), /DejaVuSans/);
+});
+
+test('findTemplateMarkers: every distinct {{…}} marker, in page order, with its count and box', async () => {
+  const pdf = await makePdf({
+    text: [
+      ['Client: {{client_name}}', 'Plan: {{plan}} and again {{plan}}'],
+      ['Sign: {{signature:client}}', 'Not a marker: {single} {{}}'],
+    ],
+  });
+  const r = await findTemplateMarkers(pdf);
+  assert.equal(r.pageCount, 2);
+  assert.ok(r.hasText, 'the fixture has text');
+  assert.deepEqual(
+    r.markers.map((m) => [m.text, m.page, m.count]),
+    [
+      ['{{client_name}}', 1, 1],
+      ['{{plan}}', 1, 2],
+      ['{{signature:client}}', 2, 1],
+    ],
+  );
+  for (const m of r.markers) assert.ok(m.box.width > 0 && m.box.height > 0, `${m.text} has a box`);
 });

@@ -34,3 +34,14 @@ export function placeTemplate(
     placementFailure,
   );
 }
+
+/** A `{{…}}` marker found in a template's PDF (whitespace dropped, as anchors match); `count`: its occurrences. */
+export type TemplateMarker = { text: string; page: number; box: Box; count: number };
+
+/** Every distinct `{{…}}` marker in the PDF, in page then reading order (what a new template offers as fields). */
+export function findTemplateMarkers(
+  bytes: Uint8Array,
+  opts: { timeoutMs?: number } = {},
+): Promise<{ markers: TemplateMarker[]; hasText: boolean; pageCount: number }> {
+  return runPdfTaskOr({ op: 'template_markers', bytes }, opts.timeoutMs ?? PREPARE_TIMEOUT_MS, placementFailure);
+}

@@ -16,7 +16,7 @@ import {
   clearMarkers,
   pageGeometryOf,
 } from './placement.work.js';
-import type { PlacedField, PlacedTemplate, TemplatePlacementField } from './template-placement.js';
+import type { PlacedField, PlacedTemplate, TemplateMarker, TemplatePlacementField } from './template-placement.js';
 import { type Box, FIELD_TYPES, type FieldType } from './types.js';
 
 /**
@@ -72,6 +72,25 @@ export async function placeTemplateInWorker(
     if (err instanceof ApiError) throw err;
     throw placementFailed(err instanceof Error ? err.message : 'unknown error');
   }
+}
+
+const TEMPLATE_MARKER = /\{\{[^{}\n]{1,96}\}\}/gu;
+
+/** Worker side of findTemplateMarkers: the same lines the anchors are searched in, matched against `{{…}}`. */
+export async function findTemplateMarkersInWorker(bytes: Uint8Array) {
+  const byText = new Map<string, TemplateMarker>();
+  const { hasText, pageCount } = await readTextLinesInWorker(bytes, (text, page, locate) => {
+    for (const m of text.matchAll(TEMPLATE_MARKER)) {
+      const key = m[0].replace(WHITESPACES, '');
+      const seen = byText.get(key);
+      if (seen) seen.count++;
+      else {
+        const box = locate(m.index!, m.index! + m[0].length);
+        if (box) byText.set(key, { text: key, page, box: roundBox(box), count: 1 });
+      }
+    }
+  });
+  return { markers: [...byText.values()], hasText, pageCount };
 }
 
 /** The one occurrence of a field's anchor, or no_anchors_found / duplicate_anchor. */
