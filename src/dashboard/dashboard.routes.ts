@@ -26,6 +26,7 @@ import { keysRoutes } from './keys.routes.js';
 import { webhooksRoutes } from './webhooks.routes.js';
 import { documentsRoutes } from './documents.routes.js';
 import { workspaceRoutes } from './workspace.routes.js';
+import { bulkRoutes } from './bulk.routes.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 import { verdict } from './roles.js';
 
@@ -141,4 +142,5 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps 
   await app.register(webhooksRoutes, pages);
   await app.register(documentsRoutes, pages);
   await app.register(workspaceRoutes, pages);
+  await app.register(bulkRoutes, pages);
 }

@@ -9,6 +9,8 @@ import { catalogues } from '../i18n/i18n.js';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import type { Res } from '../testing/harness.js';
+import { templateBody } from '../templates/testing/fixtures.js';
+import { bulkCsv } from '../templates/testing/bulk.js';
 import { createUserLink } from './people.service.js';
 import { allows, mayUse, needOf, REFUSAL, routeKey, ROUTE_ROLES, verdict, type Need } from './roles.js';
 import { dashboardClient, signedIn, type DashboardClient } from './testing/client.js';
@@ -111,6 +113,16 @@ describe('the role table, on every dashboard route', () => {
       by: 'test',
     });
     ids['set-password/:token'] = new URL(invite.url).pathname.split('/').at(-1)!;
+    const tpl = await e.api('POST', '/v1/templates', await templateBody());
+    assert.equal(tpl.status, 201, tpl.text);
+    ids['templates/:id'] = tpl.json.id;
+    const bulk = await h.request('POST', `/v1/templates/${tpl.json.id}/bulk-sends`, {
+      token: e.token,
+      rawBody: bulkCsv('roles', 1),
+      headers: { 'content-type': 'text/csv' },
+    });
+    assert.equal(bulk.status, 202, bulk.text);
+    ids['bulk-sends/:id'] = bulk.json.bulk_send.id;
   });
   after(() => e?.close());
 

@@ -39,6 +39,12 @@ export const ROUTE_ROLES = {
   'GET /dashboard/people': 'member',
   'GET /dashboard/settings': 'member',
   'GET /dashboard/audit-log': 'member',
+  // Members send: a template to many (bulk send), and watch the send.
+  'GET /dashboard/templates/:id/bulk': 'member',
+  'GET /dashboard/templates/:id/bulk/example.csv': 'member',
+  'POST /dashboard/templates/:id/bulk/dry-run': 'member',
+  'POST /dashboard/templates/:id/bulk': 'member',
+  'GET /dashboard/bulk-sends/:id': 'member',
 
   // Managing keys, hooks, settings and documents (a confirmation page is part of the action it confirms).
   'POST /dashboard/developers/keys': 'admin',

@@ -150,6 +150,8 @@ export async function createBulkSend(
     completed_at: null,
   };
   await insertBulkSend(deps.db.kysely, send, rowRows);
+  // After the commit: an in-process worker starts now rather than at its next poll.
+  if (failed < rows.length) deps.wake.bulkSends();
   return { bulk_send: { id, status: 'queued', total: rows.length, sent: 0, failed } };
 }
 
