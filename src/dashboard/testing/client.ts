@@ -8,6 +8,13 @@ export type DashboardClient = {
   get(path: string): Promise<Res>;
   /** Posts a form with the CSRF token of the last page (or `csrf: null` for none). */
   post(path: string, fields?: Record<string, string>, o?: { csrf?: string | null }): Promise<Res>;
+  /** Posts a multipart form (fields, then files) with the CSRF token of the last page, as a browser does. */
+  postMultipart(
+    path: string,
+    fields?: Record<string, string>,
+    files?: Record<string, { name: string; content: string | Buffer; type?: string }>,
+    o?: { csrf?: string | null },
+  ): Promise<Res>;
   /** The CSRF token of the last HTML page. */
   csrf(): string | undefined;
   cookies: Map<string, string>;
@@ -47,6 +54,29 @@ export function dashboardClient(
         await h.request('POST', path, {
           rawBody: form,
           headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' },
+          localAddress: o.localAddress,
+        }),
+      );
+    },
+    async postMultipart(path, fields = {}, files = {}, opt = {}) {
+      const token = opt.csrf === undefined ? lastCsrf : opt.csrf;
+      const boundary = `----signet${Math.random().toString(36).slice(2)}`;
+      const parts: Buffer[] = [];
+      const head = (name: string, extra = '') =>
+        `--${boundary}\r\ncontent-disposition: form-data; name="${name}"${extra}\r\n`;
+      for (const [name, value] of Object.entries({ ...(token ? { _csrf: token } : {}), ...fields }))
+        parts.push(Buffer.from(`${head(name)}\r\n${value}\r\n`));
+      for (const [name, f] of Object.entries(files))
+        parts.push(
+          Buffer.from(`${head(name, `; filename="${f.name}"`)}content-type: ${f.type ?? 'text/csv'}\r\n\r\n`),
+          Buffer.from(f.content),
+          Buffer.from('\r\n'),
+        );
+      parts.push(Buffer.from(`--${boundary}--\r\n`));
+      return remember(
+        await h.request('POST', path, {
+          rawBody: Buffer.concat(parts),
+          headers: { ...headers(), 'content-type': `multipart/form-data; boundary=${boundary}` },
           localAddress: o.localAddress,
         }),
       );
