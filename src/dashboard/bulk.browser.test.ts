@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { templateBody } from '../templates/testing/fixtures.js';
-import { bulkCsv } from '../templates/testing/bulk.js';
+import { bulkCsv, countRows } from '../templates/testing/bulk.js';
 import { launchChromium, skipWithoutChromium } from '../testing/browser.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
@@ -108,6 +108,7 @@ describe('dashboard bulk send in Chromium', { skip: skipWithoutChromium }, () =>
     await page.getByText('8 of 8 rows done: 6 sent, 2 failed.').waitFor();
     assert.equal(await page.locator('tbody a[href^="/dashboard/documents/"]').count(), 6);
     await look(t, 'bulk-send-completed');
+    assert.equal(await countRows(e.h.db, 'bulk_sends', tpl.json.id), 1, 'one bulk send');
 
     await page.locator('tbody a[href^="/dashboard/documents/"]').first().click();
     await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
