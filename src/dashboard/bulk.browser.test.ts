@@ -7,11 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { templateBody } from '../templates/testing/fixtures.js';
 import { bulkCsv, countRows } from '../templates/testing/bulk.js';
-import { launchChromium, skipWithoutChromium } from '../testing/browser.js';
+import { axe, launchChromium, skipWithoutChromium } from '../testing/browser.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
 import { PASSWORD } from './testing/client.js';
@@ -44,13 +43,7 @@ describe('dashboard bulk send in Chromium', { skip: skipWithoutChromium }, () =>
   });
 
   async function look(t: { diagnostic(m: string): void }, name: string) {
-    const r = await new AxeBuilder({ page }).analyze();
-    for (const v of r.violations) {
-      t.diagnostic(
-        `${name}: axe ${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(' | ')})`,
-      );
-      if (v.impact === 'serious' || v.impact === 'critical') serious.push(`${name}: ${v.id}`);
-    }
+    serious.push(...(await axe(page, t, name)));
     await page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
   }
 
