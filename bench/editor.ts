@@ -39,12 +39,7 @@ const pdf = await hundredPages();
 const up = await client.postMultipart(
   '/dashboard/send',
   { title: 'Hundred pages' },
-  {
-    field: 'file',
-    name: 'hundred.pdf',
-    type: 'application/pdf',
-    bytes: pdf,
-  },
+  { file: { name: 'hundred.pdf', type: 'application/pdf', content: pdf } },
 );
 const draft = up.headers.location?.split('?')[0];
 if (up.status !== 303 || !draft) throw new Error(`upload failed: ${up.status} ${up.text.slice(0, 200)}`);

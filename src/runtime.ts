@@ -260,6 +260,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     mail: () => mailer.wake(),
     sealing: () => sealing?.wake(),
     sms: () => smsSender.wake(),
+    bulkSends: () => bulkSends?.wake(),
   };
   // The PKI (and its worker pool) is loaded on first use, so API-only processes never touch the seal key.
   let pkiServices: Promise<PkiServices> | null = null;

@@ -3,6 +3,10 @@
 import type {
   ApiPath,
   AuditTrail,
+  BulkSend,
+  BulkSendDryRun,
+  BulkSendParams,
+  CreatedBulkSend,
   CreatedHook,
   CreatedSigningRequest,
   CreatedTemplate,
@@ -62,6 +66,15 @@ export type SignetOptions = {
   headers?: Record<string, string>;
 };
 
+/** A bulk send's body: the CSV as text/csv (its version in the query), or the JSON rows. */
+const bulkBody = (body: BulkSendParams, query: Record<string, boolean | number> = {}) =>
+  'csv' in body
+    ? {
+        text: { body: body.csv, type: 'text/csv; charset=utf-8' },
+        query: { ...query, ...(body.version === undefined ? {} : { version: body.version }) },
+      }
+    : { body, query };
+
 const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Signet {
@@ -70,6 +83,7 @@ export class Signet {
   readonly documents;
   readonly placement;
   readonly templates;
+  readonly bulkSends;
   readonly templateInstances;
   readonly embedded;
   /** Signature helpers (`verify`, `sign`); the same object as the package's `webhooks` export. */
@@ -236,6 +250,26 @@ export class Signet {
         }),
       generate: (id: string, body: TemplateGenerateParams, options?: RequestOptions): Promise<TemplateGenerateResult> =>
         r({ method: 'post', path: '/v1/templates/{id}/generate', params: { id }, body, options }),
+      /** One instance per row, sent by a job (202, status `queued`); follow it with `bulkSends.get`. */
+      bulkSend: (id: string, body: BulkSendParams, options?: RequestOptions): Promise<CreatedBulkSend> =>
+        r({ method: 'post', path: '/v1/templates/{id}/bulk-sends', params: { id }, ...bulkBody(body), options }).then(
+          (x) => x as CreatedBulkSend, // this call answers 202; the same route's 200 is the dry run
+        ),
+      /** Every row's problems, checked as the send would check them; creates nothing. */
+      bulkSendDryRun: (id: string, body: BulkSendParams, options?: RequestOptions): Promise<BulkSendDryRun> =>
+        r({
+          method: 'post',
+          path: '/v1/templates/{id}/bulk-sends',
+          params: { id },
+          ...bulkBody(body, { dry_run: true }),
+          options,
+        }).then((x) => x as BulkSendDryRun),
+    };
+
+    this.bulkSends = {
+      /** Progress (`status`, `sent`, `failed` of `total`) and each row's outcome: instance id, or problems. */
+      get: (id: string, options?: RequestOptions): Promise<BulkSend> =>
+        r({ method: 'get', path: '/v1/bulk-sends/{id}', params: { id }, options }),
     };
 
     this.templateInstances = {

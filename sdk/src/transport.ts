@@ -32,6 +32,8 @@ export type Call<P extends ApiPath = ApiPath, M extends HttpMethod = HttpMethod>
   params?: Record<string, string | number>;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** A body that is not JSON (a bulk send's CSV), sent as it is with its content type. */
+  text?: { body: string; type: string };
   accept?: string;
   binary?: boolean;
   options?: RequestOptions;
@@ -75,6 +77,9 @@ export async function request<T>(t: Transport, c: Call): Promise<T> {
   if (c.body !== undefined) {
     body = JSON.stringify(c.body);
     headers['content-type'] = 'application/json';
+  } else if (c.text !== undefined) {
+    body = c.text.body;
+    headers['content-type'] = c.text.type;
   }
   const given = c.options?.idempotencyKey;
   const idempotencyKey = given !== undefined ? given : method === 'POST' ? randomUUID() : null;

@@ -64,6 +64,11 @@ export type TemplateInstantiateParams = RequestBody<'/v1/templates/{id}/instanti
 export type TemplateInstantiateResult = SuccessBody<'/v1/templates/{id}/instantiate', 'post'>;
 export type TemplateGenerateParams = RequestBody<'/v1/templates/{id}/generate', 'post'>;
 export type TemplateGenerateResult = SuccessBody<'/v1/templates/{id}/generate', 'post'>;
+/** A bulk send's rows as JSON (each an instantiate body), or the CSV the dashboard takes (`version` pins one). */
+export type BulkSendParams = RequestBody<'/v1/templates/{id}/bulk-sends', 'post'> | { csv: string; version?: number };
+export type CreatedBulkSend = ResponseBody<'/v1/templates/{id}/bulk-sends', 'post', 202>;
+export type BulkSendDryRun = ResponseBody<'/v1/templates/{id}/bulk-sends', 'post', 200>;
+export type BulkSend = SuccessBody<'/v1/bulk-sends/{id}', 'get'>;
 export type TemplateInstance = SuccessBody<'/v1/template-instances/{id}', 'get'>;
 export type TemplateInstanceConfirmParams = RequestBody<'/v1/template-instances/{id}/confirm', 'post'>;
 export type TemplateInstanceConfirmResult = SuccessBody<'/v1/template-instances/{id}/confirm', 'post'>;

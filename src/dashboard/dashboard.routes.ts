@@ -28,6 +28,7 @@ import { documentsRoutes } from './documents.routes.js';
 import { workspaceRoutes } from './workspace.routes.js';
 import { sendRoutes } from './send.routes.js';
 import { templatesRoutes } from './templates.routes.js';
+import { bulkRoutes } from './bulk.routes.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 import { verdict } from './roles.js';
 
@@ -145,4 +146,5 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps 
   await app.register(workspaceRoutes, pages);
   await app.register(sendRoutes, pages);
   await app.register(templatesRoutes, pages);
+  await app.register(bulkRoutes, pages);
 }

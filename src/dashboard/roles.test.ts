@@ -10,6 +10,7 @@ import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import { templateBody } from '../templates/testing/fixtures.js';
 import type { Res } from '../testing/harness.js';
+import { bulkCsv } from '../templates/testing/bulk.js';
 import { createUserLink } from './people.service.js';
 import { allows, mayUse, needOf, REFUSAL, routeKey, ROUTE_ROLES, verdict, type Need } from './roles.js';
 import { dashboardClient, signedIn, type DashboardClient } from './testing/client.js';
@@ -132,15 +133,17 @@ describe('the role table, on every dashboard route', () => {
     const draft = await clients.owner.postMultipart(
       '/dashboard/send',
       { title: 'Roles' },
-      {
-        field: 'file',
-        name: 'roles.pdf',
-        type: 'application/pdf',
-        bytes: Buffer.from(pdf, 'base64'),
-      },
+      { file: { name: 'roles.pdf', type: 'application/pdf', content: Buffer.from(pdf, 'base64') } },
     );
     assert.equal(draft.status, 303, draft.text.slice(0, 300));
     ids['send/:draft'] = /drf_[0-9a-f]+/.exec(draft.headers.location ?? '')![0];
+    const bulk = await h.request('POST', `/v1/templates/${tpl.json.id}/bulk-sends`, {
+      token: e.token,
+      rawBody: bulkCsv('roles', 1),
+      headers: { 'content-type': 'text/csv' },
+    });
+    assert.equal(bulk.status, 202, bulk.text);
+    ids['bulk-sends/:id'] = bulk.json.bulk_send.id;
   });
   after(() => e?.close());
 

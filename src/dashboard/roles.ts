@@ -57,6 +57,12 @@ export const ROUTE_ROLES = {
   'POST /dashboard/send/:draft': 'member',
   'POST /dashboard/send/:draft/send': 'member',
   'POST /dashboard/send/:draft/delete': 'member',
+  // Members send: a template to many (bulk send), and watch the send.
+  'GET /dashboard/templates/:id/bulk': 'member',
+  'GET /dashboard/templates/:id/bulk/example.csv': 'member',
+  'POST /dashboard/templates/:id/bulk/dry-run': 'member',
+  'POST /dashboard/templates/:id/bulk': 'member',
+  'GET /dashboard/bulk-sends/:id': 'member',
 
   // Managing keys, hooks, settings and documents (a confirmation page is part of the action it confirms).
   'POST /dashboard/developers/keys': 'admin',

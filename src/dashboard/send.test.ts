@@ -45,7 +45,7 @@ for (const d of databases) {
       return c.postMultipart(
         '/dashboard/send',
         { title: 'Services agreement', message: 'Please sign', locale: 'en', ...fields },
-        file ? { field: 'file', name: 'msa.pdf', type: 'application/pdf', bytes: file } : undefined,
+        file ? { file: { name: 'msa.pdf', type: 'application/pdf', content: file } } : undefined,
       );
     }
     async function newDraft(fields: Record<string, string> = {}) {

@@ -10,7 +10,7 @@ import { templateBody, templatePdf } from '../templates/testing/fixtures.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { bothDatabases } from '../testing/services.js';
 import { signedIn, type DashboardClient } from './testing/client.js';
-import { formFields, postMultipart, rowOf, unescape } from './testing/forms.js';
+import { formFields, rowOf, unescape } from './testing/forms.js';
 
 const databases = await bothDatabases();
 const PDF2 = await templatePdf(2);
@@ -41,16 +41,10 @@ for (const d of databases) {
 
     test('create: the PDF’s markers are offered as fields; version 1 is published as the person', async () => {
       assert.equal((await admin.get('/dashboard/templates/new')).status, 200);
-      const up = await postMultipart(
-        e,
-        admin,
+      const up = await admin.postMultipart(
         '/dashboard/templates/new',
         { name: 'Services' },
-        {
-          field: 'pdf',
-          name: 'agreement.pdf',
-          bytes: PDF2,
-        },
+        { pdf: { name: 'agreement.pdf', content: PDF2, type: 'application/pdf' } },
       );
       assert.equal(up.status, 200, up.text.slice(0, 500));
       assert.match(up.text, /7 markers found in <code>agreement\.pdf<\/code>/);
@@ -74,14 +68,14 @@ for (const d of databases) {
 
       // Bad input first: an invalid key is refused readably, and the form keeps every typed value.
       const bad = { ...f, [`f.${rowOf(f, 'client_name')}.key`]: 'client name!' };
-      const refused = await postMultipart(e, admin, '/dashboard/templates/new', bad);
+      const refused = await admin.postMultipart('/dashboard/templates/new', bad);
       assert.equal(refused.status, 400);
       assert.match(refused.text, /Nothing was published or sent/);
       assert.match(unescape(refused.text), /fields\[0\]\.key must match pattern/);
       assert.match(refused.text, /value="client name!"/, 'the typed key is kept');
       assert.match(refused.text, /value="basic, pro"/, 'the typed options are kept');
 
-      const ok = await postMultipart(e, admin, '/dashboard/templates/new', f);
+      const ok = await admin.postMultipart('/dashboard/templates/new', f);
       assert.equal(ok.status, 303, ok.text.slice(0, 800));
       const m = /^\/dashboard\/templates\/(tpl_[0-9a-f]+)\?done=created$/.exec(ok.headers.location ?? '');
       assert.ok(m, `redirected to the template: ${ok.headers.location}`);
@@ -126,10 +120,8 @@ for (const d of databases) {
       assert.equal(form.status, 200);
       const f = formFields(form.text);
       assert.equal(f[`f.${rowOf(f, 'plan')}.options`], 'basic, pro', 'starts from the current version');
-      const r = await postMultipart(e, admin, `/dashboard/templates/${tplId}/publish`, f, {
-        field: 'pdf',
-        name: 'agreement-3.pdf',
-        bytes: PDF3,
+      const r = await admin.postMultipart(`/dashboard/templates/${tplId}/publish`, f, {
+        pdf: { name: 'agreement-3.pdf', content: PDF3, type: 'application/pdf' },
       });
       assert.equal(r.status, 303, r.text.slice(0, 800));
       assert.equal(r.headers.location, `/dashboard/templates/${tplId}?done=published&pages=changed`);
@@ -145,7 +137,7 @@ for (const d of databases) {
         [`user:${adminEmail}`],
       );
       // The same PDF again: no warning.
-      const same = await postMultipart(e, admin, `/dashboard/templates/${tplId}/publish`, formFields(form.text));
+      const same = await admin.postMultipart(`/dashboard/templates/${tplId}/publish`, formFields(form.text));
       assert.equal(same.headers.location, `/dashboard/templates/${tplId}?done=published`);
     });
 
@@ -272,7 +264,7 @@ for (const d of databases) {
       assert.equal(still.json.status, 'staged', 'untouched');
 
       await admin.get('/dashboard/templates/new');
-      const none = await postMultipart(e, admin, '/dashboard/templates/new', { name: 'Typed name' });
+      const none = await admin.postMultipart('/dashboard/templates/new', { name: 'Typed name' });
       assert.equal(none.status, 400);
       assert.match(none.text, /Choose a PDF file\./);
       assert.match(none.text, /value="Typed name"/, 'the typed name is kept');
@@ -300,12 +292,10 @@ for (const d of databases) {
         assert.equal((await admin.post(path, {}, { csrf: 'forged' })).status, 403, `${path} with a forged token`);
       }
       for (const path of ['/dashboard/templates/new', `/dashboard/templates/${tplId}/publish`]) {
-        const r = await postMultipart(
-          e,
-          admin,
+        const r = await admin.postMultipart(
           path,
           { name: 'x' },
-          { field: 'pdf', name: 'a.pdf', bytes: PDF2 },
+          { pdf: { name: 'a.pdf', content: PDF2, type: 'application/pdf' } },
           {
             csrf: null,
           },
@@ -320,7 +310,11 @@ for (const d of databases) {
       for (const path of ['/dashboard/templates/new', `/dashboard/templates/${tplId}/publish`]) {
         assert.equal((await member.get(path)).status, 403, `GET ${path}`);
         await member.get('/dashboard/templates');
-        const r = await postMultipart(e, member, path, { name: 'x' }, { field: 'pdf', name: 'a.pdf', bytes: PDF2 });
+        const r = await member.postMultipart(
+          path,
+          { name: 'x' },
+          { pdf: { name: 'a.pdf', content: PDF2, type: 'application/pdf' } },
+        );
         assert.equal(r.status, 403, `POST ${path}`);
         assert.match(r.text, /owners and admins/i);
       }

@@ -16,9 +16,9 @@ import type { Emit } from '../webhooks/outbox.repo.js';
 import { lockDocument, type DocumentRow } from './signing.repo.js';
 
 /** Nudges in-process workers after a commit; no-ops where the worker runs in another process. */
-export type Wakers = { deliveries(): void; mail(): void; sealing(): void; sms(): void };
+export type Wakers = { deliveries(): void; mail(): void; sealing(): void; sms(): void; bulkSends(): void };
 
-export const noWake: Wakers = { deliveries() {}, mail() {}, sealing() {}, sms() {} };
+export const noWake: Wakers = { deliveries() {}, mail() {}, sealing() {}, sms() {}, bulkSends() {} };
 
 export type TransitionDeps = { db: Db; clock: Clock; emit: Emit; mail: MailQueue; sms: SmsQueue; wake: Wakers };
 

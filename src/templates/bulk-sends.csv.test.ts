@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../lib/errors.js';
-import { csvColumns, csvRow, decodeCsv, parseCsv } from './bulk-sends.csv.js';
+import { csvColumns, csvRow, decodeCsv, exampleColumns, exampleCsv, parseCsv } from './bulk-sends.csv.js';
 import { SLOTS } from './testing/fixtures.js';
 
 const FIELDS = [
@@ -75,4 +75,32 @@ test('the header: slot columns and sender fields; unknown, duplicate and missing
     'client.name',
     'client_name',
   ]);
+});
+
+test("the example CSV is csvColumns' inverse: every column read back, one good row, read-only fields left out", () => {
+  const fields = [
+    ...FIELDS,
+    { key: 'plan', type: 'enum', slot: 'sender', required: true, options: ['pro, yearly', 'basic'] },
+    { key: 'stamp', type: 'text', slot: 'sender', readonly: true, default: 'Fixed' },
+  ] as never[];
+  const columns = exampleColumns(SLOTS, fields);
+  assert.deepEqual(columns, [
+    ...SLOTS.flatMap((s) => ['name', 'email', 'phone', 'channel'].map((a) => `${s.name}.${a}`)),
+    'client_name',
+    'seats',
+    'ok',
+    'plan',
+  ]);
+  const text = exampleCsv(SLOTS, fields);
+  assert.ok(text.endsWith('\r\n'), 'CRLF line ends');
+  const [header, row, ...rest] = parseCsv(text);
+  assert.deepEqual(rest, []);
+  assert.deepEqual(header, columns);
+  const read = csvRow(row!, csvColumns(header!, SLOTS, fields));
+  assert.equal(read.problems, undefined, JSON.stringify(read.problems));
+  assert.deepEqual(read.input!.field_values, { client_name: 'Example', seats: 1, ok: true, plan: 'pro, yearly' });
+  assert.deepEqual(
+    read.input!.recipients.map((r) => [r.slot, r.email, r.channel]),
+    SLOTS.map((s, i) => [s.name, `person${i + 1}@example.com`, 'email']),
+  );
 });

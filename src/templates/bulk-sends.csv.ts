@@ -137,6 +137,36 @@ export function csvColumns(header: readonly string[], slots: readonly SlotOut[],
   return columns;
 }
 
+/** The header a version takes (csvColumns' inverse): each slot's four recipient columns, then the sender fields. */
+export function exampleColumns(slots: readonly SlotOut[], fields: readonly TemplateFieldOut[]): string[] {
+  return [
+    ...slots.flatMap((s) => RECIPIENT_ATTRS.map((a) => `${s.name}.${a}`)),
+    ...fields.filter((f) => f.slot === SENDER_SLOT && !f.readonly).map((f) => f.key),
+  ];
+}
+
+/** A sender field's example cell: its default, else a value its type accepts. */
+function exampleValue(f: TemplateFieldOut): string {
+  if (f.default !== undefined) return String(f.default);
+  if (f.options && f.options.length > 0) return f.options[0]!;
+  const byType: Record<string, string> = { number: String(f.min ?? 1), date: '2026-01-31', checkbox: 'yes' };
+  return byType[f.type] ?? (f.type === 'email' ? 'someone@example.com' : 'Example');
+}
+
+/** The example CSV of a version: the header and one row, each slot's person numbered (RFC 4180, CRLF). */
+export function exampleCsv(slots: readonly SlotOut[], fields: readonly TemplateFieldOut[]): string {
+  const byKey = new Map(fields.filter((f) => f.slot === SENDER_SLOT).map((f) => [f.key, f]));
+  const row = exampleColumns(slots, fields).map((column) => {
+    const field = byKey.get(column);
+    if (field) return exampleValue(field);
+    const [slot, attr] = [column.slice(0, column.lastIndexOf('.')), column.slice(column.lastIndexOf('.') + 1)];
+    const n = slots.findIndex((s) => s.name === slot) + 1;
+    return { name: `Person ${n}`, email: `person${n}@example.com`, phone: '', channel: 'email' }[attr] ?? '';
+  });
+  const quote = (c: string) => (/[",\r\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c);
+  return [exampleColumns(slots, fields), row].map((r) => r.map(quote).join(',')).join('\r\n') + '\r\n';
+}
+
 /** A cell as the field's value: numbers and checkboxes typed, blank cells left out (not given). */
 function cellValue(type: string, cell: string): unknown {
   const s = cell.trim();

@@ -62,6 +62,15 @@ export const doneRows = (db: Trx, id: string) =>
     .orderBy('row')
     .execute();
 
+/** The document of each sent row's instance, by row (the dashboard links a row to its document). */
+export const sentRowDocuments = (db: Trx, id: string) =>
+  db
+    .selectFrom('bulk_send_rows as r')
+    .innerJoin('template_instances as i', 'i.id', 'r.template_instance_id')
+    .select(['r.row', 'i.document_id'])
+    .where('r.bulk_send_id', '=', id)
+    .execute();
+
 /** The first row still to send. */
 export const nextPendingRow = (db: Trx, id: string) =>
   db

@@ -150,6 +150,9 @@ export async function createBulkSend(
     completed_at: null,
   };
   await insertBulkSend(deps.db.kysely, send, rowRows);
+  // After the commit: an in-process worker starts now rather than at its next poll (and closes a send whose every
+  // row failed on reading).
+  deps.wake.bulkSends();
   return { bulk_send: { id, status: 'queued', total: rows.length, sent: 0, failed } };
 }
 

@@ -8,11 +8,11 @@ export type DashboardClient = {
   get(path: string): Promise<Res>;
   /** Posts a form with the CSRF token of the last page (or `csrf: null` for none). */
   post(path: string, fields?: Record<string, string>, o?: { csrf?: string | null }): Promise<Res>;
-  /** Posts multipart/form-data as a browser does (fields, then an optional file), with the CSRF token as `post`. */
+  /** Posts a multipart form (fields, then files) with the CSRF token of the last page, as a browser does. */
   postMultipart(
     path: string,
     fields?: Record<string, string>,
-    file?: { field: string; name: string; type: string; bytes: Uint8Array },
+    files?: Record<string, { name: string; content: string | Uint8Array; type?: string }>,
     o?: { csrf?: string | null },
   ): Promise<Res>;
   /** The CSRF token of the last HTML page. */
@@ -58,24 +58,24 @@ export function dashboardClient(
         }),
       );
     },
-    async postMultipart(path, fields = {}, file, opt = {}) {
+    async postMultipart(path, fields = {}, files = {}, opt = {}) {
       const token = opt.csrf === undefined ? lastCsrf : opt.csrf;
       const boundary = `----signet${Math.random().toString(36).slice(2)}`;
-      const chunks: Buffer[] = [];
-      for (const [k, v] of Object.entries({ ...(token ? { _csrf: token } : {}), ...fields }))
-        chunks.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
-      if (file) {
-        const head = `--${boundary}\r\ncontent-disposition: form-data; name="${file.field}"; filename="${file.name}"\r\n`;
-        chunks.push(
-          Buffer.from(`${head}content-type: ${file.type}\r\n\r\n`),
-          Buffer.from(file.bytes),
+      const parts: Buffer[] = [];
+      const head = (name: string, extra = '') =>
+        `--${boundary}\r\ncontent-disposition: form-data; name="${name}"${extra}\r\n`;
+      for (const [name, value] of Object.entries({ ...(token ? { _csrf: token } : {}), ...fields }))
+        parts.push(Buffer.from(`${head(name)}\r\n${value}\r\n`));
+      for (const [name, f] of Object.entries(files))
+        parts.push(
+          Buffer.from(`${head(name, `; filename="${f.name}"`)}content-type: ${f.type ?? 'text/csv'}\r\n\r\n`),
+          Buffer.from(f.content),
           Buffer.from('\r\n'),
         );
-      }
-      chunks.push(Buffer.from(`--${boundary}--\r\n`));
+      parts.push(Buffer.from(`--${boundary}--\r\n`));
       return remember(
         await h.request('POST', path, {
-          rawBody: Buffer.concat(chunks),
+          rawBody: Buffer.concat(parts),
           headers: { ...headers(), 'content-type': `multipart/form-data; boundary=${boundary}` },
           localAddress: o.localAddress,
         }),

@@ -1,35 +1,6 @@
-// Forms as a browser posts them, for dashboard tests: a multipart form (with a file), and the fields a rendered form
-// would post (inputs, checked boxes, selected options), read from its HTML.
+// Forms as a browser posts them, for dashboard tests: the fields a rendered form would post (inputs, checked boxes,
+// selected options), read from its HTML. (A multipart post is the client's: testing/client.ts postMultipart.)
 import assert from 'node:assert/strict';
-import type { E2E } from '../../testing/e2e.js';
-import type { Res } from '../../testing/harness.js';
-import type { DashboardClient } from './client.js';
-
-/** Posts a multipart form as a browser does (the CSRF token of the client's last page unless `csrf: null`). */
-export async function postMultipart(
-  e: E2E,
-  c: DashboardClient,
-  path: string,
-  fields: Record<string, string>,
-  file?: { field: string; name: string; bytes: Uint8Array },
-  o: { csrf?: string | null } = {},
-): Promise<Res> {
-  const fd = new FormData();
-  const token = o.csrf === undefined ? c.csrf() : o.csrf;
-  if (token) fd.append('_csrf', token);
-  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
-  if (file) fd.append(file.field, new Blob([Buffer.from(file.bytes)], { type: 'application/pdf' }), file.name);
-  const req = new Request('http://x/', { method: 'POST', body: fd });
-  const res = await e.h.request('POST', path, {
-    rawBody: Buffer.from(await req.arrayBuffer()),
-    headers: {
-      accept: 'text/html',
-      'content-type': req.headers.get('content-type')!,
-      cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-    },
-  });
-  return res;
-}
 
 /** The form fields of a page's editor table and other inputs (name → value), as a browser would post them. */
 export function formFields(html: string): Record<string, string> {
