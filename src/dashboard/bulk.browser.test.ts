@@ -66,7 +66,10 @@ describe('dashboard bulk send in Chromium', { skip: skipWithoutChromium }, () =>
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
 
-    await page.goto(e.h.url(`/dashboard/templates/${tpl.json.id}/bulk`));
+    // From the menu to the template, then its bulk send.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Templates' }).click();
+    await page.getByRole('link', { name: 'Services agreement' }).click();
+    await page.getByRole('button', { name: 'Send to many (CSV)' }).click();
     await page.getByRole('heading', { name: 'Bulk send “Services agreement”' }).waitFor();
     await look(t, 'bulk');
     const [download] = await Promise.all([
