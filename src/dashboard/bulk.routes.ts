@@ -32,6 +32,7 @@ function formOf(req: FastifyRequest): BulkForm {
   return {
     csv: text('csv'),
     version: text('version'),
+    form_key: text('form_key'),
     ...(Buffer.isBuffer(file) ? { file: { name, bytes: file } } : {}),
   };
 }

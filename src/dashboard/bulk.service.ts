@@ -2,6 +2,7 @@
 // (which rows are good, the cap, the channels, who sends) is bulk-sends.service.ts's, called with the signed-in
 // person's AuthContext (`actingAs`), so the instances' trails name `user:<email>`; a refusal the API words for the
 // whole upload comes back as a message for the form (English, the API's catalogue), never a half-made send.
+import { randomBytes } from 'node:crypto';
 import { ApiError } from '../lib/errors.js';
 import type { ClientMeta } from '../http/request-context.js';
 import { MAX_BULK_ROWS } from '../limits.js';
@@ -15,7 +16,10 @@ import { actingAs, type Viewer } from './people.service.js';
 import type { Message } from './words.js';
 
 /** What the form posted: the file (multipart) or the CSV carried over from the dry run, and the version. */
-export type BulkForm = { file?: { name: string; bytes: Buffer }; csv?: string; version?: string };
+export type BulkForm = { file?: { name: string; bytes: Buffer }; csv?: string; version?: string; form_key?: string };
+
+/** The Send form's one-time key: posted twice (a double click, a resubmitted page), it still makes one send. */
+const FORM_KEY = /^[0-9a-f]{32}$/;
 
 /** A refusal for the form: our words (no file, not a CSV, too many rows), or the API's English. */
 export type Refusal = { message: Message } | { english: string };
@@ -85,7 +89,7 @@ export async function bulkDryRun(deps: DashboardDeps, v: Viewer, templateId: str
   if (!('csv' in read)) return read;
   const csv = read.csv;
   const out = await orRefusal(() => dryRunBulkSend(deps, actingAs(v), tpl.id, { csv, version: ver.version }));
-  return isRefusal(out) ? out : { ...out.dry_run, csv };
+  return isRefusal(out) ? out : { ...out.dry_run, csv, formKey: randomBytes(16).toString('hex') };
 }
 
 /** "Send N rows": the bulk send created (queued for the job), or the refusal to show. */
@@ -94,7 +98,10 @@ export async function bulkSend(deps: DashboardDeps, v: Viewer, templateId: strin
   const read = csvOf(form);
   if (!('csv' in read)) return read;
   const csv = read.csv;
-  const out = await orRefusal(() => createBulkSend(deps, actingAs(v), tpl.id, { csv, version: ver.version }, meta));
+  const formKey = FORM_KEY.test(form.form_key ?? '') ? form.form_key : undefined;
+  const out = await orRefusal(() =>
+    createBulkSend(deps, actingAs(v), tpl.id, { csv, version: ver.version }, meta, { formKey }),
+  );
   return isRefusal(out) ? out : { id: out.bulk_send.id };
 }
 

@@ -85,10 +85,18 @@ describe('bulk send from the dashboard', () => {
     assert.equal(await count('bulk_sends'), 0, 'the dry run made no bulk send');
     assert.equal(await count('template_instances'), 0, 'nor an instance');
 
-    const sent = await member.postMultipart(bulkPath(), { version: '1', csv: carriedCsv(dry.text) });
+    const formKey = /name="form_key" value="([0-9a-f]{32})"/.exec(dry.text)?.[1];
+    assert.ok(formKey, 'the Send form carries a one-time key');
+    const sendForm = { version: '1', csv: carriedCsv(dry.text), form_key: formKey };
+    const sent = await member.postMultipart(bulkPath(), sendForm);
     assert.equal(sent.status, 303, sent.text.slice(0, 500));
     const where = sent.headers.location ?? '';
     assert.match(where, /^\/dashboard\/bulk-sends\/bulk_[0-9a-f]{24}$/);
+    // The same form posted again (a double click, a resubmitted page): the same send, nothing new.
+    await member.get(bulkPath());
+    const again = await member.postMultipart(bulkPath(), sendForm);
+    assert.equal(again.headers.location, where, 'the second post leads to the first send');
+    assert.equal(await count('bulk_sends'), 1, 'one bulk send for one form');
     const queued = await member.get(where);
     assert.equal(queued.status, 200);
     assert.equal(queued.headers.refresh, '2', 'a running send reloads itself without JavaScript');

@@ -16,6 +16,8 @@ export type BulkSendsTable = {
   created_by_key_id: string | null;
   /** The dashboard person's audit actor (`user:<email>`); null for an API key. */
   created_by: string | null;
+  /** The dashboard's Send form key (one send per form, however often it is posted); null from the API. */
+  form_key: string | null;
   /** JSON: the uploader's address and User-Agent, for the documents' audit trails. */
   client_meta: string;
   claimed_by: string | null;

@@ -49,6 +49,15 @@ export const findBulkSend = (db: Trx, workspaceId: string, id: string) =>
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirst();
 
+/** The workspace's bulk send made by a dashboard form, if that form was sent already. */
+export const findBulkSendByFormKey = (db: Trx, workspaceId: string, formKey: string) =>
+  db
+    .selectFrom('bulk_sends')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('form_key', '=', formKey)
+    .executeTakeFirst();
+
 export const findBulkSendById = (db: Trx, id: string) =>
   db.selectFrom('bulk_sends').selectAll().where('id', '=', id).executeTakeFirst();
 

@@ -18,7 +18,8 @@ import { checkChannels } from './recipients.js';
 import { validateInstantiate } from './instances.js';
 import { templateOf, versionOf, type TemplatesDeps } from './templates.service.js';
 import { csvColumns, csvRow, parseCsv, tooMany, type ReadRow } from './bulk-sends.csv.js';
-import { doneRows, findBulkSend, insertBulkSend, type BulkRowRow } from './bulk-sends.repo.js';
+import { doneRows, findBulkSend, findBulkSendByFormKey, insertBulkSend, type BulkRowRow } from './bulk-sends.repo.js';
+import { isUniqueViolation } from '../db/db.js';
 import type {
   BulkRowOut,
   BulkSendBody,
@@ -116,7 +117,14 @@ export async function createBulkSend(
   templateId: string,
   upload: BulkUpload,
   meta: ClientMeta,
+  o: { formKey?: string } = {},
 ): Promise<BulkSendCreated> {
+  const made = async () => {
+    const b = o.formKey ? await findBulkSendByFormKey(deps.db.kysely, auth.workspace.id, o.formKey) : undefined;
+    return b && { bulk_send: { id: b.id, status: b.status, total: b.total, sent: b.sent, failed: b.failed } };
+  };
+  const before = await made();
+  if (before) return before as BulkSendCreated;
   const { tpl, version, rows } = await prepare(deps, auth, templateId, upload);
   const now = deps.clock.now();
   const id = newId('bulk');
@@ -142,6 +150,7 @@ export async function createBulkSend(
     failed,
     created_by_key_id: auth.keyId,
     created_by: auth.actor ?? null,
+    form_key: o.formKey ?? null,
     client_meta: JSON.stringify(meta),
     claimed_by: null,
     claim_expires_at: null,
@@ -149,7 +158,14 @@ export async function createBulkSend(
     updated_at: now,
     completed_at: null,
   };
-  await insertBulkSend(deps.db.kysely, send, rowRows);
+  try {
+    await insertBulkSend(deps.db.kysely, send, rowRows);
+  } catch (err) {
+    // The same form posted twice at once: the first insert won; answer with its send.
+    const raced = isUniqueViolation(err) ? await made() : undefined;
+    if (raced) return raced as BulkSendCreated;
+    throw err;
+  }
   // After the commit: an in-process worker starts now rather than at its next poll (and closes a send whose every
   // row failed on reading).
   deps.wake.bulkSends();

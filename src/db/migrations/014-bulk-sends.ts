@@ -16,12 +16,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('failed', 'integer', (c) => c.notNull())
     .addColumn('created_by_key_id', 'text')
     .addColumn('created_by', 'text')
+    .addColumn('form_key', 'text')
     .addColumn('client_meta', 'text', (c) => c.notNull())
     .addColumn('claimed_by', 'text')
     .addColumn('claim_expires_at', 'bigint')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('completed_at', 'bigint')
+    .execute();
+  // A dashboard form's one-time key: the same Send posted twice makes one bulk send.
+  await db.schema
+    .createIndex('bulk_sends_form_key')
+    .on('bulk_sends')
+    .columns(['workspace_id', 'form_key'])
+    .unique()
     .execute();
   await db.schema.createIndex('bulk_sends_due').on('bulk_sends').columns(['status', 'created_at']).execute();
   await db.schema
