@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { templateBody } from '../templates/testing/fixtures.js';
 import { bulkCsv, countRows } from '../templates/testing/bulk.js';
-import { axe, launchChromium, skipWithoutChromium } from '../testing/browser.js';
+import { axe, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
 import { PASSWORD } from './testing/client.js';
@@ -29,13 +29,7 @@ describe('dashboard bulk send in Chromium', { skip: skipWithoutChromium }, () =>
     e = await startE2E({ tier: 'enterprise' });
     browser = await launchChromium();
     page = await browser.context.newPage();
-    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(e.h.url(''))) problems.push(`third-party request: ${r.url()}`);
-    });
+    watchPage(page, e.h.url(''), problems);
   });
   after(async () => {
     await browser?.close();

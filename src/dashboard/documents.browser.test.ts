@@ -11,7 +11,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { templateBody, VALUES } from '../templates/testing/fixtures.js';
-import { launchChromium, skipWithoutChromium } from '../testing/browser.js';
+import { launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
 import { PASSWORD } from './testing/client.js';
@@ -30,13 +30,7 @@ describe('dashboard documents in Chromium', { skip: skipWithoutChromium }, () =>
     e = await startE2E({ tier: 'enterprise' });
     browser = await launchChromium();
     page = await browser.context.newPage();
-    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(e.h.url(''))) problems.push(`third-party request: ${r.url()}`);
-    });
+    watchPage(page, e.h.url(''), problems);
   });
   after(async () => {
     await browser?.close();

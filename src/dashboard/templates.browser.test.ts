@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { templatePdf } from '../templates/testing/fixtures.js';
-import { axe, launchChromium, skipWithoutChromium } from '../testing/browser.js';
+import { axe, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
 import { PASSWORD } from './testing/client.js';
@@ -28,13 +28,7 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
     e = await startE2E({ tier: 'enterprise' });
     browser = await launchChromium();
     page = await browser.context.newPage();
-    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(e.h.url(''))) problems.push(`third-party request: ${r.url()}`);
-    });
+    watchPage(page, e.h.url(''), problems);
   });
   after(async () => {
     await browser?.close();

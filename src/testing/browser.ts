@@ -67,3 +67,17 @@ export async function axe(page: Page | Frame, t: { diagnostic(m: string): void }
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${label}: ${v.id} ${v.nodes.join(' | ')}`);
 }
+
+/**
+ * Records into `problems` what a page must never do: a script error, a console error, or a request to anywhere but
+ * `origin` (every asset ships with Signet). Tests assert the list stays empty.
+ */
+export function watchPage(page: Page, origin: string, problems: string[]): void {
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(origin)) problems.push(`third-party request: ${r.url()}`);
+  });
+}
