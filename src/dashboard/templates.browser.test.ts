@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { templatePdf } from '../templates/testing/fixtures.js';
+import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { axe, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
@@ -81,6 +81,14 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
   /** The editor alone, as the person sees it in the viewport (the full page is too tall to read). */
   const lookAtEditor = (name: string) =>
     page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`) });
+  /** Scrolls page 2's top just under the editor's sticky toolbar. */
+  const topOfPage2 = async () => {
+    await page.evaluate(() => document.querySelector('.fe-layer[data-page="2"]')!.scrollIntoView({ block: 'start' }));
+    await page.mouse.wheel(0, -70);
+    await page.waitForFunction(
+      () => document.querySelector('.fe-layer[data-page="2"]')!.getBoundingClientRect().top > 60,
+    );
+  };
   const box = (key: string) => page.locator('.fe-field', { hasText: ` ${key} ` });
   /** Drags from the centre of `what` by (dx, dy) CSS pixels. */
   async function dragBy(what: ReturnType<Page['locator']>, dx: number, dy: number) {
@@ -94,7 +102,17 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
   test('create from a PDF with markers, publish v2, use it with review, confirm from the dashboard', async (t) => {
     t.diagnostic(`screenshots in ${SHOTS}`);
     const pdf = path.join(SHOTS, 'agreement.pdf');
-    fs.writeFileSync(pdf, await templatePdf(2));
+    // The fixture's agreement, but the provider signs on a plain line (no marker): that field is placed by hand.
+    const text = [
+      ['Services agreement', 'Client: {{client_name}}', 'Plan: {{plan}}', 'Seats: {{seats}}', 'Start: {{start_date}}'],
+      [
+        'Agreement page 2',
+        'Client signature: {{sig_client}}',
+        'Provider signature: ____________',
+        'Note: {{client_note}}',
+      ],
+    ];
+    fs.writeFileSync(pdf, await makePdf({ text }));
 
     const link = await createUserLink(e.h, {
       email: 'ops@acme.example',
@@ -122,13 +140,14 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
     await page.getByLabel('PDF file').setInputFiles(pdf);
     await look(t, 'template-new');
     await page.getByRole('button', { name: 'Upload and find markers' }).click();
-    await page.getByText('7 markers found in').waitFor();
+    await page.getByText('6 markers found in').waitFor();
     assert.equal(await input('f.0.anchor').inputValue(), '{{client_name}}');
     await page.locator('body[data-editor="ready"]').waitFor();
     await page.locator('.fe-layer[data-page="2"]').scrollIntoViewIfNeeded();
-    await box('sig_provider').waitFor();
-    assert.equal(await page.locator('.fe-field').count(), 7, 'every marker’s field is drawn on its marker');
+    await box('client_note').waitFor();
+    assert.equal(await page.locator('.fe-field').count(), 6, 'every marker’s field is drawn on its marker');
     await look(t, 'template-markers');
+    await topOfPage2();
     await lookAtEditor('template-markers-page-2');
 
     // Adjust what the markers suggested: plan is a choice, seats an optional number, the note is the client's.
@@ -136,33 +155,54 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
     await input('f.1.options').fill('basic, pro');
     await input('f.2.type').selectOption('number');
     await input('f.2.required').uncheck();
-    await input('f.6.slot').fill('client');
+    await input('f.5.slot').fill('client');
+    // The provider's slot, typed in the spare slot row: the editor offers it as a party at once.
+    await input('s.1.name').fill('provider');
     await input('s.1.order').fill('2');
+    await page.locator('#fe-party option', { hasText: 'provider' }).waitFor({ state: 'attached' });
 
     // The visual editor. A marker's field does not move (its marker's text would stay printed): it says so.
-    const sigProvider = await rowBox('sig_provider');
-    await box('sig_provider').focus();
+    const sigClient = await rowBox('sig_client');
+    await box('sig_client').focus();
     await page.keyboard.press('ArrowRight');
-    await page.locator('#fe-status', { hasText: 'is placed by its marker {{sig_provider}}' }).waitFor();
-    assert.deepEqual(await rowBox('sig_provider'), sigProvider, 'the row did not move');
-    // Removing the box empties its row; a new provider signature is dropped on page 2 and takes that row.
-    await page.keyboard.press('Delete');
-    assert.equal(await input(`f.${sigProvider.row}.key`).inputValue(), '');
-    assert.equal(await page.locator(`fieldset[data-row="${sigProvider.row}"]`).isHidden(), true, 'its row is gone');
-    await page.locator('#fe-party').selectOption({ label: 'provider' });
+    await page.locator('#fe-status', { hasText: 'is placed by its marker {{sig_client}}' }).waitFor();
+    assert.deepEqual(await rowBox('sig_client'), sigClient, 'the row did not move');
     const layer = page.locator('.fe-layer[data-page="2"]');
-    const palette = page.locator('.fe-type[data-type="signature"]');
-    const pb = (await palette.boundingBox())!;
-    await page.mouse.move(pb.x + pb.width / 2, pb.y + pb.height / 2);
-    await page.mouse.down();
     const lb = (await layer.boundingBox())!;
-    await page.mouse.move(lb.x + lb.width * 0.45, lb.y + lb.height * 0.55, { steps: 12 });
-    await page.mouse.up();
+    /** Drags the palette's `type` onto page 2 at (fx, fy), fractions of the page. */
+    const drop = async (type: string, fx: number, fy: number) => {
+      const pb = (await page.locator(`.fe-type[data-type="${type}"]`).boundingBox())!;
+      await page.mouse.move(pb.x + pb.width / 2, pb.y + pb.height / 2);
+      await page.mouse.down();
+      const to = (await layer.boundingBox())!;
+      await page.mouse.move(to.x + to.width * fx, to.y + to.height * fy, { steps: 12 });
+      await page.mouse.up();
+    };
+    await page.locator('#fe-party').selectOption({ label: 'provider' });
+    // A field dropped takes the first empty row; Delete on its box empties that row again and hides it.
+    const rowsBefore = await page.locator('fieldset.field-row:visible').count();
+    await drop('date', 0.6, 0.4);
+    await box('date_provider').waitFor();
+    const date = await rowBox('date_provider');
+    assert.equal(date.row, 6, 'the first spare row');
+    assert.equal(await input('f.6.type').inputValue(), 'date');
+    await box('date_provider').focus();
+    await page.keyboard.press('Delete');
+    assert.equal(await input('f.6.key').inputValue(), '');
+    assert.equal(await page.locator('fieldset[data-row="6"]').isHidden(), true, 'its row is gone');
+    assert.equal(await page.locator('fieldset.field-row:visible').count(), rowsBefore - 1);
+    // The provider's signature, dropped on page 2 under the signature lines: its row is made as it lands.
+    const [note, p2] = (await page.evaluate(() => {
+      const d = JSON.parse(document.getElementById('tpl-editor-data')!.textContent!);
+      return [d.markers['{{client_note}}'], d.pages[1]];
+    })) as [Box, Box];
+    await drop('signature', 150 / p2.width, (note.y + 30) / p2.height);
     await box('signature_provider').waitFor();
     const dropped = await rowBox('signature_provider');
-    assert.equal(dropped.row, sigProvider.row, 'the emptied row is taken again');
-    assert.equal(await input(`f.${dropped.row}.slot`).inputValue(), 'provider');
-    assert.equal(await input(`f.${dropped.row}.type`).inputValue(), 'signature');
+    assert.equal(dropped.row, 6, 'the emptied row is taken again');
+    assert.equal(await page.locator('fieldset[data-row="6"]').isVisible(), true);
+    assert.equal(await input('f.6.slot').inputValue(), 'provider');
+    assert.equal(await input('f.6.type').inputValue(), 'signature');
     assert.deepEqual([dropped.page, dropped.width, dropped.height], [2, 150, 40], 'dropped on page 2, default size');
     // Drag it 40 px right and 30 px down; then resize it by its handle, 36 px wider and 12 px taller.
     await dragBy(box('signature_provider').locator('.fe-text'), 40, 30);
@@ -192,8 +232,13 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
     for (const k of ['x', 'y', 'width', 'height'] as const)
       assert.ok(Math.abs(drawn[k] - placed[k]) <= 1, `drawn ${k} ${drawn[k]} is the row's ${placed[k]}`);
     await look(t, 'template-editor');
-    await box('signature_provider').scrollIntoViewIfNeeded();
+    await topOfPage2();
     await lookAtEditor('template-editor-placed');
+    // Its row, as the box left it.
+    await page.locator('fieldset[data-row="6"]').scrollIntoViewIfNeeded();
+    await lookAtEditor('template-editor-row');
+    await page.evaluate(() => document.getElementById('editor')!.scrollIntoView({ block: 'start' }));
+    await lookAtEditor('template-editor-top');
     await page.getByRole('button', { name: 'Publish version 1' }).click();
     await page.getByText('Template created: version 1 is published.').waitFor();
     await page.getByText('Version 1 of 1').waitFor();
@@ -227,6 +272,7 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
     await page.keyboard.press('Shift+ArrowLeft');
     const v2Placed = await drawnBox('signature_provider');
     await look(t, 'template-publish');
+    await topOfPage2();
     await lookAtEditor('template-publish-editor');
     await page.getByRole('button', { name: 'Publish version 2' }).click();
     await page.getByText('Version 2 of 2').waitFor();
