@@ -336,4 +336,57 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
     assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);
   });
+
+  test('without JavaScript: the rows alone (no editor), a field placed by its box is published as typed', async () => {
+    const nojs = await launchChromium({ javaScriptEnabled: false });
+    try {
+      const p = await nojs.context.newPage();
+      const seen: string[] = [];
+      watchPage(p, e.h.url(''), seen);
+      const link = await createUserLink(e.h, {
+        email: 'plain@acme.example',
+        workspaceId: e.workspaceId,
+        role: 'admin',
+        by: 'test',
+      });
+      await p.goto(e.h.url(new URL(link.url).pathname));
+      await p.getByLabel('New password').fill(PASSWORD);
+      await p.getByLabel('Repeat it').fill(PASSWORD);
+      await p.getByRole('button', { name: 'Set password' }).click();
+      await p.getByLabel('E-mail').fill('plain@acme.example');
+      await p.getByLabel('Password').fill(PASSWORD);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.goto(e.h.url('/dashboard/templates/new'));
+      await p.getByLabel('Name').fill('Plain agreement');
+      await p.getByLabel('PDF file').setInputFiles(path.join(SHOTS, 'agreement.pdf'));
+      await p.getByRole('button', { name: 'Upload and find markers' }).click();
+      await p.getByText('6 markers found in').waitFor();
+      assert.equal(await p.locator('#editor').isHidden(), true, 'no editor without its script');
+      assert.equal(await p.locator('.fe-field').count(), 0);
+      // (axe needs script in the page; the same page with script was audited above.)
+      await p.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-no-js.png`) });
+      const f = (name: string) => p.locator(`[name="${name}"]`);
+      await f('s.1.name').fill('provider');
+      await f('f.6.key').fill('sig_provider');
+      await f('f.6.type').selectOption('signature');
+      await f('f.6.slot').fill('provider');
+      for (const [c, v] of [
+        ['page', '2'],
+        ['x', '180.5'],
+        ['y', '190'],
+        ['w', '170'],
+        ['h', '45'],
+      ])
+        await f(`f.6.${c}`).fill(v!);
+      await p.getByRole('button', { name: 'Publish version 1' }).click();
+      await p.getByText('Template created: version 1 is published.').waitFor();
+      const id = /tpl_[0-9a-f]+/.exec(p.url())![0];
+      const v = await e.api('GET', `/v1/templates/${id}/versions/1`);
+      const sig = (v.json.fields as { key: string; page: number; box: object }[]).find((x) => x.key === 'sig_provider');
+      assert.deepEqual(sig && { page: sig.page, ...sig.box }, { page: 2, x: 180.5, y: 190, width: 170, height: 45 });
+      assert.deepEqual(seen, []);
+    } finally {
+      await nojs.close();
+    }
+  });
 });
