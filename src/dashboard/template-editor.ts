@@ -275,8 +275,8 @@ export async function versionPdf(deps: DashboardDeps, v: Viewer, id: string, n: 
  * What the visual editor needs besides the rows: the page sizes, where each `{{…}}` marker is (an anchored field is
  * drawn where placement will put it), and the least box of each type when anchored (placement's rule).
  */
-export async function editorFacts(deps: DashboardDeps, bytes: Uint8Array) {
-  const [info, scan] = await Promise.all([deps.pdf.inspect(bytes), deps.pdf.templateMarkers(bytes)]);
+export async function editorFacts(deps: DashboardDeps, bytes: Uint8Array, scanned?: { markers: TemplateMarker[] }) {
+  const [info, scan] = await Promise.all([deps.pdf.inspect(bytes), scanned ?? deps.pdf.templateMarkers(bytes)]);
   return {
     pages: info.pages.map((p) => ({ width: p.width, height: p.height })),
     markers: Object.fromEntries(scan.markers.map((m) => [m.text, { page: m.page, ...m.box }])),

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { clientMeta } from '../http/request-context.js';
 import { UPLOAD_ROUTE } from '../http/upload-budget.js';
+import type { TemplateMarker } from '../documents/pdf/template-placement.js';
 import { apiError } from '../lib/errors.js';
 import { MAX_FILE_BYTES, MAX_FIELDS } from '../limits.js';
 import type { DashboardDeps } from './dashboard.service.js';
@@ -75,9 +76,11 @@ export async function templatesRoutes(app: FastifyInstance, deps: DashboardDeps 
     f: EditorForm,
     pdf: { url: string; bytes: Uint8Array } | null,
     extra: Record<string, unknown>,
+    scan?: { markers: TemplateMarker[] },
   ) => {
     const a = reply.server.assets;
-    const facts = pdf ? await editorFacts(deps, pdf.bytes).catch(() => null) : null;
+    // A PDF the workers cannot read again only loses the drawing: the rows still work.
+    const facts = pdf ? await editorFacts(deps, pdf.bytes, scan).catch(() => null) : null;
     return {
       form: withSpares(f),
       types: FIELD_TYPES,
@@ -145,7 +148,8 @@ export async function templatesRoutes(app: FastifyInstance, deps: DashboardDeps 
         const rows = rowsFromMarkers(scan.markers);
         const form = { name: body.name ?? '', upload: key, fileName: body.pdf.name, ...rows };
         const extra = { mode: 'new', markers: scan.markers.length };
-        return page(reply, req, 'template-form.eta', await editor(reply, form, await uploadOf(req, key), extra));
+        const pdf = await uploadOf(req, key);
+        return page(reply, req, 'template-form.eta', await editor(reply, form, pdf, extra, scan));
       } catch (err) {
         reply.code(400);
         return page(reply, req, 'template-new.eta', { name: body.name ?? '', apiErrors: refusal(err) });
