@@ -310,7 +310,7 @@ export function seedDocument(ctx: HistoryContext, ws: SeedWorkspace, t0: number,
         const wasReleased = requests.has(s.id);
         s.status = 'expired';
         if (!wasReleased) continue; // a queued follower expires silently
-        audit('signing_request.expired', 'system', expiresAt, { sr: s.id });
+        audit('signing_request.expired', 'system', expiresAt, { sr: s.id, detail: { expired_at: iso(expiresAt) } });
         emit('signing_request.expired', expiresAt, {
           signing_request_id: s.id,
           document_id: id,
