@@ -113,3 +113,64 @@ export async function sampleDocuments(k: Kysely<Database>, workspaceId: string) 
       .executeTakeFirst();
   return { completed: (await pick('completed'))?.id ?? null, open: (await pick('in_progress'))?.id ?? null };
 }
+
+/** Up to `n` documents of a workspace spread over its history (the first id at or after each random prefix). */
+export async function spreadDocumentIds(
+  k: Kysely<Database>,
+  workspaceId: string,
+  prefixes: string[],
+  status?: string,
+): Promise<string[]> {
+  const out = new Set<string>();
+  for (const p of prefixes) {
+    let q = k
+      .selectFrom('documents')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '>=', `doc_${p}`);
+    if (status) q = q.where('status', '=', status);
+    const r = await q.orderBy('id').limit(1).executeTakeFirst();
+    if (r) out.add(r.id);
+  }
+  return [...out];
+}
+
+/** The dashboard's keyset cursor (`created_at.id`) of the document `depth` (0..1) down a workspace's list. */
+export async function cursorAtDepth(k: Kysely<Database>, workspaceId: string, depth: number): Promise<string> {
+  const total = await k
+    .selectFrom('documents')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  const row = await k
+    .selectFrom('documents')
+    .select(['created_at', 'id'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(Math.floor(Number(total.n) * depth))
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  return `${row.created_at}.${row.id}`;
+}
+
+/** Makes `n` settled deliveries of a workspace due now, for a claim benchmark (they are claimed and recorded again). */
+export async function makeDeliveriesDue(k: Kysely<Database>, workspaceId: string, n: number, now: number) {
+  const ids = await k
+    .selectFrom('deliveries')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'succeeded')
+    .orderBy('created_at', 'desc')
+    .limit(n)
+    .execute();
+  await k
+    .updateTable('deliveries')
+    .set({ status: 'pending', next_attempt_at: now, claimed_by: null, claim_expires_at: null })
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    )
+    .execute();
+}
