@@ -79,12 +79,12 @@ for (const d of await bothDatabases()) {
         assert.equal(me.status, 200, me.text);
         assert.equal(me.json.id, k.workspaceId);
       }
-      assert.ok(s.keys.some((k) => k.legacy && k.plaintext.startsWith('lgk_live_')));
+      assert.ok(s.keys.some((k) => k.legacy && k.plaintext.startsWith('lgk_live_')), 'a legacy key');
       const hooks = await h.request('GET', '/v1/hooks', { token: key() });
       assert.equal(hooks.status, 200);
       // The workspace's two hooks, and the callback hooks of its documents (document-scoped, listed too).
       assert.equal(hooks.json.filter((x: { document_id: string | null }) => x.document_id === null).length, 2);
-      assert.ok(hooks.json.length > 2);
+      assert.ok(hooks.json.length > 2, 'callback hooks listed');
     });
 
     test('a seeded signer link opens its signer page', async () => {
