@@ -84,9 +84,15 @@ export async function fastWrites(db: Db): Promise<{ restore(): Promise<void> }> 
   };
 }
 
-/** PostgreSQL: the transaction's commit does not wait for the WAL flush (set inside each seeding transaction). */
-export async function asyncCommit(db: Db, trx: Kysely<Database>): Promise<void> {
-  if (db.dialect === 'postgres') await sql`set local synchronous_commit = off`.execute(trx);
+/**
+ * PostgreSQL, inside each bulk transaction only: the commit does not wait for the WAL flush, and row triggers
+ * (the foreign-key checks) are skipped: the seeder writes every reference before its row. Needs a superuser, as
+ * seeding a test or benchmark database is; `relaxed: false` keeps the checks (no superuser).
+ */
+export async function asyncCommit(db: Db, trx: Kysely<Database>, relaxed = true): Promise<void> {
+  if (db.dialect !== 'postgres') return;
+  await sql`set local synchronous_commit = off`.execute(trx);
+  if (relaxed) await sql`set local session_replication_role = replica`.execute(trx);
 }
 
 /** Planner statistics after a bulk load, so the app's first queries see the real sizes. */
