@@ -75,7 +75,7 @@ export async function fastWrites(db: Db): Promise<{ restore(): Promise<void> }> 
     return { restore: async () => undefined };
   }
   await sql`pragma synchronous = OFF`.execute(db.kysely);
-  await sql`pragma cache_size = -262144`.execute(db.kysely);
+  await sql`pragma cache_size = -1048576`.execute(db.kysely);
   return {
     async restore() {
       await sql`pragma synchronous = NORMAL`.execute(db.kysely);
