@@ -15,7 +15,7 @@ import { KEY_USE_RETENTION_MS } from '../../limits.js';
 import { seedDocument, type Due, type SeedBlobs, type SeedWorkspace } from './history.js';
 import { createRng, type Rng } from './prng.js';
 import { RowBuffer, type BufferedTable } from './rows.js';
-import { analyze, asyncCommit, bulkWriter, fastWrites, sampleDocuments } from './seed.repo.js';
+import { analyze, bulkWriter, fastWrites, sampleDocuments } from './seed.repo.js';
 
 const DAY = 86_400_000;
 const YEARS = 3;
@@ -75,7 +75,7 @@ export async function seedHistory(db: Db, opts: SeedOptions): Promise<SeedSummar
   const flush = async (relaxed = true) => {
     const batches = out.drain();
     await db.kysely.transaction().execute(async (trx) => {
-      await asyncCommit(db, trx, relaxed);
+      await writer.begin(trx, relaxed);
       for (const b of batches) await writer.insert(trx, b);
     });
   };
