@@ -5,7 +5,8 @@
 //   leaves them;
 // - deterministic: one seed gives the same rows (ids, tokens and key plaintexts included), so runs compare;
 // - a fixed number of rows is due for each scheduled job at `now`, whatever the size, so a job's run compares;
-// - blobs: three real PDFs shared by every document (a million files would measure the disk, not Signet).
+// - blobs: three real PDFs shared by every document (a million files would measure the disk, not Signet); the
+//   "signed" one is a plain PDF standing in for a sealed file: downloads work, verifying it would not.
 import type { Db } from '../../db/db.js';
 import { createDbBlobStore, type BlobStore } from '../../documents/blob-store.js';
 import { makePdf } from '../../documents/pdf/testing/fixtures.js';
