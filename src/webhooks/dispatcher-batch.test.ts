@@ -88,7 +88,10 @@ describe('batched webhook dispatch (SQLite, two connections to one file)', () =>
         .execute();
       assert.equal(atts.length, 600);
       assert.equal(new Set(atts.map((x) => `${x.delivery_id}#${x.attempt}`)).size, 600, 'no duplicate attempt rows');
-      assert.ok(atts.every((x) => x.status === 'succeeded' && x.attempts === 2));
+      assert.ok(
+        atts.every((x) => x.status === 'succeeded' && x.attempts === 2),
+        'every row succeeded at its second attempt',
+      );
       assert.deepEqual(new Set(atts.filter((x) => x.attempt === 1).map((x) => x.status_code)), new Set([500]));
       const workers = new Set(atts.map((x) => x.worker));
       assert.ok(workers.has('worker-a') && workers.has('worker-b'), 'both workers took part');
