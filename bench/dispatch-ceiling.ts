@@ -171,11 +171,30 @@ async function stopWorkers(ws: ChildProcess[]): Promise<void> {
 type Body = { id: string; name: string; body: string };
 
 /** The ceiling: the same signed POSTs from one process through one undici Pool, as fast as it goes. */
-async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<number> {
+/** CPU ms a child has used (Linux /proc; NaN elsewhere): user + system ticks. */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [utime, stime] = f
+      .slice(f.lastIndexOf(')') + 2)
+      .split(' ')
+      .slice(11, 13)
+      .map(Number);
+    return ((utime! + stime!) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+const workersCpuMs = (ws: ChildProcess[]) => ws.reduce((sum, w) => sum + cpuMsOf(w.pid), 0);
+
+type Round = { perSec: number; cpuUs: number };
+
+async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<Round> {
   const u = new URL(rx.url);
   const pool = new Pool(u.origin, { connections: RAW_CONNECTIONS, keepAliveTimeout: 30_000 });
   await rx.ask('reset');
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   let next = 0;
   const lane = async () => {
     while (next < bodies.length) {
@@ -188,19 +207,32 @@ async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<number
   };
   await Promise.all(Array.from({ length: RAW_IN_FLIGHT }, lane));
   const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
   await pool.close();
-  return bodies.length / (ms / 1000);
+  return { perSec: bodies.length / (ms / 1000), cpuUs: (c.user + c.system) / bodies.length };
 }
 
-async function signet(s: Setup, rx: Receiver, expectTotal: number): Promise<number> {
+/** The workers' CPU per delivery counts only them: the receiver and the database serve both sides alike. */
+async function signet(s: Setup, rx: Receiver, expectTotal: number, ws: ChildProcess[]): Promise<Round> {
   await rx.ask('reset');
   await emitBatch(s.db, s.wsId, N);
+  const c0 = workersCpuMs(ws);
   const t0 = performance.now();
   await waitSucceeded(s, rx, expectTotal, N, t0);
-  return N / ((performance.now() - t0) / 1000);
+  const ms = performance.now() - t0;
+  return { perSec: N / (ms / 1000), cpuUs: (1000 * (workersCpuMs(ws) - c0)) / N };
 }
 
-export type CeilingRow = { db: string; workers: number; raw: number[]; signet: number[]; ratios: number[] };
+export type CeilingRow = {
+  db: string;
+  workers: number;
+  raw: number[];
+  signet: number[];
+  ratios: number[];
+  /** CPU µs per request (raw sender) and per delivery (all workers together). */
+  rawCpu: number[];
+  signetCpu: number[];
+};
 
 export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: string[]; load: string[] }> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-ceiling-'));
@@ -233,17 +265,20 @@ export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: st
             await emitBatch(s.db, s.wsId, 200);
             total += 200;
             await waitSucceeded(s, rx, total, 200, performance.now());
-            const row: CeilingRow = { db: kind, workers, raw: [], signet: [], ratios: [] };
+            const row: CeilingRow = { db: kind, workers, raw: [], signet: [], ratios: [], rawCpu: [], signetCpu: [] };
             for (let r = 0; r < ROUNDS; r++) {
               load.push(os.loadavg()[0]!.toFixed(2));
               const a = await raw(rx, bodies, s.hookSecret);
               total += N;
-              const b = await signet(s, rx, total);
-              row.raw.push(a);
-              row.signet.push(b);
-              row.ratios.push(b / a);
+              const b = await signet(s, rx, total, ws);
+              row.raw.push(a.perSec);
+              row.signet.push(b.perSec);
+              row.ratios.push(b.perSec / a.perSec);
+              row.rawCpu.push(a.cpuUs);
+              row.signetCpu.push(b.cpuUs);
               process.stdout.write(
-                `  ${kind} ×${workers} round ${r + 1}: raw ${a.toFixed(0)}/s, signet ${b.toFixed(0)}/s\n`,
+                `  ${kind} ×${workers} round ${r + 1}: raw ${a.perSec.toFixed(0)}/s (${a.cpuUs.toFixed(0)} µs CPU), ` +
+                  `signet ${b.perSec.toFixed(0)}/s (${b.cpuUs.toFixed(0)} µs CPU)\n`,
               );
             }
             rows.push(row);
@@ -265,20 +300,33 @@ export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: st
 export function printCeiling(r: { rows: CeilingRow[]; notes: string[]; load: string[] }): boolean {
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
   console.log(`\nDispatch vs raw ceiling — ${N} deliveries per round, ${ROUNDS} interleaved rounds (raw, signet, …);`);
-  console.log('  medians per column; ratio = median of per-round signet ÷ raw; load (1 min) per round below\n');
-  console.log('db      workers   raw/s  signet/s  ratio  target');
+  console.log('  medians per column; ratio = median of per-round signet ÷ raw (the target is judged on it);');
+  console.log('  CPU µs: the raw sender per request, all workers per delivery; CPU ratio = raw µs ÷ workers µs\n');
+  console.log('db      workers   raw/s  signet/s  ratio  raw µs  workers µs  CPU ratio  target');
   let ok = true;
   for (const row of r.rows) {
     const ratio = median(row.ratios);
     const target = row.workers === 2 ? CEILING_TARGETS[row.db] : undefined;
     const verdict = target === undefined ? '' : `${Math.round(100 * target)}% ${ratio >= target ? 'met' : 'MISSED'}`;
     if (target !== undefined && ratio < target) ok = false;
+    const rawCpu = median(row.rawCpu);
+    const cpu = median(row.signetCpu);
     console.log(
-      `${row.db.padEnd(7)} ${String(row.workers).padStart(7)} ${f(median(row.raw)).padStart(7)} ${f(median(row.signet)).padStart(9)} ${`${Math.round(100 * ratio)}%`.padStart(6)}  ${verdict}`,
+      [
+        row.db.padEnd(7),
+        String(row.workers).padStart(7),
+        f(median(row.raw)).padStart(7),
+        f(median(row.signet)).padStart(9),
+        `${Math.round(100 * ratio)}%`.padStart(6),
+        f(rawCpu).padStart(7),
+        f(cpu).padStart(11),
+        `${Math.round((100 * rawCpu) / cpu)}%`.padStart(10),
+        ` ${verdict}`,
+      ].join(' '),
     );
   }
   for (const n of r.notes) console.log(`note: ${n}`);
-  console.log(`load per round: ${r.load.join(', ')}`);
+  console.log(`load (1 min) per round: ${r.load.join(', ')}`);
   return ok;
 }
 
