@@ -127,9 +127,7 @@ export async function writeManyUnderLease<T extends LeasedTable>(
       for (const c of names) cells.push(sql`CAST(${r.set[c] ?? null} AS ${sql.raw(columns[c]!)})`);
       return sql`(${sql.join(cells)})`;
     });
-    const attemptsGuard = lease.attempts
-      ? sql` AND ${sql.ref(`${table}.${lease.attempts}`)} = v.column2`
-      : sql``;
+    const attemptsGuard = lease.attempts ? sql` AND ${sql.ref(`${table}.${lease.attempts}`)} = v.column2` : sql``;
     const r = await sql<{ id: string }>`UPDATE ${sql.table(table)} SET ${sql.join(assignments)}
       FROM (VALUES ${sql.join(values)}) AS v
       WHERE ${sql.ref(`${table}.id`)} = v.column1 AND ${sql.ref(`${table}.${lease.holder}`)} = ${workerId}${attemptsGuard}

@@ -142,7 +142,11 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
               id: o.deliveryId,
               attempts: o.attemptsAtClaim,
               set: {
-                status: (o.ok ? 'succeeded' : o.nextAttemptAt === null ? 'giving_up' : 'retrying') satisfies DeliveryStatus,
+                status: (o.ok
+                  ? 'succeeded'
+                  : o.nextAttemptAt === null
+                    ? 'giving_up'
+                    : 'retrying') satisfies DeliveryStatus,
                 attempts: o.attemptsAtClaim + 1,
                 next_attempt_at: o.ok ? null : o.nextAttemptAt,
                 last_status_code: o.statusCode,
