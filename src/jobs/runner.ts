@@ -7,6 +7,8 @@
 //   was called, it is handed back at once for an immediate re-claim.
 // - The background loop runs a pass, and when nothing was done sleeps (unref'd) until the poll interval passes or
 //   wake() is called. stop() stops claiming, waits for work in flight and its records.
+// - With `prefetch` the next batch is claimed while the current one is worked; every claimed item is still worked or
+//   handed back, the prefetched batch included.
 import type { Clock } from '../lib/clock.js';
 import { describeError, silentLogger, type Logger } from '../lib/logger.js';
 
