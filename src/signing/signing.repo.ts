@@ -242,10 +242,16 @@ export type DocumentListRow = {
 /** `%`, `_` and the escape character itself match literally (`… LIKE ? ESCAPE '!'`, on SQLite and PostgreSQL). */
 const likeContains = (text: string) => `%${text.replace(/[!%_]/g, '!$&')}%`;
 
+/** A trigram index finds a substring of at least this many characters; shorter searches walk the list's index. */
+export const TRIGRAM_MIN = 3;
+
 /**
  * One page of a workspace's documents, newest first (keyset: `before` is the previous page's last row), optionally
  * of one status and matching `search`: a case-insensitive substring of the title or of a signer's e-mail, or the
  * exact document id. Staged template documents have no signers yet, so only their title and id match.
+ * A search of TRIGRAM_MIN characters or more reads its candidates from the text index (`textIndex`: migration 016;
+ * null before it ran) and sorts only those; a shorter one walks the workspace's documents newest first and stops
+ * when the page is full, as does a search on a schema without the index.
  */
 export async function listWorkspaceDocuments(
   db: Trx,
@@ -255,6 +261,7 @@ export async function listWorkspaceDocuments(
     search?: string;
     before?: { createdAt: number; id: string };
     limit: number;
+    textIndex: 'fts5' | 'pg_trgm' | null;
   },
 ): Promise<DocumentListRow[]> {
   let q = db
@@ -276,30 +283,46 @@ export async function listWorkspaceDocuments(
     .where('documents.workspace_id', '=', o.workspaceId);
   if (o.status) q = q.where('documents.status', '=', o.status);
   if (o.search) {
-    const pattern = likeContains(o.search);
+    const search = o.search;
+    const pattern = likeContains(search);
     const contains = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
-    q = q.where((eb) =>
-      eb.or([
-        contains('documents.title'),
-        eb('documents.id', '=', o.search!),
-        eb.exists(
-          eb
-            .selectFrom('signing_requests')
-            .select(sql.lit(1).as('one'))
-            .whereRef('signing_requests.document_id', '=', 'documents.id')
-            .where(contains('signing_requests.email')),
-        ),
-      ]),
-    );
+    if (o.textIndex && [...search].length >= TRIGRAM_MIN) {
+      // Candidates from the index (a union, so each arm uses its own index), then this workspace's page of them.
+      const byId = db.selectNoFrom(sql<string>`${search}`.as('document_id'));
+      const candidates =
+        o.textIndex === 'fts5'
+          ? db
+              .selectFrom(sql.table('document_search').as('s'))
+              .select(sql<string>`s.document_id`.as('document_id'))
+              .where(sql<boolean>`s.document_search match ${`"${search.replace(/"/g, '""')}"`}`)
+              .unionAll(byId)
+          : db
+              .selectFrom('documents as t')
+              .select('t.id as document_id')
+              .where(contains('t.title'))
+              .unionAll(db.selectFrom('signing_requests as r').select('r.document_id').where(contains('r.email')))
+              .unionAll(byId);
+      q = q.where('documents.id', 'in', candidates);
+    } else {
+      q = q.where((eb) =>
+        eb.or([
+          contains('documents.title'),
+          eb('documents.id', '=', search),
+          eb.exists(
+            eb
+              .selectFrom('signing_requests')
+              .select(sql.lit(1).as('one'))
+              .whereRef('signing_requests.document_id', '=', 'documents.id')
+              .where(contains('signing_requests.email')),
+          ),
+        ]),
+      );
+    }
   }
   if (o.before) {
     const b = o.before;
-    q = q.where((eb) =>
-      eb.or([
-        eb('documents.created_at', '<', b.createdAt),
-        eb.and([eb('documents.created_at', '=', b.createdAt), eb('documents.id', '<', b.id)]),
-      ]),
-    );
+    // A row comparison, so the (workspace_id, created_at, id) index seeks to the page instead of filtering to it.
+    q = q.where((eb) => eb(eb.refTuple('documents.created_at', 'documents.id'), '<', eb.tuple(b.createdAt, b.id)));
   }
   const docs = await q.orderBy('documents.created_at', 'desc').orderBy('documents.id', 'desc').limit(o.limit).execute();
   const requests = docs.length
