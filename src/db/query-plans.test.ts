@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { captureStatements, type CapturedStatement } from './db.js';
-import { explainable, fullScans } from './query-plans.js';
+import { explainable, fullScans, planOf } from './query-plans.js';
 import { JOB_NAMES } from '../jobs/names.js';
 import { setAllowedOrigins } from '../keys/keys.repo.js';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
@@ -175,12 +175,43 @@ for (const d of databases) {
       for (const s of seen.values()) {
         if (!explainable(s)) continue;
         read++;
-        if (process.env.QUERY_PLANS_LIST) console.log('PLAN', s.sql, JSON.stringify(await fullScans(e.h.db, s, true)));
         const scans = (await fullScans(e.h.db, s)).filter((x) => !(x.table in SMALL_TABLES));
         if (scans.length > 0) problems.push(`${scans.map((x) => x.how).join(', ')}\n    ${s.sql}`);
       }
       assert.ok(read > 60, `only ${read} statements captured`);
       assert.deepEqual(problems, [], `${problems.length} statements scan a growing table:\n  ${problems.join('\n  ')}`);
+
+      // A deep page seeks: the row comparison is an index condition, not a filter over the newer documents.
+      const plan = async (pick: (sql: string) => boolean) => {
+        const s = [...seen.values()].find((x) => pick(x.sql));
+        assert.ok(s, 'statement captured');
+        return (await planOf(e.h.db, s)).map((p) => p.how).join('\n');
+      };
+      const deep = await plan(
+        (q) => q.includes('("documents"."created_at", "documents"."id") <') && !/like|match/.test(q),
+      );
+      assert.match(deep, /USING INDEX \w+ \(workspace_id=\? AND \(created_at,id\)<|ROW\(created_at, id\) < ROW/, deep);
+      // A search of 3 characters or more reads the text index.
+      const searched = await plan((q) => /document_search match|lower\("t"\."title"\) like/.test(q));
+      assert.match(searched, e.h.db.dialect === 'sqlite' ? /VIRTUAL TABLE INDEX \d+:M/ : /_trgm/, searched);
+    });
+
+    test('the check fails on a full scan, naming the table', async () => {
+      const scans = await fullScans(e.h.db, {
+        sql: 'select * from "documents" where "title" = ?'.replace('?', d.name === 'SQLite' ? '?' : '$1'),
+        parameters: ['x'],
+      });
+      assert.deepEqual(
+        scans.map((x) => x.table),
+        ['documents'],
+      );
+      assert.deepEqual(
+        await fullScans(e.h.db, {
+          sql: `select * from "documents" where "id" = ${d.name === 'SQLite' ? '?' : '$1'}`,
+          parameters: ['x'],
+        }),
+        [],
+      );
     });
   });
 }
