@@ -16,6 +16,8 @@ import { templateBody, VALUES } from '../templates/testing/fixtures.js';
 import { signedIn } from '../dashboard/testing/client.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import { bothDatabases } from '../testing/services.js';
+import { seedHistory, type SeedSummary } from '../testing/seed/seed.js';
+import { createBlobStore } from '../documents/blob-store.js';
 
 /**
  * Tables a full scan of which is fine, each with why: they grow with configuration, not with traffic, and stay in
@@ -27,14 +29,24 @@ export const SMALL_TABLES: Readonly<Record<string, string>> = {
   settings: 'operator settings, a handful of rows',
 };
 
+/**
+ * Statements whose whole result is the point, so an index cannot make them cheaper than what they return: the
+ * spec's unpaged list of a workspace's hooks (`GET /v1/hooks`, the dashboard's webhooks page).
+ */
+const WHOLE_RESULT = [/^select \* from "hooks" where "workspace_id" = \S+ and "deleted_at" is null order by/];
+
 const databases = await bothDatabases();
 const PDF = b64(await makePdf({ pages: 1, text: [['Mutual NDA']] }));
 const ORIGIN = 'https://portal.example';
 const tag = () => Math.random().toString(36).slice(2, 8);
+// The issue's CI history; QUERY_PLANS_DOCUMENTS=2000 for a quick local run.
+const DOCUMENTS = Number(process.env.QUERY_PLANS_DOCUMENTS ?? 50_000);
 
 for (const d of databases) {
   describe(`query plans of the hot paths (${d.name})`, { skip: d.skip }, () => {
     let e: E2E;
+    let seeded: SeedSummary;
+    let seedMs = 0;
     const seen = new Map<string, CapturedStatement>();
     let recording = false;
     before(async () => {
@@ -46,6 +58,12 @@ for (const d of databases) {
       } finally {
         captureStatements(null);
       }
+      const t0 = performance.now();
+      const blobs = createBlobStore(e.h.db, e.h.clock, e.h.config.dataDir);
+      seeded = await seedHistory(e.h.db, { documents: DOCUMENTS, blobs, now: e.h.clock.now(), baseUrl: e.h.url('') });
+      seedMs = performance.now() - t0;
+      // Seeding SQLite holds the event loop for minutes: the client's kept-alive socket may be gone by now.
+      await e.api('GET', '/v1/me').catch(() => undefined);
     });
     after(() => e?.close());
 
@@ -77,8 +95,48 @@ for (const d of databases) {
       return { doc: r.json.document_id as string, requests: r.json.signing_requests as { id: string }[], people };
     };
 
-    test('every statement of the hot paths reads through an index', { timeout: 600_000 }, async () => {
+    test('every statement of the hot paths reads through an index', { timeout: 900_000 }, async (t) => {
+      t.diagnostic(`seeded ${DOCUMENTS} documents in ${Math.round(seedMs)} ms`);
+      const t0 = performance.now();
       recording = true;
+      // The seeded dominant workspace first, so each statement is planned with its parameters (the first seen).
+      const big = seeded.workspaces[0]!;
+      const bigKey = seeded.keys.find((k) => k.workspaceId === big.id && !k.legacy)!;
+      const asBig = (path: string) => e.h.request('GET', path, { token: bigKey.plaintext });
+      ok(await asBig(`/v1/documents/${seeded.sample.completed}`));
+      ok(await asBig(`/v1/documents/${seeded.sample.completed}/signed`));
+      ok(await asBig(`/v1/documents/${seeded.sample.open}`));
+      ok(await asBig('/v1/hooks'));
+      const st = seeded.signerTokens[0]!.token;
+      ok(await e.h.request('GET', `/sign/${st}`));
+      ok(await e.h.request('POST', `/sign/${st}/view`));
+      const { client: owner } = await signedIn(e.h, big.id, 'owner');
+      const deepCursor = `${e.h.clock.now() - 500 * 86_400_000}.doc_zzzz`;
+      for (const path of [
+        '/dashboard/overview',
+        '/dashboard/documents',
+        '/dashboard/documents?status=completed',
+        '/dashboard/documents?status=declined&q=agreement',
+        '/dashboard/documents?q=agreement',
+        '/dashboard/documents?q=100%25',
+        '/dashboard/documents?q=%D0%B4%D0%BC%D0%B8%D1%82%D1%80%D0%B8%D0%B9',
+        '/dashboard/documents?q=a',
+        `/dashboard/documents?q=${seeded.sample.open}`,
+        `/dashboard/documents?before=${deepCursor}`,
+        `/dashboard/documents?status=completed&before=${deepCursor}`,
+        `/dashboard/documents?q=example&before=${deepCursor}`,
+        `/dashboard/documents/${seeded.sample.completed}`,
+        '/dashboard/reviews',
+        '/dashboard/developers/keys',
+        `/dashboard/developers/keys/${bigKey.keyId}`,
+        '/dashboard/developers/webhooks',
+        '/dashboard/audit-log',
+        '/dashboard/templates',
+      ])
+        ok(await owner.get(path));
+      // The scheduled jobs, on the seeded due rows.
+      for (const name of JOB_NAMES) await e.h.runtime.runJob(name);
+
       const api = e.api;
       // /v1: workspace, hooks, signing requests (with a callback hook), reads, template instantiate, embed session.
       ok(await api('GET', '/v1/me'));
@@ -140,44 +198,20 @@ for (const d of databases) {
       )?.[1];
       if (copy) ok(await e.h.request('GET', `/copy/${copy}`));
 
-      // The scheduled jobs, with the clock past every window they look at.
-      e.h.clock.advance(31 * 24 * 3600_000);
-      for (const name of JOB_NAMES) await e.h.runtime.runJob(name);
-      await e.work();
-
-      // The dashboard (signed in after the clock moved, past any session's idle timeout): lists, filters, search (long and short), a deep keyset page, key-use and audit-log pages.
-      const { client: owner } = await signedIn(e.h, e.workspaceId, 'owner');
-      for (const path of [
-        '/dashboard/overview',
-        '/dashboard/documents',
-        '/dashboard/documents?status=completed',
-        '/dashboard/documents?status=in_progress&q=deal',
-        '/dashboard/documents?q=100%25',
-        '/dashboard/documents?q=%D0%B4%D0%BC%D0%B8%D1%82%D1%80%D0%B8%D0%B9',
-        '/dashboard/documents?q=a',
-        `/dashboard/documents?q=${signed.doc}`,
-        `/dashboard/documents?before=${e.h.clock.now()}.doc_zzzz`,
-        `/dashboard/documents?q=example&before=${e.h.clock.now()}.doc_zzzz`,
-        `/dashboard/documents/${signed.doc}`,
-        '/dashboard/reviews',
-        '/dashboard/developers/keys',
-        `/dashboard/developers/keys/${await keyIdOf(e)}`,
-        '/dashboard/developers/webhooks',
-        '/dashboard/audit-log',
-        '/dashboard/templates',
-      ])
-        ok(await owner.get(path));
       recording = false;
+      t.diagnostic(`hot paths ran in ${Math.round(performance.now() - t0)} ms`);
+      const t1 = performance.now();
 
       if (e.h.db.dialect === 'postgres') await sql`analyze`.execute(e.h.db.kysely);
       const problems: string[] = [];
       let read = 0;
       for (const s of seen.values()) {
-        if (!explainable(s)) continue;
+        if (!explainable(s) || WHOLE_RESULT.some((r) => r.test(s.sql))) continue;
         read++;
         const scans = (await fullScans(e.h.db, s)).filter((x) => !(x.table in SMALL_TABLES));
         if (scans.length > 0) problems.push(`${scans.map((x) => x.how).join(', ')}\n    ${s.sql}`);
       }
+      t.diagnostic(`${read} statements explained in ${Math.round(performance.now() - t1)} ms`);
       assert.ok(read > 60, `only ${read} statements captured`);
       assert.deepEqual(problems, [], `${problems.length} statements scan a growing table:\n  ${problems.join('\n  ')}`);
 

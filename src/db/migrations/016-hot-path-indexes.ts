@@ -20,6 +20,8 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   ]);
   // The templates list's "last used": the newest instance per template.
   await index('template_instances_template_created', 'template_instances', ['template_id', 'created_at']);
+  // An event's hooks: the workspace's own and its document's callback hook, not every document's.
+  await index('hooks_workspace_document', 'hooks', ['workspace_id', 'document_id']);
   // send-reminders: the due reminders of open requests, not every open request.
   await index('signing_requests_reminder_due', 'signing_requests', ['status', 'next_reminder_at']);
 
