@@ -204,14 +204,20 @@ for (const d of databases) {
 
       if (e.h.db.dialect === 'postgres') await sql`analyze`.execute(e.h.db.kysely);
       const problems: string[] = [];
+      const sorted: string[] = [];
       let read = 0;
       for (const s of seen.values()) {
         if (!explainable(s) || WHOLE_RESULT.some((r) => r.test(s.sql))) continue;
         read++;
-        const scans = (await fullScans(e.h.db, s)).filter((x) => !(x.table in SMALL_TABLES));
+        const steps = await planOf(e.h.db, s);
+        const scans = steps.filter((x) => x.fullScan && !(x.table! in SMALL_TABLES));
+        // Not a failure: a page that sorts every row matching its conditions (bounded by them, not by the table).
+        if (/\blimit\b/.test(s.sql) && steps.some((x) => /^(USE TEMP B-TREE FOR ORDER BY|Sort)$/.test(x.how)))
+          sorted.push(s.sql.slice(0, 160));
         if (scans.length > 0) problems.push(`${scans.map((x) => x.how).join(', ')}\n    ${s.sql}`);
       }
       t.diagnostic(`${read} statements explained in ${Math.round(performance.now() - t1)} ms`);
+      if (sorted.length) t.diagnostic(`pages that sort their matches:\n${sorted.join('\n')}`);
       assert.ok(read > 60, `only ${read} statements captured`);
       assert.deepEqual(problems, [], `${problems.length} statements scan a growing table:\n  ${problems.join('\n  ')}`);
 

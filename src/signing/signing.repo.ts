@@ -242,16 +242,19 @@ export type DocumentListRow = {
 /** `%`, `_` and the escape character itself match literally (`… LIKE ? ESCAPE '!'`, on SQLite and PostgreSQL). */
 const likeContains = (text: string) => `%${text.replace(/[!%_]/g, '!$&')}%`;
 
-/** A trigram index finds a substring of at least this many characters; shorter searches walk the list's index. */
-export const TRIGRAM_MIN = 3;
+/**
+ * Whether a trigram index can find `text`: it holds 3 letters or digits in a row (pg_trgm makes trigrams of
+ * letters and digits only, so "%_o" would read the whole index; FTS5 needs 3 characters).
+ */
+export const trigramSearchable = (text: string) => /[\p{L}\p{N}]{3}/u.test(text);
 
 /**
  * One page of a workspace's documents, newest first (keyset: `before` is the previous page's last row), optionally
  * of one status and matching `search`: a case-insensitive substring of the title or of a signer's e-mail, or the
  * exact document id. Staged template documents have no signers yet, so only their title and id match.
- * A search of TRIGRAM_MIN characters or more reads its candidates from the text index (`textIndex`: migration 016;
- * null before it ran) and sorts only those; a shorter one walks the workspace's documents newest first and stops
- * when the page is full, as does a search on a schema without the index.
+ * A search with 3 letters or digits in a row reads its candidates from the text index (`textIndex`: migration 016;
+ * null before it ran); any other walks the workspace's documents newest first and stops when the page is full, as
+ * does a search on a schema without the index.
  */
 export async function listWorkspaceDocuments(
   db: Trx,
@@ -286,7 +289,7 @@ export async function listWorkspaceDocuments(
     const search = o.search;
     const pattern = likeContains(search);
     const contains = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
-    if (o.textIndex && [...search].length >= TRIGRAM_MIN) {
+    if (o.textIndex && trigramSearchable(search)) {
       // Candidates from the index (a union, so each arm uses its own index), then this workspace's page of them.
       const byId = db.selectNoFrom(sql<string>`${search}`.as('document_id'));
       const candidates =
