@@ -217,7 +217,7 @@ for (const d of databases) {
         if (scans.length > 0) problems.push(`${scans.map((x) => x.how).join(', ')}\n    ${s.sql}`);
       }
       t.diagnostic(`${read} statements explained in ${Math.round(performance.now() - t1)} ms`);
-      if (sorted.length) t.diagnostic(`pages that sort their matches:\n${sorted.join('\n')}`);
+      for (const q of sorted) t.diagnostic(`sorts its matches for a page: ${q}`);
       assert.ok(read > 60, `only ${read} statements captured`);
       assert.deepEqual(problems, [], `${problems.length} statements scan a growing table:\n  ${problems.join('\n  ')}`);
 
