@@ -227,15 +227,27 @@ export class RowBuffer {
     this.size++;
   }
 
-  /** The buffered rows in insert order; the buffer is empty afterwards. */
+  /**
+   * The buffered rows in insert order; the buffer is empty afterwards. Each batch is sorted by its first column
+   * (the random id, or the parent's), so a transaction fills index pages in order instead of hopping between them.
+   */
   drain(): Batch[] {
     const out: Batch[] = [];
     for (const table of TABLE_ORDER) {
       const rows = this.rows.get(table);
-      if (rows?.length) out.push({ table, columns: COLUMNS[table], rows });
+      if (!rows?.length) continue;
+      if (table !== 'key_uses') rows.sort(byFirstColumns);
+      out.push({ table, columns: COLUMNS[table], rows });
     }
     this.rows.clear();
     this.size = 0;
     return out;
   }
 }
+
+// Ties (an audit chain's entries share their document) keep their order: Array.prototype.sort is stable.
+const byFirstColumns = (a: unknown[], b: unknown[]) => {
+  const x = a[0] as string;
+  const y = b[0] as string;
+  return x < y ? -1 : x > y ? 1 : 0;
+};

@@ -13,12 +13,21 @@ export type Batch = { table: SeedTable; columns: readonly string[]; rows: unknow
 const SQLITE_MAX_VALUES = 32_000;
 const PG_BATCH_ROWS = 5_000;
 
-export type BulkWriter = { insert(trx: Kysely<Database>, b: Batch): Promise<void> };
+export type BulkWriter = {
+  /**
+   * Opens a bulk transaction. PostgreSQL: its commit does not wait for the WAL flush, and when `relaxed` and the
+   * role is a superuser, row triggers (the foreign-key checks) are skipped: the seeder writes every reference
+   * before its row.
+   */
+  begin(trx: Kysely<Database>, relaxed: boolean): Promise<void>;
+  insert(trx: Kysely<Database>, b: Batch): Promise<void>;
+};
 
 export async function bulkWriter(db: Db): Promise<BulkWriter> {
   const texts = new Map<string, string>();
   if (db.dialect === 'sqlite') {
     return {
+      begin: async () => undefined,
       async insert(trx, b) {
         const per = Math.max(1, Math.floor(SQLITE_MAX_VALUES / b.columns.length));
         for (let i = 0; i < b.rows.length; i += per) {
@@ -36,7 +45,13 @@ export async function bulkWriter(db: Db): Promise<BulkWriter> {
     };
   }
   const types = await columnTypes(db.kysely);
+  const su = await sql<{ s: string }>`select current_setting('is_superuser') as s`.execute(db.kysely);
+  const superuser = su.rows[0]?.s === 'on';
   return {
+    async begin(trx, relaxed) {
+      await sql`set local synchronous_commit = off`.execute(trx);
+      if (relaxed && superuser) await sql`set local session_replication_role = replica`.execute(trx);
+    },
     async insert(trx, b) {
       const k = b.table;
       let text = texts.get(k);
@@ -75,18 +90,13 @@ export async function fastWrites(db: Db): Promise<{ restore(): Promise<void> }> 
     return { restore: async () => undefined };
   }
   await sql`pragma synchronous = OFF`.execute(db.kysely);
-  await sql`pragma cache_size = -262144`.execute(db.kysely);
+  await sql`pragma cache_size = -1048576`.execute(db.kysely);
   return {
     async restore() {
       await sql`pragma synchronous = NORMAL`.execute(db.kysely);
       await sql`pragma cache_size = -2000`.execute(db.kysely);
     },
   };
-}
-
-/** PostgreSQL: the transaction's commit does not wait for the WAL flush (set inside each seeding transaction). */
-export async function asyncCommit(db: Db, trx: Kysely<Database>): Promise<void> {
-  if (db.dialect === 'postgres') await sql`set local synchronous_commit = off`.execute(trx);
 }
 
 /** Planner statistics after a bulk load, so the app's first queries see the real sizes. */

@@ -79,7 +79,10 @@ for (const d of await bothDatabases()) {
         assert.equal(me.status, 200, me.text);
         assert.equal(me.json.id, k.workspaceId);
       }
-      assert.ok(s.keys.some((k) => k.legacy && k.plaintext.startsWith('lgk_live_')), 'a legacy key');
+      assert.ok(
+        s.keys.some((k) => k.legacy && k.plaintext.startsWith('lgk_live_')),
+        'a legacy key',
+      );
       const hooks = await h.request('GET', '/v1/hooks', { token: key() });
       assert.equal(hooks.status, 200);
       // The workspace's two hooks, and the callback hooks of its documents (document-scoped, listed too).

@@ -5,7 +5,8 @@
 //   leaves them;
 // - deterministic: one seed gives the same rows (ids, tokens and key plaintexts included), so runs compare;
 // - a fixed number of rows is due for each scheduled job at `now`, whatever the size, so a job's run compares;
-// - blobs: three real PDFs shared by every document (a million files would measure the disk, not Signet).
+// - blobs: three real PDFs shared by every document (a million files would measure the disk, not Signet); the
+//   "signed" one is a plain PDF standing in for a sealed file: downloads work, verifying it would not.
 import type { Db } from '../../db/db.js';
 import { createDbBlobStore, type BlobStore } from '../../documents/blob-store.js';
 import { makePdf } from '../../documents/pdf/testing/fixtures.js';
@@ -15,7 +16,7 @@ import { KEY_USE_RETENTION_MS } from '../../limits.js';
 import { seedDocument, type Due, type SeedBlobs, type SeedWorkspace } from './history.js';
 import { createRng, type Rng } from './prng.js';
 import { RowBuffer, type BufferedTable } from './rows.js';
-import { analyze, asyncCommit, bulkWriter, fastWrites, sampleDocuments } from './seed.repo.js';
+import { analyze, bulkWriter, fastWrites, sampleDocuments } from './seed.repo.js';
 
 const DAY = 86_400_000;
 const YEARS = 3;
@@ -72,17 +73,18 @@ export async function seedHistory(db: Db, opts: SeedOptions): Promise<SeedSummar
   const writer = await bulkWriter(db);
   const settings = await fastWrites(db);
   const out = new RowBuffer();
-  const flush = async () => {
+  const flush = async (relaxed = true) => {
     const batches = out.drain();
     await db.kysely.transaction().execute(async (trx) => {
-      await asyncCommit(db, trx);
+      await writer.begin(trx, relaxed);
       for (const b of batches) await writer.insert(trx, b);
     });
   };
   try {
     const blobs = await putBlobs(opts.blobs ?? createDbBlobStore(db, { now: () => now }));
     const setup = seedWorkspaces(out, rng, nWs, now, blobs);
-    await flush();
+    // Keys and hooks with their triggers (the change notices other instances' caches listen to).
+    await flush(false);
     const sizes = split(opts.documents, nWs);
     const summary: SeedSummary = {
       now,
