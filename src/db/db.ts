@@ -53,7 +53,7 @@ const captureLog = (): LogConfig | undefined => {
 
 /**
  * The text index a substring search can use (migration 016): SQLite's FTS5 table `document_search` (trigram), or
- * PostgreSQL's pg_trgm GIN indexes, which answer `lower(col) like …` themselves. A trigram index needs 3 characters.
+ * PostgreSQL's pg_trgm GIN indexes, which answer `lower(col) like …` themselves.
  */
 export const substringIndex = (db: Db): 'fts5' | 'pg_trgm' => (db.dialect === 'sqlite' ? 'fts5' : 'pg_trgm');
 
