@@ -265,12 +265,8 @@ export async function findDeliveries(db: Db, opts: DeliveryQuery = {}): Promise<
   if (opts.statuses !== undefined) q = q.where('d.status', 'in', [...opts.statuses]);
   const after = opts.after;
   if (after !== undefined) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('d.created_at', '<', after.created_at),
-        eb.and([eb('d.created_at', '=', after.created_at), eb('d.id', '<', after.id)]),
-      ]),
-    );
+    // A row comparison, so the (workspace_id | hook_id, created_at, id) order is a seek, not a filter.
+    q = q.where((eb) => eb(eb.refTuple('d.created_at', 'd.id'), '<', eb.tuple(after.created_at, after.id)));
   }
   return withAttempts(db, await q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute());
 }
