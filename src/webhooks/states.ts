@@ -12,6 +12,3 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** The states the dispatcher claims from, once next_attempt_at has come. */
 export const DUE_STATUSES: readonly DeliveryStatus[] = ['pending', 'retrying'];
-
-/** The final states: nothing more is sent; the row is history (listed, replayable) until its retention ends. */
-export const SETTLED_STATUSES: readonly DeliveryStatus[] = ['succeeded', 'giving_up'];
