@@ -1,7 +1,7 @@
 // All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
 import type { Insertable, Kysely } from 'kysely';
-import type { Db } from '../db/db.js';
+import { forUpdate, type Db } from '../db/db.js';
 import { claimLeases, writeManyUnderLease, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import { pendingDelivery } from './outbox.repo.js';
@@ -289,11 +289,14 @@ export type Replayed = { id: string; eventId: string; hookId: string; workspaceI
  * when there is no such delivery, its hook is deleted, or (given `scope`) it is not that workspace's hook's.
  */
 export async function insertReplay(
+  database: Db,
   db: Kysely<Database>,
   id: string,
   now: number,
   scope?: { workspaceId: string; hookId: string },
 ): Promise<Replayed | undefined> {
+  // The source row is locked until the insert commits: the prune job's SKIP LOCKED then passes it by, so its event
+  // (deleted only once no delivery of it is left) cannot vanish between this read and the insert's reference to it.
   let q = db
     .selectFrom('deliveries as d')
     .innerJoin('hooks as h', 'h.id', 'd.hook_id')
@@ -301,7 +304,7 @@ export async function insertReplay(
     .where('d.id', '=', id)
     .where('h.deleted_at', 'is', null);
   if (scope) q = q.where('d.workspace_id', '=', scope.workspaceId).where('d.hook_id', '=', scope.hookId);
-  const src = await q.executeTakeFirst();
+  const src = await forUpdate(database, q).executeTakeFirst();
   if (!src) return undefined;
   // A hook deleted between this read and the insert leaves a row the dispatcher gives up unsent ("hook deleted").
   const row = pendingDelivery(src.event_id, src.hook_id, src.workspace_id, now);
