@@ -109,7 +109,7 @@ for (const d of await bothDatabases()) {
       assert.deepEqual(await h.runtime.runJob('expire-reviews'), { expired: s.due.review });
       const reminded = await h.runtime.runJob('send-reminders');
       assert.ok(Number(reminded.sent) >= s.due.reminder, JSON.stringify(reminded));
-      assert.deepEqual(await h.runtime.runJob('prune-key-uses'), { deleted: s.due['prune-key-uses'] });
+      assert.equal((await h.runtime.runJob('prune-key-uses')).deleted, s.due['prune-key-uses']);
     });
   });
 }
