@@ -28,6 +28,7 @@ declare module 'autocannon' {
   export type Options = {
     url: string;
     method?: string;
+    body?: string;
     headers?: Record<string, string>;
     connections?: number;
     duration?: number;
