@@ -1,9 +1,18 @@
 // pdf-lib for the PDF modules, from its single-file build. The package's ES build is ~300 modules, which the tsx
 // loader in a worker thread takes seconds to load; the bundle loads in about 0.1 s. Same API and types.
 import { createRequire } from 'node:module';
+import { deflateSync } from 'node:zlib';
 
 type PdfLib = typeof import('pdf-lib');
 const lib = createRequire(import.meta.url)('pdf-lib/dist/pdf-lib.min.js') as PdfLib;
+
+// pdf-lib compresses the streams it makes (font subsets, ToUnicode maps, replaced page contents) with pako, a
+// zlib in JavaScript about 4× slower than Node's: it was the largest part of appending a signature page (issue 25).
+// The same FlateDecode streams, made by Node's zlib; the compressed bytes differ, what they hold does not.
+lib.PDFContext.prototype.flateStream = function (this: import('pdf-lib').PDFContext, contents, dict = {}) {
+  const bytes = typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents;
+  return this.stream(deflateSync(bytes), { ...dict, Filter: 'FlateDecode' });
+};
 
 export const {
   PDFDocument,
