@@ -51,12 +51,17 @@ export const stop = (s: Server): Promise<void> =>
     s.child.disconnect();
   });
 
+/** Of the finite values: a round that completed no request (a loaded host) gives no ratio. */
 export const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 export const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-export const range = (xs: number[]) => `${pct(Math.min(...xs))}–${pct(Math.max(...xs))}`;
+export const range = (xs: number[]) => {
+  const ok = xs.filter(Number.isFinite);
+  const dropped = xs.length - ok.length;
+  return `${pct(Math.min(...ok))}–${pct(Math.max(...ok))}${dropped ? `; ${dropped} empty rounds left out` : ''}`;
+};
 
 /** Rounds of A and B in alternating order (A B, B A, …); B ÷ A per pair, by req/s and by CPU per request. */
 export async function interleaved<R extends { rps: number; cpuUs: number }>(

@@ -43,7 +43,13 @@ for (let i = 0; i < 3; i++) {
     now + i,
   );
 }
-const config = loadConfig({ DATA_DIR: tmp, SIGNET_ALLOW_PRIVATE_NETWORK: '1', LOG_LEVEL: 'silent' });
+// The monthly cap raised like the rate limit: a create round makes thousands of documents.
+const config = loadConfig({
+  DATA_DIR: tmp,
+  SIGNET_ALLOW_PRIVATE_NETWORK: '1',
+  LOG_LEVEL: 'silent',
+  SIGNET_TIER_CAPS: 'business=1000000000',
+});
 const limiter = createMemoryLimiter({ clock: systemClock });
 const rt = await createRuntime(config, { api: true, worker: false, db, limiter, clock: systemClock, logger: false });
 await rt.app!.listen({ port: 0, host: '127.0.0.1' });

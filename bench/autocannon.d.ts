@@ -34,6 +34,13 @@ declare module 'autocannon' {
     duration?: number;
     pipelining?: number;
     warmup?: { connections?: number; duration?: number };
+    requests?: Array<{
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      setupRequest?: (req: Record<string, unknown>) => Record<string, unknown>;
+    }>;
   };
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;
