@@ -45,6 +45,7 @@ export default defineConfig([
       'src/embedded/assets/bridge.js',
       'src/dashboard/assets/field-editor.js',
       'src/dashboard/assets/send.js',
+      'src/dashboard/assets/template-fields.js',
     ],
     languageOptions: { sourceType: 'module', globals: globals.browser },
   },

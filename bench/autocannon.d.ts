@@ -33,6 +33,8 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     pipelining?: number;
+    /** Requests per second across all connections (a fixed-rate load instead of as fast as possible). */
+    overallRate?: number;
     warmup?: { connections?: number; duration?: number };
     requests?: Array<{
       method?: string;

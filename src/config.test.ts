@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, poolSizeFor } from './config.js';
-import { FILE_BODY_LIMIT } from './limits.js';
+import { FILE_BODY_LIMIT, PRUNE_BATCH_ROWS, RETENTION_DEFAULTS } from './limits.js';
 
 test('defaults: port 3000, dual-stack host, SQLite in ./data, base URL on the port', () => {
   const c = loadConfig({});
@@ -147,4 +147,51 @@ test('PostgreSQL pool: two connections per core, at least 4; DATABASE_POOL_MAX o
       () => loadConfig({ DATABASE_POOL_MAX: bad }),
       (e: Error) => e instanceof ConfigError && /DATABASE_POOL_MAX/.test(e.message),
     );
+});
+
+test('retention: defaults from limits.ts, each variable honoured, and no value below what a promise needs', () => {
+  const DAY = 86_400_000;
+  assert.deepEqual(loadConfig({}).retention, { ...RETENTION_DEFAULTS, batchRows: PRUNE_BATCH_ROWS });
+  assert.deepEqual(RETENTION_DEFAULTS, {
+    eventsMs: 30 * DAY,
+    keyUsesMs: 30 * DAY,
+    idempotencyMs: DAY,
+    outboxMs: 30 * DAY,
+    sessionsMs: 7 * DAY,
+    jobRunsMs: 30 * DAY,
+  });
+  const c = loadConfig({
+    RETENTION_EVENTS_DAYS: '90',
+    RETENTION_KEY_USES_DAYS: '7',
+    RETENTION_IDEMPOTENCY_HOURS: '48',
+    RETENTION_OUTBOX_DAYS: '1',
+    RETENTION_SESSIONS_DAYS: '2',
+    RETENTION_JOB_RUNS_DAYS: '3',
+    PRUNE_BATCH_ROWS: '250',
+  }).retention;
+  assert.deepEqual(c, {
+    eventsMs: 90 * DAY,
+    keyUsesMs: 7 * DAY,
+    idempotencyMs: 2 * DAY,
+    outboxMs: DAY,
+    sessionsMs: 2 * DAY,
+    jobRunsMs: 3 * DAY,
+    batchRows: 250,
+  });
+  for (const [env, re] of [
+    [{ RETENTION_EVENTS_DAYS: '30d' }, /^RETENTION_EVENTS_DAYS must be an integer from 1 to 3650, got "30d"$/],
+    [{ RETENTION_KEY_USES_DAYS: '0' }, /^RETENTION_KEY_USES_DAYS /],
+    // A key is honoured for 24 h: forgetting it sooner would break a retry's replay.
+    [{ RETENTION_IDEMPOTENCY_HOURS: '23' }, /^RETENTION_IDEMPOTENCY_HOURS must be an integer from 24 /],
+    [{ RETENTION_OUTBOX_DAYS: '-1' }, /^RETENTION_OUTBOX_DAYS /],
+    [{ RETENTION_SESSIONS_DAYS: '1.5' }, /^RETENTION_SESSIONS_DAYS /],
+    // The longest job slot is a day: its row must outlive it.
+    [{ RETENTION_JOB_RUNS_DAYS: '1' }, /^RETENTION_JOB_RUNS_DAYS must be an integer from 2 /],
+    [{ PRUNE_BATCH_ROWS: '0' }, /^PRUNE_BATCH_ROWS /],
+  ] as const) {
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && re.test(e.message),
+    );
+  }
 });

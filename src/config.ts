@@ -9,8 +9,10 @@ import {
   IDLE_SOCKET_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
   MAX_BODIES_IN_FLIGHT_BYTES,
+  PRUNE_BATCH_ROWS,
   PUBLIC_RATE_LIMIT,
   REQUEST_TIMEOUT_MS,
+  RETENTION_DEFAULTS,
   UPLOAD_TIMEOUT_MS,
 } from './limits.js';
 
@@ -59,7 +61,11 @@ export type Config = {
   autoMigrate: boolean;
   /** The qualified signing provider (CSC API v2 with OAuth 2.0); without it signature_level "qes" answers 503. */
   qes: QesConfig | null;
+  /** How long the growing tables keep finished rows, and the prune jobs' batch size. */
+  retention: Retention;
 };
+
+export type Retention = { [K in keyof typeof RETENTION_DEFAULTS]: number } & { batchRows: number };
 
 export type QesConfig = {
   /** The CSC API v2 base, e.g. https://qtsp.example/csc/v2 (its `info` is POSTed at start). */
@@ -161,6 +167,28 @@ function parseLimits(env: NodeJS.ProcessEnv): ProcessLimits {
  * max_connections that other instances need.
  */
 export const poolSizeFor = (cores: number): number => Math.max(4, 2 * cores);
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Each RETENTION_* variable, in whole days (hours for idempotency keys); the defaults are in limits.ts. */
+function parseRetention(env: NodeJS.ProcessEnv): Retention {
+  const days = (name: string, fallbackMs: number, min = 1) =>
+    parseInteger(env, name, fallbackMs / DAY_MS, min, 3650) * DAY_MS;
+  const d = RETENTION_DEFAULTS;
+  return {
+    eventsMs: days('RETENTION_EVENTS_DAYS', d.eventsMs),
+    keyUsesMs: days('RETENTION_KEY_USES_DAYS', d.keyUsesMs),
+    // Never below the 24 h a key is honoured for: a shorter retention would break replays.
+    idempotencyMs:
+      parseInteger(env, 'RETENTION_IDEMPOTENCY_HOURS', d.idempotencyMs / HOUR_MS, d.idempotencyMs / HOUR_MS, 87_600) *
+      HOUR_MS,
+    outboxMs: days('RETENTION_OUTBOX_DAYS', d.outboxMs),
+    sessionsMs: days('RETENTION_SESSIONS_DAYS', d.sessionsMs),
+    // Above the longest job slot (a day), so a slot row is never deleted while its slot is current.
+    jobRunsMs: days('RETENTION_JOB_RUNS_DAYS', d.jobRunsMs, 2),
+    batchRows: parseInteger(env, 'PRUNE_BATCH_ROWS', PRUNE_BATCH_ROWS, 1, 100_000),
+  };
+}
 
 const TIERS = ['free', 'starter', 'business', 'enterprise'] as const;
 
@@ -264,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sms: parseSms(env),
     autoMigrate: env.SIGNET_AUTO_MIGRATE === undefined || parseBool('SIGNET_AUTO_MIGRATE', env.SIGNET_AUTO_MIGRATE),
     qes: parseQes(env),
+    retention: parseRetention(env),
   };
 }
 

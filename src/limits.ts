@@ -32,7 +32,8 @@ export const REVIEW_WINDOW_MS = 14 * DAY;
 /** Idempotency keys: at most this many visible ASCII characters, kept this long. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
-export const KEY_USE_RETENTION_MS = 30 * DAY; // key-use audit rows (one per /v1 request made with a key)
+/** Key-use audit rows (one per /v1 request made with a key) are kept this long by default. */
+export const KEY_USE_RETENTION_MS = 30 * DAY;
 /** Allowed embed origins per key. */
 export const MAX_EMBED_ORIGINS = 50;
 /** One PDF, uploaded or fetched from file_url. */
@@ -124,3 +125,24 @@ export const VERIFICATION_SENDS_TOTAL = 10;
 export const MAX_BULK_ROWS = 5_000;
 /** A bulk send's body, CSV or JSON: 5,000 rows of a few recipients and values each. */
 export const BULK_BODY_LIMIT = 16 * MB;
+
+// Signet's own: retention of the growing tables (issue 25). Each is a default; config.ts reads its variable.
+/**
+ * How long each growing table keeps a row after it is done (ARCHITECTURE.md "Retention and pruning" says why each
+ * keeps the spec's promises). Idempotency keys are kept at least IDEMPOTENCY_TTL_MS, the lifetime they are honoured.
+ */
+export const RETENTION_DEFAULTS = {
+  /** Events, and their deliveries and attempts, after a delivery's last attempt (history and replay). */
+  eventsMs: 30 * DAY,
+  keyUsesMs: KEY_USE_RETENTION_MS,
+  idempotencyMs: IDEMPOTENCY_TTL_MS,
+  /** Mail and SMS outbox rows after they were sent (unsent rows stay). */
+  outboxMs: 30 * DAY,
+  /** Dashboard sessions, embedded sessions and dashboard links after they ended. */
+  sessionsMs: 7 * DAY,
+  jobRunsMs: 30 * DAY,
+} as const;
+/** Rows one prune statement deletes at most (each batch is its own short transaction). */
+export const PRUNE_BATCH_ROWS = 1000;
+/** One prune run stops after this long and leaves the rest to the next hourly run. */
+export const PRUNE_TIME_BUDGET_MS = 10 * MIN;

@@ -44,6 +44,9 @@ export async function runServer(config: Config, opts: { worker: boolean; api: bo
     );
   }
   rt.start();
+  // The job loops' timers are unref'd and SQLite holds no socket: without this a worker-only process on SQLite
+  // would find its event loop empty and exit at once. Cleared when stopping.
+  const keepAlive = rt.app ? undefined : setInterval(() => {}, 1 << 30);
   if (!rt.app)
     logger.info({ database: redactUrl(config.databaseUrl).replace(/^sqlite:.*/, 'sqlite') }, 'signet worker running');
 
@@ -51,6 +54,7 @@ export async function runServer(config: Config, opts: { worker: boolean; api: bo
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    clearInterval(keepAlive);
     logger.info({ signal }, 'draining');
     try {
       await rt.close();

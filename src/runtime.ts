@@ -12,7 +12,19 @@ import { buildApp, type App } from './app.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/ratelimit.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 import { createEmitter } from './webhooks/outbox.repo.js';
-import { createScheduler, runJob, type JobCatalogue, type ScheduledJob, type Scheduler } from './jobs/scheduler.js';
+import {
+  createScheduler,
+  pruneJobRunsJob,
+  runJob,
+  type JobCatalogue,
+  type ScheduledJob,
+  type Scheduler,
+} from './jobs/scheduler.js';
+import { pruneJob } from './jobs/prune.js';
+import { MAIL_OUTBOX_PRUNE } from './mail/outbox.repo.js';
+import { SMS_OUTBOX_PRUNE } from './sms/outbox.repo.js';
+import { pruneEventsJob } from './webhooks/retention.js';
+import { pruneSessionsJob } from './dashboard/people.service.js';
 import type { Runner } from './jobs/runner.js';
 import type { JobName } from './jobs/names.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
@@ -59,7 +71,13 @@ const JOBS: Record<JobName, (deps: JobDeps) => ScheduledJob> = {
   'expire-requests': (deps) => expireRequestsJob(transitionDeps(deps)),
   'expire-reviews': (deps) => expireReviewsJob(transitionDeps(deps)),
   'prune-embed-sessions': pruneEmbedSessionsJob,
-  'prune-key-uses': pruneKeyUsesJob,
+  'prune-key-uses': (deps) => pruneKeyUsesJob(deps),
+  'prune-events': (deps) => pruneEventsJob(deps),
+  // Mail and SMS are two modules with one retention: the job that spans them is composed here.
+  'prune-outboxes': (deps) =>
+    pruneJob(deps, { targets: [MAIL_OUTBOX_PRUNE, SMS_OUTBOX_PRUNE], retention: 'outboxMs', needs: '005-templates' }),
+  'prune-sessions': pruneSessionsJob,
+  'prune-job-runs': pruneJobRunsJob,
   'renew-timestamps': (deps) =>
     renewTimestampsJob({
       db: deps.db,

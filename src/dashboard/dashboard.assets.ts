@@ -10,4 +10,6 @@ export const DASHBOARD_ASSETS = {
   'field-editor.js': { file: besideModule(import.meta.url, 'assets/field-editor.js') },
   'send.js': { file: besideModule(import.meta.url, 'assets/send.js') },
   'send.css': { file: besideModule(import.meta.url, 'assets/send.css') },
+  // The template create and publish pages: the same editor over the rows of fields (rows and boxes are one truth).
+  'template-fields.js': { file: besideModule(import.meta.url, 'assets/template-fields.js') },
 } satisfies AssetTable;

@@ -6,6 +6,8 @@
 import { ApiError, apiError } from '../lib/errors.js';
 import { iso } from '../lib/clock.js';
 import { auditCertificate, auditTrail, getDocument, signedPdf } from '../signing/documents.service.js';
+import { substringIndex, type Db } from '../db/db.js';
+import { migrationApplied } from '../db/migrate.js';
 import {
   documentTemplateOf,
   findDocument,
@@ -22,6 +24,16 @@ import { actorOf, type Viewer } from './people.service.js';
 export type DocumentsDeps = DashboardDeps;
 
 export const DOCUMENTS_PAGE_SIZE = 25;
+
+// Migration 016 is asked for once per database until it has run (a server may start on an older schema).
+const textIndexReady = new WeakSet<Db>();
+async function textIndexOf(db: Db) {
+  if (!textIndexReady.has(db)) {
+    if (!(await migrationApplied(db, '016-hot-path-indexes'))) return null;
+    textIndexReady.add(db);
+  }
+  return substringIndex(db);
+}
 const MAX_SEARCH = 200;
 
 /** Which badge colour (dashboard.css) each status takes; its words are the view's (words.ts `statusText`). */
@@ -59,6 +71,7 @@ export async function documentList(
     search: search || undefined,
     before: m ? { createdAt: Number(m[1]), id: m[2]! } : undefined,
     limit: DOCUMENTS_PAGE_SIZE + 1,
+    textIndex: await textIndexOf(deps.db),
   });
   const page = rows.slice(0, DOCUMENTS_PAGE_SIZE);
   const last = page.at(-1);

@@ -2,6 +2,7 @@
 // sessions. Tokens and session cookies are stored only as SHA-256 hashes.
 import type { Kysely } from 'kysely';
 import type { Database, DashboardSessionsTable, UsersTable } from '../db/schema.js';
+import type { PruneTarget } from '../jobs/prune.repo.js';
 
 type Db = Kysely<Database>;
 export type UserRow = UsersTable;
@@ -124,3 +125,32 @@ export const revokeUserSessions = (db: Db, userId: string, now: number) =>
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .execute();
+
+/** Sessions that ended before the cutoff: signed out, or idle for `idleMs` (after which they no longer open). */
+export const dashboardSessionsPrune = (idleMs: number): PruneTarget<'dashboard_sessions'> => ({
+  table: 'dashboard_sessions',
+  key: ['token_hash'],
+  order: 'last_seen_at',
+  // Either end comes after the last use, so `last_seen_at < cutoff` bounds the scan.
+  expired: (eb, cutoff) =>
+    eb.and([
+      eb('dashboard_sessions.last_seen_at', '<', cutoff),
+      eb.or([
+        eb('dashboard_sessions.revoked_at', '<', cutoff),
+        eb('dashboard_sessions.last_seen_at', '<', cutoff - idleMs),
+      ]),
+    ]),
+});
+
+/** Invitation and password links used or expired before the cutoff. */
+export const USER_TOKENS_PRUNE: PruneTarget<'user_tokens'> = {
+  table: 'user_tokens',
+  key: ['token_hash'],
+  // Either end comes after the link was made, so `created_at < cutoff` bounds the scan.
+  order: 'created_at',
+  expired: (eb, cutoff) =>
+    eb.and([
+      eb('user_tokens.created_at', '<', cutoff),
+      eb.or([eb('user_tokens.used_at', '<', cutoff), eb('user_tokens.expires_at', '<', cutoff)]),
+    ]),
+};

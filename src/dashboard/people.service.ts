@@ -22,8 +22,11 @@ import type { AuthContext } from '../http/request-context.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import type { DashboardKey, Message } from './words.js';
 import { allows } from './roles.js';
+import { pruneJob, type PruneDeps } from '../jobs/prune.js';
+import type { ScheduledJob } from '../jobs/scheduler.js';
 import {
   addMember,
+  dashboardSessionsPrune,
   findMembership,
   findSession,
   findToken,
@@ -38,6 +41,7 @@ import {
   setPasswordHash,
   touchSession,
   useToken,
+  USER_TOKENS_PRUNE,
   ROLES,
   type Role,
 } from './people.repo.js';
@@ -316,3 +320,11 @@ export const actingAs = (v: Viewer): AuthContext => ({
   workspace: { ...v.workspace },
   allowedOrigins: [],
 });
+
+/** Hourly: dashboard sessions and links that ended more than the sessions retention ago (a week by default) go. */
+export const pruneSessionsJob = (deps: PruneDeps): ScheduledJob =>
+  pruneJob(deps, {
+    targets: [dashboardSessionsPrune(SESSION_IDLE_MS), USER_TOKENS_PRUNE],
+    retention: 'sessionsMs',
+    needs: '007-dashboard',
+  });

@@ -137,6 +137,14 @@ describe('the role table, on every dashboard route', () => {
     );
     assert.equal(draft.status, 303, draft.text.slice(0, 300));
     ids['send/:draft'] = /drf_[0-9a-f]+/.exec(draft.headers.location ?? '')![0];
+    // A kept template upload (step 1 of "New template"), whose PDF the visual editor draws.
+    const upload = await clients.owner.postMultipart(
+      '/dashboard/templates/new',
+      { name: 'Roles upload' },
+      { pdf: { name: 'roles.pdf', type: 'application/pdf', content: Buffer.from(pdf, 'base64') } },
+    );
+    assert.equal(upload.status, 200, upload.text.slice(0, 300));
+    ids['uploads/:upload'] = /name="upload" value="upload-[a-p]+\/([0-9a-f]{32})"/.exec(upload.text)![1]!;
     const bulk = await h.request('POST', `/v1/templates/${tpl.json.id}/bulk-sends`, {
       token: e.token,
       rawBody: bulkCsv('roles', 1),

@@ -83,6 +83,9 @@ export const ROUTE_ROLES = {
   'GET /dashboard/templates/new': 'admin',
   'POST /dashboard/templates/new': 'admin',
   'GET /dashboard/templates/:id/publish': 'admin',
+  // The PDFs the create and publish pages' visual editor draws (a kept upload; a version's original).
+  'GET /dashboard/templates/uploads/:upload/document.pdf': 'admin',
+  'GET /dashboard/templates/:id/versions/:n/document.pdf': 'admin',
   'POST /dashboard/templates/:id/publish': 'admin',
   'GET /dashboard/templates/:id/archive': 'admin',
   'POST /dashboard/templates/:id/archive': 'admin',

@@ -1,5 +1,5 @@
 // The template editor's pure parts: markers offered as rows, the rows (as posted) read back as the API's definition,
-// and the JSON seam a visual editor posts instead.
+// the JSON seam, and the upload keys that name their workspace.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../lib/errors.js';
@@ -10,6 +10,8 @@ import {
   formOf,
   rowsFromMarkers,
   rowsFromVersion,
+  uploadId,
+  uploadKind,
   withSpares,
 } from './template-editor.js';
 
@@ -131,4 +133,16 @@ test('a published version as rows: its box shown, anchor kept, rules as typed te
     [r.fields[0]!.options, r.fields[0]!.max_length, r.fields[0]!.anchor, r.fields[0]!.w, r.fields[0]!.required],
     ['a, b', '9', '{{plan}}', '3', 'on'],
   );
+});
+
+test('an upload key names its workspace: one kind per workspace, letters only; only that shape is read', () => {
+  const a = uploadKind('ws_0123456789abcdef01234567');
+  assert.match(a, /^upload-[a-p]{24}$/, 'a blob kind is letters (the blob store’s key shape)');
+  assert.equal(uploadKind('ws_0123456789abcdef01234567'), a, 'the same workspace, the same kind');
+  assert.notEqual(uploadKind('ws_0123456789abcdef01234568'), a, 'another workspace, another kind');
+  const hex = '0123456789abcdef0123456789abcdef';
+  assert.equal(uploadId(`${a}/${hex}`), hex);
+  assert.equal(uploadId(`upload/${hex}`), null, 'the old, workspace-less shape is not read');
+  assert.equal(uploadId(`original/${hex}`), null, 'nor any other blob');
+  assert.equal(uploadId(`${a}/${hex}/../x`), null);
 });

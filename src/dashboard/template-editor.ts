@@ -3,10 +3,13 @@
 // JSON in the `definition` field, which then replaces the table. Either way the definition goes through the API's
 // own schema (CreateTemplateBody / VersionBody) and then createTemplate / publishVersion, so the rules (field types,
 // anchors, boxes on the page) are the API's alone. An uploaded PDF is kept as an `upload/…` blob (a random,
-// unguessable key) between the upload step and the publish step, so the person never uploads twice.
+// unguessable key) between the upload step and the publish step, so the person never uploads twice; the key's kind
+// names the workspace (`uploadKind`), so one workspace can neither read nor publish another's upload.
+import { createHash } from 'node:crypto';
 import Schema from 'typebox/schema';
 import { apiError, ApiError } from '../lib/errors.js';
 import { MAX_FIELDS, MAX_SIGNERS } from '../limits.js';
+import { ANCHOR_FIELD_MIN } from '../documents/pdf/placement.js';
 import type { TemplateMarker } from '../documents/pdf/template-placement.js';
 import { invalid } from '../signing/signing.service.js';
 import {
@@ -19,6 +22,7 @@ import {
   type TemplateFieldIn,
   type TemplateFieldOut,
 } from '../templates/templates.schemas.js';
+import { stampKind } from '../templates/fields.js';
 import { createTemplate, publishVersion, templateOf, versionOf } from '../templates/templates.service.js';
 import type { DashboardDeps } from './dashboard.service.js';
 import { actingAs, type Viewer } from './people.service.js';
@@ -52,7 +56,17 @@ export const FIELD_TYPES = TEMPLATE_FIELD_TYPES;
 /** Blank rows offered after the filled ones, to add a slot or a field without JavaScript. */
 const SPARE_FIELDS = 3;
 const SPARE_SLOTS = 2;
-const UPLOAD_KEY = /^upload\/[0-9a-f]{32}$/;
+const UPLOAD_KEY = /^upload-[a-p]{24}\/([0-9a-f]{32})$/;
+
+/**
+ * The blob kind of a workspace's uploads: `upload-` and 24 letters from the SHA-256 of its id (hex digits as a–p,
+ * since a kind is letters). A key is only ever read as `uploadKind(viewer's workspace)/<hex>`, so another
+ * workspace's upload is absent (404), without a table of uploads.
+ */
+export const uploadKind = (workspaceId: string): string =>
+  `upload-${[...createHash('sha256').update(workspaceId).digest('hex').slice(0, 24)]
+    .map((c) => String.fromCharCode(97 + parseInt(c, 16)))
+    .join('')}`;
 
 const blankField = (): FieldRow => ({
   key: '',
@@ -227,15 +241,48 @@ function checkSchema(check: typeof createCheck | typeof versionCheck, body: unkn
 }
 
 /** Keeps an uploaded PDF until the form is published; returns its key for the form's hidden field. */
-export const keepUpload = (deps: DashboardDeps, bytes: Uint8Array) => deps.blobs.put(bytes, 'upload');
+export const keepUpload = (deps: DashboardDeps, v: Viewer, bytes: Uint8Array) =>
+  deps.blobs.put(bytes, uploadKind(v.workspace.id));
 
-async function uploaded(deps: DashboardDeps, key: string): Promise<Uint8Array> {
-  if (!UPLOAD_KEY.test(key)) throw invalid('file', 'The uploaded PDF is missing; upload it again.');
+/** The random part of an upload key (what the editor's PDF route names), or null for anything else. */
+export const uploadId = (key: string): string | null => UPLOAD_KEY.exec(key)?.[1] ?? null;
+
+/** The workspace's upload `hex`; null when there is none (another workspace's, or gone). */
+export async function uploadBytes(deps: DashboardDeps, v: Viewer, hex: string): Promise<Uint8Array | null> {
+  if (!/^[0-9a-f]{32}$/.test(hex)) return null;
   try {
-    return await deps.blobs.get(key);
+    return await deps.blobs.get(`${uploadKind(v.workspace.id)}/${hex}`);
   } catch {
-    throw invalid('file', 'The uploaded PDF is no longer here; upload it again.');
+    return null;
   }
+}
+
+async function uploaded(deps: DashboardDeps, v: Viewer, key: string): Promise<Uint8Array> {
+  const hex = uploadId(key);
+  if (!hex) throw invalid('file', 'The uploaded PDF is missing; upload it again.');
+  const bytes = await uploadBytes(deps, v, hex);
+  if (!bytes) throw invalid('file', 'The uploaded PDF is no longer here; upload it again.');
+  return bytes;
+}
+
+/** The original PDF of version `n` of a template of the workspace (the one its boxes are measured on). */
+export async function versionPdf(deps: DashboardDeps, v: Viewer, id: string, n: number): Promise<Uint8Array> {
+  const tpl = await templateOf(deps, actingAs(v), id, { archived: true });
+  return deps.blobs.get((await versionOf(deps, tpl, n)).original_blob);
+}
+
+/**
+ * What the visual editor needs besides the rows: the page sizes, where each `{{…}}` marker is (an anchored field is
+ * drawn where placement will put it), and the least box of each type when anchored (placement's rule).
+ */
+export async function editorFacts(deps: DashboardDeps, bytes: Uint8Array, scanned?: { markers: TemplateMarker[] }) {
+  const [info, scan] = await Promise.all([deps.pdf.inspect(bytes), scanned ?? deps.pdf.templateMarkers(bytes)]);
+  return {
+    pages: info.pages.map((p) => ({ width: p.width, height: p.height })),
+    markers: Object.fromEntries(scan.markers.map((m) => [m.text, { page: m.page, ...m.box }])),
+    markerCount: scan.markers.length,
+    anchorMin: Object.fromEntries(FIELD_TYPES.map((t) => [t, ANCHOR_FIELD_MIN[stampKind(t)]])),
+  };
 }
 
 const fileIn = (bytes: Uint8Array, name: string) => ({
@@ -246,7 +293,7 @@ const fileIn = (bytes: Uint8Array, name: string) => ({
 /** Publishes version 1 of a new template (createTemplate, as the person). */
 export async function createFromForm(deps: DashboardDeps, v: Viewer, body: Form, form: EditorForm) {
   const def = definitionOf(body, form);
-  const file = fileIn(await uploaded(deps, form.upload), form.fileName);
+  const file = fileIn(await uploaded(deps, v, form.upload), form.fileName);
   const input = { name: form.name, file, ...def };
   checkSchema(createCheck, input);
   return createTemplate(deps, actingAs(v), input as CreateTemplateBody);

@@ -54,7 +54,7 @@ for (const d of databases) {
       assert.equal(f[`f.${rowOf(f, 'sig_client')}.type`], 'signature');
       assert.equal(f[`f.${rowOf(f, 'sig_client')}.slot`], 'client');
       assert.equal(f[`f.${rowOf(f, 'start_date')}.type`], 'date');
-      assert.match(f.upload!, /^upload\/[0-9a-f]{32}$/);
+      assert.match(f.upload!, /^upload-[a-p]{24}\/[0-9a-f]{32}$/);
       // The person edits what the markers suggested: a choice, a number, the note for the client.
       const plan = rowOf(f, 'plan');
       f[`f.${plan}.type`] = 'enum';
@@ -139,6 +139,58 @@ for (const d of databases) {
       // The same PDF again: no warning.
       const same = await admin.postMultipart(`/dashboard/templates/${tplId}/publish`, formFields(form.text));
       assert.equal(same.headers.location, `/dashboard/templates/${tplId}?done=published`);
+    });
+
+    test('the visual editor’s PDFs: the kept upload and a version’s original, for this workspace only', async () => {
+      const editorData = (html: string) => {
+        const json = /<script type="application\/json" id="tpl-editor-data">(.*?)<\/script>/s.exec(html)?.[1];
+        assert.ok(json, 'the page carries the editor’s data');
+        return JSON.parse(json) as { pdf: string; pages: unknown[]; markers: Record<string, { page: number }> };
+      };
+      const up = await admin.postMultipart(
+        '/dashboard/templates/new',
+        { name: 'Drawn' },
+        { pdf: { name: 'agreement.pdf', content: PDF2, type: 'application/pdf' } },
+      );
+      assert.equal(up.status, 200);
+      assert.match(up.text, /<script type="module" src="\/assets\/template-fields\.js\?v=[^"]+"><\/script>/);
+      const data = editorData(up.text);
+      const hex = /^upload-[a-p]+\/([0-9a-f]{32})$/.exec(formFields(up.text).upload!)![1];
+      assert.equal(data.pdf, `/dashboard/templates/uploads/${hex}/document.pdf`);
+      assert.equal(data.pages.length, 2);
+      assert.equal(data.markers['{{sig_client}}']?.page, 2, 'where each marker is, for the anchored fields');
+      const bytesOf = async (path: string) => {
+        const cookie = [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+        const r = await fetch(e.h.url(path), { headers: { cookie } });
+        assert.equal(r.status, 200, path);
+        assert.equal(r.headers.get('content-type'), 'application/pdf');
+        return Buffer.from(await r.arrayBuffer());
+      };
+      assert.ok((await bytesOf(data.pdf)).equals(Buffer.from(PDF2)), 'the upload, byte for byte');
+      assert.equal((await member.get(data.pdf)).status, 403, 'members do not edit templates');
+
+      const publish = await admin.get(`/dashboard/templates/${tplId}/publish`);
+      const current = (await e.api('GET', `/v1/templates/${tplId}`)).json.current_version as number;
+      assert.equal(editorData(publish.text).pdf, `/dashboard/templates/${tplId}/versions/${current}/document.pdf`);
+      const v1 = await bytesOf(`/dashboard/templates/${tplId}/versions/1/document.pdf`);
+      assert.ok(v1.equals(Buffer.from(PDF2)), 'version 1’s original PDF');
+      assert.equal((await admin.get(`/dashboard/templates/${tplId}/versions/99/document.pdf`)).status, 404);
+
+      // Another workspace's admin: neither PDF exists for them, and the upload cannot be published there.
+      const other = await e.h.workspace('enterprise');
+      const { client: stranger } = await signedIn(e.h, other.id, 'admin');
+      assert.equal((await stranger.get(data.pdf)).status, 404);
+      assert.equal((await stranger.get(`/dashboard/templates/${tplId}/versions/1/document.pdf`)).status, 404);
+      await stranger.get('/dashboard/templates/new');
+      const taken = await stranger.postMultipart('/dashboard/templates/new', formFields(up.text));
+      assert.equal(taken.status, 400);
+      assert.match(taken.text, /no longer here; upload it again/);
+      const theirs = await e.h.db.kysely
+        .selectFrom('templates')
+        .select('id')
+        .where('workspace_id', '=', other.id)
+        .execute();
+      assert.deepEqual(theirs, [], 'nothing published in the other workspace');
     });
 
     const useFields = (who: string, extra: Record<string, string> = {}) => ({

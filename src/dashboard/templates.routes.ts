@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { clientMeta } from '../http/request-context.js';
 import { UPLOAD_ROUTE } from '../http/upload-budget.js';
+import type { TemplateMarker } from '../documents/pdf/template-placement.js';
 import { apiError } from '../lib/errors.js';
 import { MAX_FILE_BYTES, MAX_FIELDS } from '../limits.js';
 import type { DashboardDeps } from './dashboard.service.js';
@@ -15,6 +16,7 @@ import { verdict } from './roles.js';
 import { SESSION_COOKIE } from './session-cookie.js';
 import {
   createFromForm,
+  editorFacts,
   FIELD_TYPES,
   formOf,
   keepUpload,
@@ -22,6 +24,9 @@ import {
   refusal,
   rowsFromMarkers,
   rowsFromVersion,
+  uploadBytes,
+  uploadId,
+  versionPdf,
   withSpares,
   type EditorForm,
 } from './template-editor.js';
@@ -62,11 +67,58 @@ export async function templatesRoutes(app: FastifyInstance, deps: DashboardDeps 
 
   type Id = { Params: { id: string } };
   const upload = { ...UPLOAD_ROUTE };
-  const editor = (f: EditorForm, extra: Record<string, unknown>) => ({
-    form: withSpares(f),
-    types: FIELD_TYPES,
-    ...extra,
+  /**
+   * The form page: the rows, and what the visual editor (template-fields.js) draws them on: the PDF's URL (`pdf`,
+   * null when there is none to draw), its pages and markers. Without JavaScript only the rows are used.
+   */
+  const editor = async (
+    reply: FastifyReply,
+    f: EditorForm,
+    pdf: { url: string; bytes: Uint8Array } | null,
+    extra: Record<string, unknown>,
+    scan?: { markers: TemplateMarker[] },
+  ) => {
+    const a = reply.server.assets;
+    // A PDF the workers cannot read again only loses the drawing: the rows still work.
+    const facts = pdf ? await editorFacts(deps, pdf.bytes, scan).catch(() => null) : null;
+    return {
+      form: withSpares(f),
+      types: FIELD_TYPES,
+      styles: [a.url('send.css')],
+      modules: facts ? [a.url('template-fields.js')] : [],
+      visual: facts && {
+        pdf: pdf!.url,
+        pages: facts.pages,
+        markers: facts.markers,
+        anchorMin: facts.anchorMin,
+        editor: a.url('field-editor.js'),
+        pdfjs: {
+          lib: a.url('pdf.min.mjs'),
+          worker: a.url('pdf.worker.min.mjs'),
+          view: a.url('pdf-view.js'),
+          fonts: a.url('pdfjs/standard_fonts/'),
+          cmaps: a.url('pdfjs/cmaps/'),
+        },
+      },
+      ...extra,
+    };
+  };
+  /** The kept upload a form names, as the editor draws it (null when the key is not this workspace's). */
+  const uploadOf = async (req: FastifyRequest, key: string) => {
+    const hex = uploadId(key);
+    const bytes = hex ? await uploadBytes(deps, req.viewer!, hex) : null;
+    return bytes && { url: `/dashboard/templates/uploads/${hex}/document.pdf`, bytes };
+  };
+  const versionFile = async (req: FastifyRequest, id: string, n: number) => ({
+    url: `${tplHref(id)}/versions/${n}/document.pdf`,
+    bytes: await versionPdf(deps, req.viewer!, id, n),
   });
+  const pdfReply = (reply: FastifyReply, bytes: Uint8Array) =>
+    reply
+      .type('application/pdf')
+      .header('content-disposition', 'inline')
+      .header('cache-control', 'private, no-store')
+      .send(Buffer.from(bytes));
   const tplHref = (id: string, q = '') => `/dashboard/templates/${encodeURIComponent(id)}${q}`;
 
   app.get('/templates', async (req, reply) => {
@@ -92,10 +144,12 @@ export async function templatesRoutes(app: FastifyInstance, deps: DashboardDeps 
       // Step 1: keep the PDF, offer its markers as fields.
       try {
         const scan = await deps.pdf.templateMarkers(body.pdf.bytes);
-        const key = await keepUpload(deps, body.pdf.bytes);
+        const key = await keepUpload(deps, req.viewer!, body.pdf.bytes);
         const rows = rowsFromMarkers(scan.markers);
         const form = { name: body.name ?? '', upload: key, fileName: body.pdf.name, ...rows };
-        return page(reply, req, 'template-form.eta', editor(form, { mode: 'new', markers: scan.markers.length }));
+        const extra = { mode: 'new', markers: scan.markers.length };
+        const pdf = await uploadOf(req, key);
+        return page(reply, req, 'template-form.eta', await editor(reply, form, pdf, extra, scan));
       } catch (err) {
         reply.code(400);
         return page(reply, req, 'template-new.eta', { name: body.name ?? '', apiErrors: refusal(err) });
@@ -108,7 +162,8 @@ export async function templatesRoutes(app: FastifyInstance, deps: DashboardDeps 
     } catch (err) {
       const apiErrors = refusal(err);
       reply.code(400);
-      return page(reply, req, 'template-form.eta', editor(form, { mode: 'new', apiErrors }));
+      const pdf = await uploadOf(req, form.upload);
+      return page(reply, req, 'template-form.eta', await editor(reply, form, pdf, { mode: 'new', apiErrors }));
     }
   });
 
@@ -136,18 +191,33 @@ export async function templatesRoutes(app: FastifyInstance, deps: DashboardDeps 
     return reply.redirect(tplHref(req.params.id, '?done=archived'), 303);
   });
 
+  // The PDFs the visual editor draws: a kept upload (between the two create steps) and a version's original.
+  app.get<{ Params: { upload: string } }>('/templates/uploads/:upload/document.pdf', async (req, reply) => {
+    const bytes = await uploadBytes(deps, req.viewer!, req.params.upload);
+    if (!bytes) throw apiError('not_found');
+    return pdfReply(reply, bytes);
+  });
+  app.get<{ Params: { id: string; n: string } }>('/templates/:id/versions/:n/document.pdf', async (req, reply) => {
+    if (!/^[1-9][0-9]{0,6}$/.test(req.params.n)) throw apiError('not_found');
+    return pdfReply(reply, await versionPdf(deps, req.viewer!, req.params.id, Number(req.params.n)));
+  });
+
   app.get<Id>('/templates/:id/publish', async (req, reply) => {
     const v = await versionPage(deps, req.viewer!, req.params.id);
     const form = { name: v.tpl.name, upload: '', fileName: '', ...rowsFromVersion(v.version.slots, v.version.fields) };
-    return page(reply, req, 'template-form.eta', editor(form, { mode: 'publish', tpl: v.tpl }));
+    const pdf = await versionFile(req, v.tpl.id, v.tpl.current_version);
+    return page(reply, req, 'template-form.eta', await editor(reply, form, pdf, { mode: 'publish', tpl: v.tpl }));
   });
   app.post<Id>('/templates/:id/publish', upload, async (req, reply) => {
     const body = (req.body ?? {}) as Form & { pdf?: File; fileError?: string };
     const form = formOf(body);
     const v = await versionPage(deps, req.viewer!, req.params.id);
-    const again = (apiErrors: string[]) => {
+    const again = async (apiErrors: string[]) => {
       reply.code(body.fileError ? 413 : 400);
-      return page(reply, req, 'template-form.eta', editor(form, { mode: 'publish', tpl: v.tpl, apiErrors }));
+      // A refused replacement PDF is not kept: the editor draws the current version's, the rows are as posted.
+      const pdf = await versionFile(req, v.tpl.id, v.tpl.current_version);
+      const extra = { mode: 'publish', tpl: v.tpl, apiErrors };
+      return page(reply, req, 'template-form.eta', await editor(reply, form, pdf, extra));
     };
     if (body.fileError) return again([say(req, { key: 'templates.tooLarge' })]);
     try {

@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SelectQueryBuilder, type SqliteDatabase } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type LogConfig,
+  type SelectQueryBuilder,
+  type SqliteDatabase,
+} from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
 import { poolSizeFor } from '../config.js';
@@ -25,6 +32,33 @@ export type Db = {
  */
 export const blobHome = (db: Db): 'files' | 'database' => (db.dialect === 'postgres' ? 'database' : 'files');
 
+/** One statement as sent to the database, with its parameters. */
+export type CapturedStatement = { sql: string; parameters: readonly unknown[] };
+
+let captureSink: ((s: CapturedStatement) => void) | null = null;
+
+/**
+ * Test-only (db/query-plans.test.ts): every database opened while a sink is set hands each statement it runs to the
+ * sink. With none set (always, outside that test) no log hook is installed, so the switch costs nothing.
+ */
+export function captureStatements(sink: ((s: CapturedStatement) => void) | null): void {
+  captureSink = sink;
+}
+
+const captureLog = (): LogConfig | undefined => {
+  const sink = captureSink;
+  if (!sink) return undefined;
+  return (e) => {
+    if (e.level === 'query') sink({ sql: e.query.sql, parameters: e.query.parameters });
+  };
+};
+
+/**
+ * The text index a substring search can use (migration 016): SQLite's FTS5 table `document_search` (trigram), or
+ * PostgreSQL's pg_trgm GIN indexes, which answer `lower(col) like …` themselves.
+ */
+export const substringIndex = (db: Db): 'fts5' | 'pg_trgm' => (db.dialect === 'sqlite' ? 'fts5' : 'pg_trgm');
+
 /** `poolMax`: PostgreSQL connections (Config.databasePoolMax; default poolSizeFor this machine's cores). */
 export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: number } = {}): Promise<Db> {
   let db: Db;
@@ -40,7 +74,7 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
     sqlite.pragma('foreign_keys = ON');
     let writes = 0;
     const database = cachingPrepare(sqlite, STATEMENT_CACHE_SIZE, () => void writes++);
-    const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database }) });
+    const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database }), log: captureLog() });
     db = { kysely, dialect: 'sqlite', probe: sqliteChangeProbe(sqlite, () => writes), close: () => kysely.destroy() };
   } else {
     const [{ default: pg }, { pgChangeProbe }] = await Promise.all([import('pg'), import('./pg-change-probe.js')]);
@@ -61,7 +95,7 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
     pool.on('connect', (client) => client.on('error', () => {}));
     const probe = pgChangeProbe(url);
     probe.watch(pool);
-    const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+    const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log: captureLog() });
     db = {
       kysely,
       dialect: 'postgres',

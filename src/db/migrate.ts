@@ -15,6 +15,8 @@ import * as m012 from './migrations/012-reminders.js';
 import * as m013 from './migrations/013-qualified-signatures.js';
 import * as m014 from './migrations/014-bulk-sends.js';
 import * as m015 from './migrations/015-dashboard-drafts.js';
+import * as m016 from './migrations/016-hot-path-indexes.js';
+import * as m017 from './migrations/017-retention.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -33,6 +35,8 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '013-qualified-signatures': m013,
   '014-bulk-sends': m014,
   '015-dashboard-drafts': m015,
+  '016-hot-path-indexes': m016,
+  '017-retention': m017,
 };
 
 export type MigrationName = keyof typeof list;

@@ -1,6 +1,7 @@
 // All SQL of embedded signing sessions. A session row never changes: it ends by its own expiry or with its request.
 import type { Kysely } from 'kysely';
 import type { Database, EmbedSessionsTable } from '../db/schema.js';
+import type { PruneTarget } from '../jobs/prune.repo.js';
 
 export type SessionRow = EmbedSessionsTable;
 
@@ -10,8 +11,10 @@ export const insertSession = (db: Kysely<Database>, row: SessionRow) =>
 export const findSessionByTokenHash = (db: Kysely<Database>, tokenHash: string) =>
   db.selectFrom('embed_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 
-/** Sessions that ended before `before`: nothing can open them any more. */
-export async function deleteEndedSessions(db: Kysely<Database>, before: number): Promise<number> {
-  const r = await db.deleteFrom('embed_sessions').where('expires_at', '<', before).executeTakeFirst();
-  return Number(r.numDeletedRows);
-}
+/** Sessions that ended before the cutoff: nothing can open them any more. */
+export const EMBED_SESSIONS_PRUNE: PruneTarget<'embed_sessions'> = {
+  table: 'embed_sessions',
+  key: ['id'],
+  order: 'expires_at',
+  expired: (eb, cutoff) => eb('embed_sessions.expires_at', '<', cutoff),
+};

@@ -4,8 +4,8 @@
 // - A session opens one signing request, for one origin, until its own expiry; only the SHA-256 of its token is kept.
 // - Acting through a session is acting as the signer: the same service calls, transitions, audit entries and
 //   webhooks as the e-mail link, so an embedded signature is indistinguishable downstream.
-import { migrationApplied } from '../db/migrate.js';
 import type { ScheduledJob } from '../jobs/scheduler.js';
+import { pruneJob, type PruneDeps } from '../jobs/prune.js';
 import { apiKeyOf, type AuthContext } from '../http/request-context.js';
 import { originAllowed, parseExactOrigin } from '../keys/origins.js';
 import { iso } from '../lib/clock.js';
@@ -16,10 +16,7 @@ import { findDocument, findRequest, type RequestRow } from '../signing/signing.r
 import { assertSignable, invalid, signerView, type SigningDeps } from '../signing/signing.service.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import type { SessionBody, SessionOut } from './embedded.schemas.js';
-import { deleteEndedSessions, findSessionByTokenHash, insertSession, type SessionRow } from './sessions.repo.js';
-
-/** Ended sessions are kept this long (their ids may appear in a host's logs), then pruned. */
-const KEEP_ENDED_MS = 7 * 24 * 3600_000;
+import { EMBED_SESSIONS_PRUNE, findSessionByTokenHash, insertSession, type SessionRow } from './sessions.repo.js';
 
 export const presentSession = (s: SessionRow, url: string): SessionOut => ({
   id: s.id,
@@ -91,13 +88,6 @@ export async function embedView(deps: Pick<SigningDeps, 'db' | 'clock'>, token: 
   return { ...s, view, state, endsInMs: Math.max(0, s.session.expires_at - deps.clock.now()) };
 }
 
-export function pruneEmbedSessionsJob(deps: Pick<SigningDeps, 'db' | 'clock'>): ScheduledJob {
-  return {
-    everyMs: 3600_000,
-    async run() {
-      // A server started before `signet migrate` has no table yet: nothing to prune.
-      if (!(await migrationApplied(deps.db, '006-embedded-sessions'))) return { deleted: 0 };
-      return { deleted: await deleteEndedSessions(deps.db.kysely, deps.clock.now() - KEEP_ENDED_MS) };
-    },
-  };
-}
+/** Hourly: sessions that ended more than the sessions retention ago (a week by default) go. */
+export const pruneEmbedSessionsJob = (deps: PruneDeps): ScheduledJob =>
+  pruneJob(deps, { targets: [EMBED_SESSIONS_PRUNE], retention: 'sessionsMs', needs: '006-embedded-sessions' });

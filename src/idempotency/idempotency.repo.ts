@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { PruneTarget } from '../jobs/prune.repo.js';
 
 export type BeginResult =
   | { kind: 'acquired' }
@@ -106,8 +107,10 @@ export async function releaseIdempotent(db: Kysely<Database>, k: { keyId: string
   await db.deleteFrom('idempotency_keys').where('key_id', '=', k.keyId).where('idem_key', '=', k.idemKey).execute();
 }
 
-/** Deletes keys at or past their 24 h lifetime (the same boundary beginIdempotent treats as expired). */
-export async function pruneIdempotencyKeys(db: Kysely<Database>, olderThan: number): Promise<number> {
-  const r = await db.deleteFrom('idempotency_keys').where('created_at', '<=', olderThan).executeTakeFirst();
-  return Number(r.numDeletedRows);
-}
+/** Keys at or past their retention (never below the 24 h lifetime, the boundary beginIdempotent treats as expired). */
+export const IDEMPOTENCY_PRUNE: PruneTarget<'idempotency_keys'> = {
+  table: 'idempotency_keys',
+  key: ['key_id', 'idem_key'],
+  order: 'created_at',
+  expired: (eb, cutoff) => eb('idempotency_keys.created_at', '<=', cutoff),
+};

@@ -14,7 +14,8 @@ import { apiError } from '../lib/errors.js';
 import { apiKeyOf, type IdempotencyClaim } from '../http/request-context.js';
 import type { ScheduledJob } from '../jobs/scheduler.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_MS } from '../limits.js';
-import { beginIdempotent, completeIdempotent, pruneIdempotencyKeys, releaseIdempotent } from './idempotency.repo.js';
+import { pruneJob, type PruneDeps } from '../jobs/prune.js';
+import { beginIdempotent, completeIdempotent, IDEMPOTENCY_PRUNE, releaseIdempotent } from './idempotency.repo.js';
 
 const LOCK_MS = 120_000;
 const KEY_SHAPE = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
@@ -112,8 +113,6 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
   });
 }
 
-/** Hourly: keys past their 24 hours are forgotten. */
-export const pruneIdempotencyJob = (deps: { db: Db; clock: Clock }): ScheduledJob => ({
-  everyMs: 3600_000,
-  run: async () => ({ deleted: await pruneIdempotencyKeys(deps.db.kysely, deps.clock.now() - IDEMPOTENCY_TTL_MS) }),
-});
+/** Hourly: keys past their retention (24 hours by default, never less) are forgotten. */
+export const pruneIdempotencyJob = (deps: PruneDeps): ScheduledJob =>
+  pruneJob(deps, { targets: [IDEMPOTENCY_PRUNE], retention: 'idempotencyMs' });

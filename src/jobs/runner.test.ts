@@ -1,6 +1,6 @@
 // The lease-claim runner with a job defined here (its claims are an in-memory queue), so each rule of the runner
 // is checked on its own: batches until nothing is due, bounded concurrency, hand-back of items it must not start,
-// wake-ups of the background loop, and a stop that waits for work in flight.
+// wake-ups of the background loop, a stop that waits for work in flight, and the pipelined claims of `prefetch`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../lib/clock.js';
@@ -126,4 +126,53 @@ test('stop() waits for work in flight, hands back what was not started, and clai
 test('a lease that cannot outlast the time limit is a configuration error', () => {
   const { job } = queueJob(0);
   assert.throws(() => createRunner(job, options({ leaseMs: 10_000, timeoutMs: 10_000 })), /leaseMs/);
+});
+
+test('prefetch: the next batch is claimed while the current one is worked; every item once, concurrency kept', async () => {
+  const { job, log } = queueJob(30, { workMs: 5 });
+  let claimsWhileWorking = 0;
+  const claim = job.claim;
+  job.claim = (o) => {
+    if (log.inFlight > 0) claimsWhileWorking++;
+    return claim(o);
+  };
+  const runner = createRunner(job, options({ prefetch: true, batchSize: 6, concurrency: 3 }));
+  assert.equal(await runner.runOnce(), 30);
+  assert.deepEqual(
+    [...log.worked].sort((a, b) => a - b),
+    Array.from({ length: 30 }, (_, i) => i),
+  );
+  assert.ok(claimsWhileWorking >= 4, `claims overlapped the work (${claimsWhileWorking})`);
+  assert.equal(log.maxInFlight, 3);
+  assert.equal(log.settled, 1);
+  await runner.stop();
+});
+
+test('prefetch: stop() hands back every claimed item not started, the prefetched batch included', async () => {
+  const { job, log } = queueJob(12, { workMs: 40 });
+  const runner = createRunner(job, options({ prefetch: true, batchSize: 4, concurrency: 2 }));
+  const pass = runner.runOnce();
+  await new Promise((r) => setTimeout(r, 10));
+  await runner.stop();
+  const done = await pass;
+  assert.equal(done, log.worked.length);
+  const claimed = [...log.worked, ...log.released].sort((a, b) => a - b);
+  assert.deepEqual(
+    claimed,
+    Array.from({ length: claimed.length }, (_, i) => i),
+    'each claimed item worked or released',
+  );
+  assert.ok(log.released.length > 0 && log.worked.length <= 4, 'most of it handed back');
+});
+
+test('prefetch: a failing claim ends the pass with its error after the claimed items are worked', async () => {
+  const { job, log } = queueJob(8, { workMs: 5 });
+  const claim = job.claim;
+  let n = 0;
+  job.claim = (o) => (++n === 2 ? Promise.reject(new Error('database away')) : claim(o));
+  const runner = createRunner(job, options({ prefetch: true, batchSize: 4, concurrency: 2 }));
+  await assert.rejects(runner.runOnce(), /database away/);
+  assert.deepEqual([...log.worked].sort(), [0, 1, 2, 3]);
+  assert.equal(log.settled, 1);
+  await runner.stop();
 });

@@ -7,6 +7,8 @@
 //   was called, it is handed back at once for an immediate re-claim.
 // - The background loop runs a pass, and when nothing was done sleeps (unref'd) until the poll interval passes or
 //   wake() is called. stop() stops claiming, waits for work in flight and its records.
+// - With `prefetch` the next batch is claimed while the current one is worked; every claimed item is still worked or
+//   handed back, the prefetched batch included.
 import type { Clock } from '../lib/clock.js';
 import { describeError, silentLogger, type Logger } from '../lib/logger.js';
 
@@ -41,6 +43,12 @@ export type RunnerOptions = {
   concurrency: number;
   /** Real-time sleep of the background loop when a pass did nothing. */
   pollIntervalMs: number;
+  /**
+   * Claim the next batch while the current one is still being worked (once fewer than `concurrency` of its items
+   * are left unstarted), so lanes never stand idle waiting for the batch's slowest item or for the claim. For many
+   * short items (deliveries); a slow job keeps the default, claiming only what it is about to work.
+   */
+  prefetch?: boolean;
 };
 
 export type Runner = {
@@ -93,7 +101,56 @@ export function createRunner<T extends Claimed>(job: LeaseJob<T>, o: RunnerOptio
     return done;
   }
 
+  // Lanes share one queue of claimed items; at most one claim is in flight. A claim that fails ends the claiming;
+  // what was claimed is still worked (or handed back when stopping), then the pass rejects with the claim's error.
+  async function pipelinedPass(): Promise<number> {
+    const queue: T[] = [];
+    let more = true;
+    let failure: { err: unknown } | undefined;
+    let claiming: Promise<void> | undefined;
+    const refill = (): Promise<void> =>
+      (claiming ??= job
+        .claim({ now: clock.now(), workerId, leaseMs: o.leaseMs, limit: o.batchSize })
+        .then(
+          (batch) => {
+            queue.push(...batch);
+            if (batch.length === 0) more = false;
+          },
+          (err: unknown) => {
+            failure = { err };
+            more = false;
+          },
+        )
+        .finally(() => {
+          claiming = undefined;
+        }));
+    let done = 0;
+    const lane = async () => {
+      for (;;) {
+        const item = queue.shift();
+        if (item === undefined) {
+          if (!more || stopping) return;
+          await refill();
+          continue;
+        }
+        if (more && !stopping && queue.length < o.concurrency) void refill();
+        if (await one(item)) done++;
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: o.concurrency }, lane));
+      await claiming;
+      // A batch claimed by a prefetch after the lanes had all left (stopping) is handed back, not left leased.
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await one(item);
+    } finally {
+      await job.settle?.();
+    }
+    if (failure) throw failure.err;
+    return done;
+  }
+
   async function pass(): Promise<number> {
+    if (o.prefetch) return pipelinedPass();
     let total = 0;
     try {
       while (!stopping) {

@@ -5,7 +5,8 @@
 import type { Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { describeError, silentLogger, type Logger } from '../lib/logger.js';
-import { claimSlot, finishSlot } from './scheduler.repo.js';
+import { claimSlot, finishSlot, JOB_RUNS_PRUNE } from './scheduler.repo.js';
+import { pruneJob, type PruneDeps } from './prune.js';
 
 export type ScheduledJob = { everyMs: number; run(): Promise<Record<string, unknown>> };
 export type JobCatalogue = Readonly<Record<string, ScheduledJob>>;
@@ -69,3 +70,7 @@ export function createScheduler(o: {
     },
   };
 }
+
+/** Hourly: the slot table keeps a month of runs by default (`RETENTION_JOB_RUNS_DAYS`). */
+export const pruneJobRunsJob = (deps: PruneDeps): ScheduledJob =>
+  pruneJob(deps, { targets: [JOB_RUNS_PRUNE], retention: 'jobRunsMs' });

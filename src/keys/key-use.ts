@@ -7,11 +7,9 @@
 // request, and rows hold no secret (key id, workspace id, masked IP, method, route pattern, status).
 import type { Db } from '../db/db.js';
 import { describeError, type Logger } from '../lib/logger.js';
-import { KEY_USE_RETENTION_MS } from '../limits.js';
-import { migrationApplied } from '../db/migrate.js';
-import type { Clock } from '../lib/clock.js';
 import type { ScheduledJob } from '../jobs/scheduler.js';
-import { insertKeyUses, pruneKeyUses, type KeyUseRow } from './key-uses.repo.js';
+import { pruneJob, type PruneDeps } from '../jobs/prune.js';
+import { insertKeyUses, KEY_USES_PRUNE, type KeyUseRow } from './key-uses.repo.js';
 
 /** Rows waiting in memory at most (preallocated, about 50 bytes a row; the strings are shared); then the oldest go. */
 export const KEY_USE_BUFFER_MAX = 50_000;
@@ -210,26 +208,6 @@ export function createKeyUseRecorder(db: Db, opts: KeyUseRecorderOptions = {}): 
   };
 }
 
-/** Rows one prune statement deletes at most; the job repeats, letting requests in between. */
-export const KEY_USE_PRUNE_BATCH = 10_000;
-
-/**
- * Hourly: rows older than KEY_USE_RETENTION_MS are deleted, in batches. A server started before `signet migrate` has
- * no table yet: nothing to prune.
- */
-export function pruneKeyUsesJob(deps: { db: Db; clock: Clock }, batch = KEY_USE_PRUNE_BATCH): ScheduledJob {
-  return {
-    everyMs: 3600_000,
-    async run() {
-      if (!(await migrationApplied(deps.db, '007-dashboard'))) return { deleted: 0 };
-      const olderThan = deps.clock.now() - KEY_USE_RETENTION_MS;
-      let deleted = 0;
-      for (;;) {
-        const n = await pruneKeyUses(deps.db.kysely, olderThan, batch);
-        deleted += n;
-        if (n < batch) return { deleted };
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    },
-  };
-}
+/** Hourly: rows past their retention (30 days by default) are deleted in batches. */
+export const pruneKeyUsesJob = (deps: PruneDeps, batchRows?: number): ScheduledJob =>
+  pruneJob(deps, { targets: [KEY_USES_PRUNE], retention: 'keyUsesMs', needs: '007-dashboard' }, batchRows);

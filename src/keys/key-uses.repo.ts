@@ -1,7 +1,8 @@
 // SQL of the key-use audit (`key_uses`, migration 007): one row per /v1 request made with a key, written in
-// batches by key-use.ts, read newest first by (at, id), pruned after KEY_USE_RETENTION_MS.
+// batches by key-use.ts, read newest first by (at, id), pruned after their retention (KEY_USES_PRUNE).
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { PruneTarget } from '../jobs/prune.repo.js';
 
 export type KeyUseRow = {
   key_id: string;
@@ -114,16 +115,10 @@ export async function listKeyUses(
   return rows.map((r) => ({ ...r, id: Number(r.id), at: Number(r.at), status: Number(r.status) }));
 }
 
-/**
- * Deletes rows recorded before `olderThan` (ms), at most `limit` of them (the oldest), so that one statement never
- * holds SQLite's single connection for long; returns how many. The caller repeats while it gets a full batch.
- */
-export async function pruneKeyUses(db: Kysely<Database>, olderThan: number, limit = 10_000): Promise<number> {
-  const r = await db
-    .deleteFrom('key_uses')
-    .where('id', 'in', (eb) =>
-      eb.selectFrom('key_uses').select('id').where('at', '<', olderThan).orderBy('at').limit(limit),
-    )
-    .executeTakeFirst();
-  return Number(r.numDeletedRows);
-}
+/** Rows recorded before the cutoff; the scan walks key_uses_at, oldest first. */
+export const KEY_USES_PRUNE: PruneTarget<'key_uses'> = {
+  table: 'key_uses',
+  key: ['id'],
+  order: 'at',
+  expired: (eb, cutoff) => eb('key_uses.at', '<', cutoff),
+};

@@ -4,6 +4,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/db.js';
 import type { Database, MailOutboxTable } from '../db/schema.js';
 import { claimLeases, writeUnderLease, type Lease } from '../jobs/lease.repo.js';
+import { noLiveDocument, type PruneTarget } from '../jobs/prune.repo.js';
 
 export type MailStatus = 'queued' | 'sent' | 'failed' | 'logged';
 export type MailRow = Selectable<MailOutboxTable>;
@@ -59,3 +60,16 @@ export async function findOutbox(
 
 export const findMail = (db: Db, id: string): Promise<MailRow | undefined> =>
   db.kysely.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** Rows sent (or logged) before the cutoff, unless they belong to a live document; unsent rows always stay. */
+export const MAIL_OUTBOX_PRUNE: PruneTarget<'mail_outbox'> = {
+  table: 'mail_outbox',
+  key: ['id'],
+  order: 'sent_at',
+  expired: (eb, cutoff) =>
+    eb.and([
+      eb('mail_outbox.status', 'in', ['sent', 'logged']),
+      eb('mail_outbox.sent_at', '<', cutoff),
+      noLiveDocument(eb, 'mail_outbox.document_id'),
+    ]),
+};

@@ -243,9 +243,18 @@ export type DocumentListRow = {
 const likeContains = (text: string) => `%${text.replace(/[!%_]/g, '!$&')}%`;
 
 /**
+ * Whether a trigram index can find `text`: it holds 3 letters or digits in a row (pg_trgm makes trigrams of
+ * letters and digits only, so "%_o" would read the whole index; FTS5 needs 3 characters).
+ */
+export const trigramSearchable = (text: string) => /[\p{L}\p{N}]{3}/u.test(text);
+
+/**
  * One page of a workspace's documents, newest first (keyset: `before` is the previous page's last row), optionally
  * of one status and matching `search`: a case-insensitive substring of the title or of a signer's e-mail, or the
  * exact document id. Staged template documents have no signers yet, so only their title and id match.
+ * A search with 3 letters or digits in a row reads its candidates from the text index (`textIndex`: migration 016;
+ * null before it ran); any other walks the workspace's documents newest first and stops when the page is full, as
+ * does a search on a schema without the index.
  */
 export async function listWorkspaceDocuments(
   db: Trx,
@@ -255,6 +264,7 @@ export async function listWorkspaceDocuments(
     search?: string;
     before?: { createdAt: number; id: string };
     limit: number;
+    textIndex: 'fts5' | 'pg_trgm' | null;
   },
 ): Promise<DocumentListRow[]> {
   let q = db
@@ -276,30 +286,46 @@ export async function listWorkspaceDocuments(
     .where('documents.workspace_id', '=', o.workspaceId);
   if (o.status) q = q.where('documents.status', '=', o.status);
   if (o.search) {
-    const pattern = likeContains(o.search);
+    const search = o.search;
+    const pattern = likeContains(search);
     const contains = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
-    q = q.where((eb) =>
-      eb.or([
-        contains('documents.title'),
-        eb('documents.id', '=', o.search!),
-        eb.exists(
-          eb
-            .selectFrom('signing_requests')
-            .select(sql.lit(1).as('one'))
-            .whereRef('signing_requests.document_id', '=', 'documents.id')
-            .where(contains('signing_requests.email')),
-        ),
-      ]),
-    );
+    if (o.textIndex && trigramSearchable(search)) {
+      // Candidates from the index (a union, so each arm uses its own index), then this workspace's page of them.
+      const byId = db.selectNoFrom(sql<string>`${search}`.as('document_id'));
+      const candidates =
+        o.textIndex === 'fts5'
+          ? db
+              .selectFrom(sql.table('document_search').as('s'))
+              .select(sql<string>`s.document_id`.as('document_id'))
+              .where(sql<boolean>`s.document_search match ${`"${search.replace(/"/g, '""')}"`}`)
+              .unionAll(byId)
+          : db
+              .selectFrom('documents as t')
+              .select('t.id as document_id')
+              .where(contains('t.title'))
+              .unionAll(db.selectFrom('signing_requests as r').select('r.document_id').where(contains('r.email')))
+              .unionAll(byId);
+      q = q.where('documents.id', 'in', candidates);
+    } else {
+      q = q.where((eb) =>
+        eb.or([
+          contains('documents.title'),
+          eb('documents.id', '=', search),
+          eb.exists(
+            eb
+              .selectFrom('signing_requests')
+              .select(sql.lit(1).as('one'))
+              .whereRef('signing_requests.document_id', '=', 'documents.id')
+              .where(contains('signing_requests.email')),
+          ),
+        ]),
+      );
+    }
   }
   if (o.before) {
     const b = o.before;
-    q = q.where((eb) =>
-      eb.or([
-        eb('documents.created_at', '<', b.createdAt),
-        eb.and([eb('documents.created_at', '=', b.createdAt), eb('documents.id', '<', b.id)]),
-      ]),
-    );
+    // A row comparison, so the (workspace_id, created_at, id) index seeks to the page instead of filtering to it.
+    q = q.where((eb) => eb(eb.refTuple('documents.created_at', 'documents.id'), '<', eb.tuple(b.createdAt, b.id)));
   }
   const docs = await q.orderBy('documents.created_at', 'desc').orderBy('documents.id', 'desc').limit(o.limit).execute();
   const requests = docs.length

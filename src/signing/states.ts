@@ -1,6 +1,7 @@
 // The states of documents and signing requests, and every move between them: the spec's "States and transitions"
 // for signing in one table. Signing code changes a status only through `moveRequest`/`moveDocument`
 // (signing.repo.ts), which take a move named here and refuse a row that is not in one of its `from` states.
+import { LIVE_DOCUMENT_STATUSES } from '../jobs/prune.repo.js';
 
 /**
  * A signing request is one signer's invitation. `queued` waits for its turn in sequential mode; `pending` has been
@@ -80,3 +81,6 @@ export const canMoveRequest = (move: RequestMove, status: string): boolean =>
 /** Requests a signer can still act on (view, sign, decline); the ones the hourly job expires. */
 export const OPEN_REQUEST_STATUSES: readonly RequestStatus[] = REQUEST_MOVES.sign.from;
 export const isOpenRequest = (status: string): boolean => canMoveRequest('sign', status);
+
+// The prune jobs keep every row of a live document; their list must name statuses of this table.
+LIVE_DOCUMENT_STATUSES satisfies readonly DocumentStatus[];

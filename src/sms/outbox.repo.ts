@@ -4,6 +4,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/db.js';
 import type { Database, SmsOutboxTable } from '../db/schema.js';
 import { claimLeases, writeUnderLease, type Lease } from '../jobs/lease.repo.js';
+import { noLiveDocument, type PruneTarget } from '../jobs/prune.repo.js';
 
 export type SmsStatus = 'queued' | 'sent' | 'failed' | 'logged';
 export const SMS_STATUSES: readonly SmsStatus[] = ['queued', 'sent', 'failed', 'logged'];
@@ -60,3 +61,16 @@ export async function findSmsOutbox(
 
 export const findSms = (db: Db, id: string): Promise<SmsRow | undefined> =>
   db.kysely.selectFrom('sms_outbox').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** Rows sent (or logged) before the cutoff, unless they belong to a live document; unsent rows always stay. */
+export const SMS_OUTBOX_PRUNE: PruneTarget<'sms_outbox'> = {
+  table: 'sms_outbox',
+  key: ['id'],
+  order: 'sent_at',
+  expired: (eb, cutoff) =>
+    eb.and([
+      eb('sms_outbox.status', 'in', ['sent', 'logged']),
+      eb('sms_outbox.sent_at', '<', cutoff),
+      noLiveDocument(eb, 'sms_outbox.document_id'),
+    ]),
+};

@@ -1,8 +1,8 @@
 // All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
 import type { Insertable, Kysely } from 'kysely';
-import type { Db } from '../db/db.js';
-import { claimLeases, writeUnderLease, type Lease } from '../jobs/lease.repo.js';
+import { forUpdate, type Db } from '../db/db.js';
+import { claimLeases, writeManyUnderLease, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import { pendingDelivery } from './outbox.repo.js';
 import { DUE_STATUSES, type DeliveryStatus } from './states.js';
@@ -105,57 +105,88 @@ export type NonAttemptOutcome = {
 
 export type Outcome = AttemptOutcome | NonAttemptOutcome;
 
+// What each kind of outcome sets, typed for the batched write (jobs/lease.repo.ts, writeManyUnderLease).
+const ATTEMPT_COLUMNS = {
+  status: 'text',
+  attempts: 'integer',
+  next_attempt_at: 'bigint',
+  last_status_code: 'integer',
+  last_error: 'text',
+  updated_at: 'bigint',
+} as const;
+const DROP_COLUMNS = { status: 'text', next_attempt_at: 'bigint', last_error: 'text', updated_at: 'bigint' } as const;
+
 /**
- * Writes a batch of outcomes in one transaction. Each row update is guarded by the claim (claimed_by and the
- * attempt count seen at claim time); an outcome whose claim was lost changes nothing and records no attempt.
- * Returns how many outcomes were applied.
+ * Writes a batch of outcomes in one transaction, a few statements whatever its size (one per kind of outcome, one
+ * for the attempt rows). Each row update is guarded by the claim (claimed_by and the attempt count seen at claim
+ * time); an outcome whose claim was lost changes nothing and records no attempt. Returns how many were applied.
  */
 export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[]): Promise<number> {
   if (outcomes.length === 0) return 0;
   // A stable order keeps concurrent PostgreSQL writers from deadlocking on each other's rows.
   const sorted = [...outcomes].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0));
+  const attempts = sorted.filter((o): o is AttemptOutcome => o.kind === 'attempt');
+  const drops = sorted.filter((o) => o.kind === 'drop');
+  const releases = sorted.filter((o) => o.kind === 'release');
   return db.kysely.transaction().execute(async (trx) => {
-    let applied = 0;
-    const attemptRows: Insertable<DeliveryAttemptsTable>[] = [];
-    for (const o of sorted) {
-      const guard = { release: true, attempts: o.attemptsAtClaim };
-      let written: boolean;
-      if (o.kind === 'attempt') {
-        const status: DeliveryStatus = o.ok ? 'succeeded' : o.nextAttemptAt === null ? 'giving_up' : 'retrying';
-        const set = {
-          status,
-          attempts: o.attemptsAtClaim + 1,
-          next_attempt_at: o.ok ? null : o.nextAttemptAt,
-          last_status_code: o.statusCode,
-          last_error: o.error,
-          updated_at: o.recordedAt,
-        };
-        written = await writeUnderLease(trx, DELIVERY_LEASE, o.deliveryId, workerId, set, guard);
-        if (written) {
-          attemptRows.push({
-            delivery_id: o.deliveryId,
-            attempt: o.attemptsAtClaim + 1,
-            started_at: o.startedAt,
-            duration_ms: o.durationMs,
-            status_code: o.statusCode,
-            response_body: o.responseBody,
-            error: o.error,
-            worker: workerId,
-          });
-        }
-      } else if (o.kind === 'release') {
-        written = await writeUnderLease(trx, DELIVERY_LEASE, o.deliveryId, workerId, {}, guard);
-      } else {
-        const set = {
+    const release = { release: true };
+    const written = new Set(
+      attempts.length === 0
+        ? []
+        : await writeManyUnderLease(
+            trx,
+            DELIVERY_LEASE,
+            workerId,
+            ATTEMPT_COLUMNS,
+            attempts.map((o) => ({
+              id: o.deliveryId,
+              attempts: o.attemptsAtClaim,
+              set: {
+                status: (o.ok
+                  ? 'succeeded'
+                  : o.nextAttemptAt === null
+                    ? 'giving_up'
+                    : 'retrying') satisfies DeliveryStatus,
+                attempts: o.attemptsAtClaim + 1,
+                next_attempt_at: o.ok ? null : o.nextAttemptAt,
+                last_status_code: o.statusCode,
+                last_error: o.error,
+                updated_at: o.recordedAt,
+              },
+            })),
+            release,
+          ),
+    );
+    let applied = written.size;
+    if (drops.length > 0) {
+      const rows = drops.map((o) => ({
+        id: o.deliveryId,
+        attempts: o.attemptsAtClaim,
+        set: {
           status: 'giving_up' satisfies DeliveryStatus,
           next_attempt_at: null,
           last_error: o.error ?? null,
           updated_at: o.recordedAt,
-        };
-        written = await writeUnderLease(trx, DELIVERY_LEASE, o.deliveryId, workerId, set, guard);
-      }
-      if (written) applied++;
+        },
+      }));
+      applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, DROP_COLUMNS, rows, release)).length;
     }
+    if (releases.length > 0) {
+      const rows = releases.map((o) => ({ id: o.deliveryId, attempts: o.attemptsAtClaim, set: {} }));
+      applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, {}, rows, release)).length;
+    }
+    const attemptRows: Insertable<DeliveryAttemptsTable>[] = attempts
+      .filter((o) => written.has(o.deliveryId))
+      .map((o) => ({
+        delivery_id: o.deliveryId,
+        attempt: o.attemptsAtClaim + 1,
+        started_at: o.startedAt,
+        duration_ms: o.durationMs,
+        status_code: o.statusCode,
+        response_body: o.responseBody,
+        error: o.error,
+        worker: workerId,
+      }));
     for (let i = 0; i < attemptRows.length; i += 500) {
       await trx
         .insertInto('delivery_attempts')
@@ -234,12 +265,8 @@ export async function findDeliveries(db: Db, opts: DeliveryQuery = {}): Promise<
   if (opts.statuses !== undefined) q = q.where('d.status', 'in', [...opts.statuses]);
   const after = opts.after;
   if (after !== undefined) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('d.created_at', '<', after.created_at),
-        eb.and([eb('d.created_at', '=', after.created_at), eb('d.id', '<', after.id)]),
-      ]),
-    );
+    // A row comparison, so the (workspace_id | hook_id, created_at, id) order is a seek, not a filter.
+    q = q.where((eb) => eb(eb.refTuple('d.created_at', 'd.id'), '<', eb.tuple(after.created_at, after.id)));
   }
   return withAttempts(db, await q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute());
 }
@@ -262,11 +289,14 @@ export type Replayed = { id: string; eventId: string; hookId: string; workspaceI
  * when there is no such delivery, its hook is deleted, or (given `scope`) it is not that workspace's hook's.
  */
 export async function insertReplay(
+  database: Db,
   db: Kysely<Database>,
   id: string,
   now: number,
   scope?: { workspaceId: string; hookId: string },
 ): Promise<Replayed | undefined> {
+  // The source row is locked until the insert commits: the prune job's SKIP LOCKED then passes it by, so its event
+  // (deleted only once no delivery of it is left) cannot vanish between this read and the insert's reference to it.
   let q = db
     .selectFrom('deliveries as d')
     .innerJoin('hooks as h', 'h.id', 'd.hook_id')
@@ -274,7 +304,7 @@ export async function insertReplay(
     .where('d.id', '=', id)
     .where('h.deleted_at', 'is', null);
   if (scope) q = q.where('d.workspace_id', '=', scope.workspaceId).where('d.hook_id', '=', scope.hookId);
-  const src = await q.executeTakeFirst();
+  const src = await forUpdate(database, q).executeTakeFirst();
   if (!src) return undefined;
   // A hook deleted between this read and the insert leaves a row the dispatcher gives up unsent ("hook deleted").
   const row = pendingDelivery(src.event_id, src.hook_id, src.workspace_id, now);

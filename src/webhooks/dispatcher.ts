@@ -36,9 +36,10 @@ export const DEFAULT_LEASE_MS = 60_000;
 export const RESPONSE_BODY_LIMIT = 2048;
 /** The spec's schedule: attempt 1 at once, then +1m, +5m, +30m, +2h, +6h, +24h; giving_up after the 7th failure. */
 export const DELIVERY_SCHEDULE = fixedDelays(WEBHOOK_RETRY_DELAYS_MS);
-// Group commit: wait at most this long, or for this many outcomes, before writing a transaction.
-const LINGER_MS = 5;
-const LINGER_MAX = 100;
+// Group commit: wait at most this long, or for this many outcomes, before writing a transaction. Every write
+// transaction is a lock two SQLite workers fight over (and a few round trips on PostgreSQL), so fewer, larger ones.
+const LINGER_MS = 10;
+const LINGER_MAX = 400;
 const HOOK_STATE_CACHE_SIZE = 1000;
 
 export type DispatcherOptions = {
@@ -183,9 +184,10 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     logger,
     leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
     timeoutMs,
-    batchSize: opts.batchSize ?? 200,
+    batchSize: opts.batchSize ?? 400,
     concurrency,
     pollIntervalMs: opts.pollIntervalMs ?? 250,
+    prefetch: true,
   });
   return {
     ...runner,
@@ -203,14 +205,24 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 function createWriter(db: Db, workerId: string, logger: Logger, busy: () => boolean) {
   let queue: Outcome[] = [];
   let running: Promise<void> | undefined;
+  let endLinger: (() => void) | undefined;
+  // A timer, not a setImmediate spin: the process sleeps while it lingers, leaving the CPU to the requests' peers.
+  const linger = () =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(done, LINGER_MS);
+      function done() {
+        clearTimeout(t);
+        endLinger = undefined;
+        resolve();
+      }
+      endLinger = done;
+    });
   const kick = () => {
     if (running) return;
     running = (async () => {
       while (queue.length > 0) {
         // Linger briefly while requests are still on the wire so their outcomes share this transaction.
-        const until = performance.now() + LINGER_MS;
-        do await new Promise((r) => setImmediate(r));
-        while (queue.length < LINGER_MAX && busy() && performance.now() < until);
+        if (queue.length < LINGER_MAX && busy()) await linger();
         const batch = queue;
         queue = [];
         try {
@@ -228,9 +240,11 @@ function createWriter(db: Db, workerId: string, logger: Logger, busy: () => bool
   return {
     push(o: Outcome) {
       queue.push(o);
+      if (queue.length >= LINGER_MAX || !busy()) endLinger?.();
       kick();
     },
     async idle() {
+      endLinger?.();
       while (running) await running;
     },
   };

@@ -265,7 +265,7 @@ export async function replayDelivery(
 ): Promise<DeliveryReplayed | undefined> {
   const now = deps.clock.now();
   const replayed = await deps.db.kysely.transaction().execute(async (trx) => {
-    const r = await insertReplay(trx, deliveryId, now, scope);
+    const r = await insertReplay(deps.db, trx, deliveryId, now, scope);
     if (!r) return undefined;
     const view = { delivery_id: r.id, event_id: r.eventId, hook_id: r.hookId };
     await auditAs(

@@ -50,12 +50,16 @@ export function createEmitter(clock: Clock): Emit {
       .values({ id: env.id, workspace_id: workspaceId, name, document_id: documentId, body: env.body, created_at: now })
       .execute();
 
-    let q = trx
-      .selectFrom('hooks')
-      .select(['id', 'events', 'document_id'])
-      .where('workspace_id', '=', workspaceId)
-      .where('deleted_at', 'is', null);
-    if (opts.onlyHookId) q = q.where('id', '=', opts.onlyHookId);
+    const live = () =>
+      trx
+        .selectFrom('hooks')
+        .select(['id', 'events', 'document_id'])
+        .where('workspace_id', '=', workspaceId)
+        .where('deleted_at', 'is', null);
+    // The workspace's hooks and this document's own, each an index seek: every document's callback hook is a row of
+    // its workspace, so reading them all per event would grow with the history.
+    let q = opts.onlyHookId ? live().where('id', '=', opts.onlyHookId) : live().where('document_id', 'is', null);
+    if (!opts.onlyHookId && documentId) q = q.unionAll(live().where('document_id', '=', documentId));
     const hooks = await q.execute();
     const rows = hooks
       .filter((h) => opts.onlyHookId || h.document_id === null || h.document_id === documentId)

@@ -2,8 +2,10 @@
 // viewport) with boxes over them that a person drops, moves and resizes with the mouse, touch (pointer events) or
 // the keyboard alone. Boxes are kept in PDF points from the top-left corner of the page as shown (the API's system)
 // and drawn in percentages of the page, so they stay where they are at any zoom. Parameterised by the parties (the
-// send page's signers; a template's slots later) and the field types offered; the page gives all words. Plain ES
-// module, no build step, no inline script (CSP script-src 'self').
+// send page's signers; a template's slots and `sender`) and the field types offered; the page gives all words. A
+// field may carry more than the editor uses (a template row's index, its key, its number `n` as the page shows it,
+// `locked` when a marker places it: shown, not moved); those travel with it. Plain ES module, no build step, no
+// inline script (CSP script-src 'self').
 
 const MIN = 5; // the API's smallest box side, in points
 const EPS = 0.01;
@@ -50,7 +52,7 @@ export function problemsOf(fields, pages, parties) {
  * Builds the editor in `els` ({viewer, palette, party, add, selected, problems, message, status}: the page's
  * elements) and resolves with its handle once page 1 shows. `o`: {pdf (URL), pdfjs, view (pdf-view.js URL), pages
  * ([{width, height}] in points), fields (initial), parties ([name, or null while a row names no one]), types
- * ([type]), strings, onChange(fields)}.
+ * ([type]), strings, onChange(fields), prepare(field) (optional: a field about to be added, returned as it is kept)}.
  */
 export async function createFieldEditor(els, o) {
   const S = o.strings;
@@ -58,6 +60,8 @@ export async function createFieldEditor(els, o) {
   // A party is its name, or null while its row names no one yet (its fields are flagged).
   let parties = o.parties.slice();
   const partyName = (i) => parties[i] ?? fill(S.signerN, { n: i + 1 });
+  /** A field's number as the page shows it (a template row's own), else its place in the list. */
+  const numberOf = (i) => fields[i]?.n ?? i + 1;
   let selected = -1;
   let armed = o.types[0];
   const layers = new Map(); // page number → overlay element
@@ -154,7 +158,7 @@ export async function createFieldEditor(els, o) {
   const boxes = []; // index → element
   function label(f, i) {
     return fill(S.fieldName, {
-      n: i + 1,
+      n: numberOf(i),
       type: S.types[f.type] ?? f.type,
       signer: partyName(f.signer),
       page: f.page,
@@ -171,12 +175,14 @@ export async function createFieldEditor(els, o) {
     fields.forEach((f, i) => {
       const p = o.pages[f.page - 1] ?? o.pages[0];
       const el = document.createElement('div');
-      el.className = `fe-field party-${f.signer % 8}${i === selected ? ' selected' : ''}${bad.has(i) ? ' bad' : ''}`;
+      const locked = f.locked ? ' locked' : '';
+      el.className = `fe-field party-${Math.max(0, f.signer) % 8}${i === selected ? ' selected' : ''}${bad.has(i) ? ' bad' : ''}${locked}`;
       el.tabIndex = 0;
       el.setAttribute('role', 'button');
       // The name starts with the visible text (people who speak a command name what they see), then the details.
-      const visible = `${i + 1} · ${S.types[f.type] ?? f.type} · ${partyName(f.signer)}`;
-      el.setAttribute('aria-label', `${visible}. ${label(f, i)}`);
+      const visible = `${numberOf(i)} · ${f.key || (S.types[f.type] ?? f.type)} · ${partyName(f.signer)}`;
+      const fixed = f.locked ? ` ${fill(S.locked ?? '', { n: numberOf(i), marker: f.anchor ?? '' })}` : '';
+      el.setAttribute('aria-label', `${visible}. ${label(f, i)}${fixed}`);
       el.setAttribute('aria-describedby', 'fe-help');
       if (bad.has(i)) el.setAttribute('aria-invalid', 'true');
       el.dataset.index = String(i);
@@ -189,10 +195,11 @@ export async function createFieldEditor(els, o) {
       const text = document.createElement('span');
       text.className = 'fe-text';
       text.textContent = bad.has(i) ? `⚠ ${visible}` : visible;
+      el.append(text);
       const handle = document.createElement('span');
       handle.className = 'fe-handle';
       handle.setAttribute('aria-hidden', 'true');
-      el.append(text, handle);
+      if (!f.locked) el.append(handle);
       el.addEventListener('pointerdown', (e) => startBoxDrag(e, i, e.target === handle ? 'resize' : 'move'));
       el.addEventListener('keydown', (e) => onKey(e, i));
       el.addEventListener('focus', () => select(i, false));
@@ -201,6 +208,12 @@ export async function createFieldEditor(els, o) {
     });
     renderProblems();
     renderSelected();
+  }
+  /** A redraw the page asked for: a box that had focus gets it back (the keyboard user keeps their place). */
+  function redraw() {
+    const focused = boxes.indexOf(document.activeElement);
+    render();
+    if (focused >= 0) boxes[Math.min(focused, boxes.length - 1)]?.focus();
   }
   /** A page's overlay just made: the boxes already drawn for that page go onto it. */
   function drawPage(num) {
@@ -213,10 +226,10 @@ export async function createFieldEditor(els, o) {
     const list = problemsOf(fields, o.pages, parties);
     const words = (p) =>
       p.code === 'overlap'
-        ? fill(S.overlap, { n: p.field + 1, other: p.other + 1 })
+        ? fill(S.overlap, { n: numberOf(p.field), other: numberOf(p.other) })
         : p.code === 'no_signer'
-          ? fill(S.noSignerFor, { n: p.field + 1 })
-          : fill(S.offPage, { n: p.field + 1 });
+          ? fill(S.noSignerFor, { n: numberOf(p.field) })
+          : fill(S.offPage, { n: numberOf(p.field) });
     els.problems.replaceChildren();
     els.problems.classList.toggle('bad', list.length > 0);
     if (fields.length === 0) {
@@ -237,7 +250,8 @@ export async function createFieldEditor(els, o) {
 
   // ------------------------------------------------------------------ the selected field's panel
   const sel = els.selected;
-  const input = (id) => sel.querySelector(`#${id}`);
+  // The required and label inputs are optional: a template keeps those rules in its rows.
+  const input = (id) => sel.querySelector(`#${id}`) ?? document.createElement('input');
   fillPartySelect(input('fe-sel-party'), 0);
   function renderSelected() {
     const f = fields[selected];
@@ -249,8 +263,10 @@ export async function createFieldEditor(els, o) {
       ['fe-sel-y', 'y'],
       ['fe-sel-w', 'width'],
       ['fe-sel-h', 'height'],
-    ])
+    ]) {
       if (document.activeElement !== input(id)) input(id).value = String(f[k]);
+      input(id).disabled = Boolean(f.locked);
+    }
     input('fe-sel-required').checked = f.required;
     input('fe-sel-required').disabled = f.type !== 'text' && f.type !== 'checkbox';
     input('fe-sel-label').value = f.label ?? '';
@@ -298,7 +314,7 @@ export async function createFieldEditor(els, o) {
     if (redraw) boxes[i]?.focus();
   }
   function add(f) {
-    fields.push(f);
+    fields.push(o.prepare ? o.prepare(f) : f);
     selected = fields.length - 1;
     changed(true);
   }
@@ -306,7 +322,7 @@ export async function createFieldEditor(els, o) {
     if (!fields[i]) return;
     fields.splice(i, 1);
     selected = Math.min(i, fields.length - 1);
-    els.status.textContent = fill(S.removed, { n: i + 1 });
+    els.status.textContent = fill(S.removed, { n: numberOf(i) });
     changed(true);
   }
 
@@ -314,7 +330,10 @@ export async function createFieldEditor(els, o) {
     const f = fields[i];
     const step = e.shiftKey ? 10 : 1;
     const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] }[e.key];
-    if (d) {
+    if (d && f.locked) {
+      e.preventDefault();
+      els.status.textContent = fill(S.locked ?? '', { n: numberOf(i), marker: f.anchor ?? '' });
+    } else if (d) {
       e.preventDefault();
       if (e.altKey) {
         f.width = round(Math.max(MIN, f.width + d[0]));
@@ -342,6 +361,10 @@ export async function createFieldEditor(els, o) {
     e.preventDefault();
     select(i);
     const f = fields[i];
+    if (f.locked) {
+      els.status.textContent = fill(S.locked ?? '', { n: numberOf(i), marker: f.anchor ?? '' });
+      return;
+    }
     const layer = layers.get(f.page);
     const el = boxes[i];
     const start = pointIn(layer, e);
@@ -450,7 +473,13 @@ export async function createFieldEditor(els, o) {
     setParties(names) {
       parties = names.slice();
       fillPartySelect(els.party, Number(els.party.value) || 0);
-      render();
+      redraw();
+    },
+    /** The fields as the page now has them (a row typed); no onChange, the page already knows. */
+    setFields(list) {
+      fields = list.map((f) => ({ ...f }));
+      if (selected >= fields.length) selected = fields.length - 1;
+      redraw();
     },
     loaded,
   };

@@ -1,0 +1,336 @@
+// `npm run bench:dispatch` (and the last part of `npm run bench`): Signet's webhook dispatch against the raw ceiling,
+// issue 25 point 4. A loopback receiver runs in a process of its own (dispatch-receiver.ts). Per database (SQLite,
+// PostgreSQL) and per worker count (1, 2), interleaved rounds of:
+// - raw: this process POSTs N bodies, signed with the project's own deliveryHeaders, through an undici Pool of 16;
+// - signet: N events are emitted through the real emitter in one transaction while `signet worker` processes (real
+//   child processes, already warm and idle) run; timed from the commit until every delivery row is `succeeded`
+//   (recorded, not just received), so the workers' wake-up and their record writes are inside the figure.
+// The verdict is the median of the per-round ratios (signet ÷ raw). Bounded: N events per round, a deadline per
+// round; children are stopped by their own handles. Prints a table; writes nothing outside its temp directory.
+import { spawn, fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { openDb, type Db } from '../src/db/db.js';
+import { systemClock } from '../src/lib/clock.js';
+import { freshPostgres, postgresForTests } from '../src/testing/services.js';
+import { EVENT_EXAMPLES } from '../src/webhooks/events.schemas.js';
+import { createHook } from '../src/webhooks/hooks.repo.js';
+import { createEmitter } from '../src/webhooks/outbox.repo.js';
+import { deliveryHeaders } from '../src/webhooks/signature.js';
+import { createWorkspace } from '../src/workspaces/workspaces.repo.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const N = Number(process.env.DISPATCH_N ?? 3000);
+const ROUNDS = Number(process.env.DISPATCH_ROUNDS ?? 3);
+const WORKERS = (process.env.DISPATCH_WORKERS ?? '1,2').split(',').map(Number);
+const DBS = (process.env.DISPATCH_DBS ?? 'sqlite,pg').split(',');
+const ROUND_DEADLINE_MS = Number(process.env.DISPATCH_DEADLINE_MS ?? 60_000);
+const RAW_CONNECTIONS = 16;
+const RAW_IN_FLIGHT = 64;
+/** Issue 25 point 4, with two workers. */
+export const CEILING_TARGETS: Record<string, number> = { sqlite: 0.75, pg: 0.6 };
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Stats = { count: number; first: number; last: number };
+type Receiver = { url: string; ask(op: 'reset' | 'stats' | 'stop'): Promise<Stats>; child: ChildProcess };
+
+async function startReceiver(): Promise<Receiver> {
+  const child = fork(path.join(here, 'dispatch-receiver.ts'), [], { execArgv: ['--import', 'tsx'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.once('exit', () => reject(new Error('receiver exited')));
+  });
+  let seq = 0;
+  const waiting = new Map<number, (s: Stats) => void>();
+  child.on('message', (m: Stats & { seq?: number }) => {
+    if (m.seq !== undefined) waiting.get(m.seq)?.(m);
+    waiting.delete(m.seq!);
+  });
+  const ask = (op: 'reset' | 'stats' | 'stop') =>
+    new Promise<Stats>((resolve) => {
+      waiting.set(++seq, resolve);
+      child.send({ op, seq });
+    });
+  return { url: `http://127.0.0.1:${port}/hook`, ask, child };
+}
+
+type Setup = { db: Db; url: string; wsId: string; hookSecret: string; drop(): Promise<void> };
+
+async function setupDb(kind: string, tmp: string, target: string): Promise<Setup | string> {
+  let db: Db;
+  let url: string;
+  let drop: () => Promise<void>;
+  if (kind === 'sqlite') {
+    url = `sqlite:${path.join(tmp, 'ceiling.db')}`;
+    db = await openDb(url);
+    drop = () => db.close();
+  } else {
+    const check = await postgresForTests();
+    if ('skip' in check) return check.skip;
+    const pg = await freshPostgres(check.url);
+    ({ db, url, drop } = pg);
+  }
+  const now = systemClock.now();
+  const ws = await createWorkspace(db.kysely, { name: 'Bench ceiling', tier: 'business' }, now);
+  const hook = await createHook(db.kysely, { workspaceId: ws.id, targetUrl: target, events: [], source: 'api' }, now);
+  return { db, url, wsId: ws.id, hookSecret: hook.secret, drop };
+}
+
+const emit = createEmitter(systemClock);
+let serial = 0;
+/** N real events (and their deliveries, one per hook of the workspace) in one transaction. */
+async function emitBatch(db: Db, wsId: string, n: number): Promise<void> {
+  await db.kysely.transaction().execute(async (trx) => {
+    for (let i = 0; i < n; i++, serial++) {
+      await emit(trx, 'signing_request.signed', wsId, {
+        ...EVENT_EXAMPLES['signing_request.signed'],
+        document_id: `doc_ceiling_${serial}`,
+        signing_request_id: `req_ceiling_${serial}`,
+      });
+    }
+  });
+}
+
+async function succeeded(db: Db): Promise<number> {
+  const r = await db.kysely
+    .selectFrom('deliveries')
+    .select(db.kysely.fn.countAll<number>().as('n'))
+    .where('status', '=', 'succeeded')
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** Resolves once `total` rows are succeeded; the receiver is asked first so the database is polled only at the end. */
+async function waitSucceeded(s: Setup, rx: Receiver, total: number, n: number, t0: number): Promise<void> {
+  while ((await rx.ask('stats')).count < n) {
+    if (performance.now() - t0 > ROUND_DEADLINE_MS) {
+      const st = await s.db.kysely
+        .selectFrom('deliveries')
+        .select(['status', 'claimed_by', 'attempts', 'last_error'])
+        .distinct()
+        .execute();
+      throw new Error(
+        `dispatch round: deadline, ${(await rx.ask('stats')).count} of ${n} received ${JSON.stringify(st)}`,
+      );
+    }
+    await sleep(5);
+  }
+  while ((await succeeded(s.db)) < total) {
+    if (performance.now() - t0 > ROUND_DEADLINE_MS) throw new Error(`dispatch round: deadline, not all recorded`);
+    await sleep(5);
+  }
+}
+
+const workerCommand = (): [string, string[]] => {
+  const extra = process.env.DISPATCH_WORKER_NODE_ARGS;
+  if (!extra) return [path.join(here, '..', 'bin', 'signet'), ['worker']];
+  return [process.execPath, [...extra.split(' '), path.join(here, '..', 'bin', 'signet.js'), 'worker']];
+};
+
+function startWorkers(n: number, url: string, tmp: string): ChildProcess[] {
+  return Array.from({ length: n }, (_, i) =>
+    // DISPATCH_WORKER_NODE_ARGS (e.g. --cpu-prof) runs bin/signet.js under node with them; the shell wrapper's
+    // allocator settings do not matter for a profile.
+    spawn(...workerCommand(), {
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        DATA_DIR: path.join(tmp, `worker-${i}`),
+        SIGNET_ALLOW_PRIVATE_NETWORK: '1',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    }).on('exit', (code, sig) => {
+      if (code !== 0 && sig !== 'SIGTERM') console.error(`bench: worker ${i} exited unexpectedly (${code ?? sig})`);
+    }),
+  );
+}
+
+async function stopWorkers(ws: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    ws.map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          if (w.exitCode !== null || w.signalCode !== null) return resolve();
+          w.once('exit', () => resolve());
+          w.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+type Body = { id: string; name: string; body: string };
+
+/** The ceiling: the same signed POSTs from one process through one undici Pool, as fast as it goes. */
+/** CPU ms a child has used (Linux /proc; NaN elsewhere): user + system ticks. */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [utime, stime] = f
+      .slice(f.lastIndexOf(')') + 2)
+      .split(' ')
+      .slice(11, 13)
+      .map(Number);
+    return ((utime! + stime!) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+const workersCpuMs = (ws: ChildProcess[]) => ws.reduce((sum, w) => sum + cpuMsOf(w.pid), 0);
+
+type Round = { perSec: number; cpuUs: number };
+
+async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<Round> {
+  const u = new URL(rx.url);
+  const pool = new Pool(u.origin, { connections: RAW_CONNECTIONS, keepAliveTimeout: 30_000 });
+  await rx.ask('reset');
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  let next = 0;
+  const lane = async () => {
+    while (next < bodies.length) {
+      const b = bodies[next++]!;
+      const headers = deliveryHeaders(secret, Math.floor(Date.now() / 1000), b.id, b.name, b.body);
+      const res = await pool.request({ path: u.pathname, method: 'POST', headers, body: b.body });
+      await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`raw: status ${res.statusCode}`);
+    }
+  };
+  await Promise.all(Array.from({ length: RAW_IN_FLIGHT }, lane));
+  const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  await pool.close();
+  return { perSec: bodies.length / (ms / 1000), cpuUs: (c.user + c.system) / bodies.length };
+}
+
+/** The workers' CPU per delivery counts only them: the receiver and the database serve both sides alike. */
+async function signet(s: Setup, rx: Receiver, expectTotal: number, ws: ChildProcess[]): Promise<Round> {
+  await rx.ask('reset');
+  await emitBatch(s.db, s.wsId, N);
+  const c0 = workersCpuMs(ws);
+  const t0 = performance.now();
+  await waitSucceeded(s, rx, expectTotal, N, t0);
+  const ms = performance.now() - t0;
+  return { perSec: N / (ms / 1000), cpuUs: (1000 * (workersCpuMs(ws) - c0)) / N };
+}
+
+export type CeilingRow = {
+  db: string;
+  workers: number;
+  raw: number[];
+  signet: number[];
+  ratios: number[];
+  /** CPU µs per request (raw sender) and per delivery (all workers together). */
+  rawCpu: number[];
+  signetCpu: number[];
+};
+
+export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: string[]; load: string[] }> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-ceiling-'));
+  const rx = await startReceiver();
+  const rows: CeilingRow[] = [];
+  const notes: string[] = [];
+  const load: string[] = [];
+  try {
+    for (const kind of DBS) {
+      const s = await setupDb(kind, tmp, rx.url);
+      if (typeof s === 'string') {
+        notes.push(`${kind}: skipped, ${s}`);
+        continue;
+      }
+      try {
+        // The raw bodies are real events' bodies: emitted into a workspace with no hook, so no delivery is made.
+        const spare = await createWorkspace(s.db.kysely, { name: 'Bench raw', tier: 'business' }, systemClock.now());
+        await emitBatch(s.db, spare.id, N);
+        const bodies = await s.db.kysely
+          .selectFrom('events')
+          .select(['id', 'name', 'body'])
+          .where('workspace_id', '=', spare.id)
+          .execute();
+        let total = 0;
+        for (const workers of WORKERS) {
+          const ws = startWorkers(workers, s.url, tmp);
+          try {
+            // Warm-up, untimed: one whole round of each side, so both are past start-up and JIT compilation (a
+            // smaller one left the first timed round at twice the CPU per delivery of the next).
+            await raw(rx, bodies, s.hookSecret);
+            total += N;
+            await signet(s, rx, total, ws);
+            const row: CeilingRow = { db: kind, workers, raw: [], signet: [], ratios: [], rawCpu: [], signetCpu: [] };
+            for (let r = 0; r < ROUNDS; r++) {
+              load.push(os.loadavg()[0]!.toFixed(2));
+              const a = await raw(rx, bodies, s.hookSecret);
+              total += N;
+              const b = await signet(s, rx, total, ws);
+              row.raw.push(a.perSec);
+              row.signet.push(b.perSec);
+              row.ratios.push(b.perSec / a.perSec);
+              row.rawCpu.push(a.cpuUs);
+              row.signetCpu.push(b.cpuUs);
+              process.stdout.write(
+                `  ${kind} ×${workers} round ${r + 1}: raw ${a.perSec.toFixed(0)}/s (${a.cpuUs.toFixed(0)} µs CPU), ` +
+                  `signet ${b.perSec.toFixed(0)}/s (${b.cpuUs.toFixed(0)} µs CPU)\n`,
+              );
+            }
+            rows.push(row);
+          } finally {
+            await stopWorkers(ws);
+          }
+        }
+      } finally {
+        await s.drop();
+      }
+    }
+  } finally {
+    await rx.ask('stop').catch(() => undefined);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return { rows, notes, load };
+}
+
+export function printCeiling(r: { rows: CeilingRow[]; notes: string[]; load: string[] }): boolean {
+  const f = (n: number) => Math.round(n).toLocaleString('en-US');
+  console.log(`\nDispatch vs raw ceiling — ${N} deliveries per round, ${ROUNDS} interleaved rounds (raw, signet, …);`);
+  console.log('  medians per column; ratio = median of per-round signet ÷ raw (the target is judged on it);');
+  console.log('  CPU µs: the raw sender per request, all workers per delivery; CPU ratio = raw µs ÷ workers µs\n');
+  console.log('db      workers   raw/s  signet/s  ratio  raw µs  workers µs  CPU ratio  target');
+  let ok = true;
+  for (const row of r.rows) {
+    const ratio = median(row.ratios);
+    const target = row.workers === 2 ? CEILING_TARGETS[row.db] : undefined;
+    const verdict = target === undefined ? '' : `${Math.round(100 * target)}% ${ratio >= target ? 'met' : 'MISSED'}`;
+    if (target !== undefined && ratio < target) ok = false;
+    const rawCpu = median(row.rawCpu);
+    const cpu = median(row.signetCpu);
+    console.log(
+      [
+        row.db.padEnd(7),
+        String(row.workers).padStart(7),
+        f(median(row.raw)).padStart(7),
+        f(median(row.signet)).padStart(9),
+        `${Math.round(100 * ratio)}%`.padStart(6),
+        f(rawCpu).padStart(7),
+        f(cpu).padStart(11),
+        `${Math.round((100 * rawCpu) / cpu)}%`.padStart(10),
+        ` ${verdict}`,
+      ].join(' '),
+    );
+  }
+  for (const n of r.notes) console.log(`note: ${n}`);
+  console.log(`load (1 min) per round: ${r.load.join(', ')}`);
+  return ok;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const r = await dispatchCeiling();
+  if (!printCeiling(r)) process.exitCode = 1;
+}

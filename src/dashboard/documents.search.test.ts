@@ -1,0 +1,72 @@
+// The dashboard's documents search over HTTP, on SQLite and PostgreSQL (issue 25): a case-insensitive substring of
+// the title or a signer's e-mail in any script, `%`, `_` and `"` literal, the same through the text index (3
+// characters or more: FTS5 trigram, pg_trgm) and the short path, never matching across two texts.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makePdf } from '../documents/pdf/testing/fixtures.js';
+import { setRateLimit } from '../keys/keys.repo.js';
+import { b64, startE2E, type E2E } from '../testing/e2e.js';
+import type { Res } from '../testing/harness.js';
+import { bothDatabases } from '../testing/services.js';
+import { signedIn } from './testing/client.js';
+
+const databases = await bothDatabases();
+const PDF = b64(await makePdf({ pages: 1, text: [['Mutual NDA']] }));
+const listed = (r: Res) => [...r.text.matchAll(/href="\/dashboard\/documents\/(doc_[0-9a-f]+)"/g)].map((m) => m[1]!);
+
+for (const d of databases) {
+  describe(`dashboard documents search (${d.name})`, { skip: d.skip }, () => {
+    let e: E2E;
+    before(async () => {
+      e = await startE2E({ database: d.database, tier: 'enterprise' });
+    });
+    after(() => e?.close());
+
+    async function send(o: { title: string; signers?: string[]; token: string }) {
+      const signers = (o.signers ?? [`s.${Math.random().toString(36).slice(2, 8)}@example.com`]).map((email, i) => ({
+        role: `signer${i + 1}`,
+        email,
+        name: `Signer ${i + 1}`,
+      }));
+      const r = await e.h.request('POST', '/v1/signing-requests', {
+        token: o.token,
+        body: { title: o.title, signers, file: { name: 'nda.pdf', content_base64: PDF }, placement: 'auto_append' },
+      });
+      assert.equal(r.status, 201, r.text);
+      return { id: r.json.document_id as string };
+    }
+
+    test('search: any script, any case, % _ and " literal, short and long (text index) alike', async () => {
+      // A workspace of its own, so only these documents can match.
+      const t = await e.h.tenant('enterprise');
+      await setRateLimit(e.h.db.kysely, t.keyId, 100_000);
+      const { client } = await signedIn(e.h, t.workspaceId, 'member');
+      const find = async (q: string) =>
+        listed(await client.get(`/dashboard/documents?${new URLSearchParams({ q })}`)).sort();
+      const ru = await send({ title: 'Договор Дмитрий', signers: ['Dmitry.Ivanov@example.com'], token: t.token });
+      const zh = await send({ title: '王小明 合同', token: t.token });
+      const pct = await send({ title: 'Offer 50%_off', token: t.token });
+      const quoted = await send({ title: 'Say "hello" twice', token: t.token });
+
+      assert.deepEqual(await find('Дмитрий'), [ru.id]);
+      assert.deepEqual(await find('дмитрий'), [ru.id], 'Cyrillic, lower case');
+      assert.deepEqual(await find('ДМИТРИЙ'), [ru.id], 'Cyrillic, upper case');
+      assert.deepEqual(await find('ДОГОВОР ДМ'), [ru.id], 'across a space');
+      assert.deepEqual(await find('IVANOV@EXAMPLE'), [ru.id], 'signer e-mail, any case');
+      assert.deepEqual(await find('王小明'), [zh.id], 'Chinese, three characters (text index)');
+      assert.deepEqual(await find('小明'), [zh.id], 'Chinese, two characters (the short path)');
+      assert.deepEqual(await find('OFFER'), [pct.id], 'Latin, any case');
+      assert.deepEqual(await find('50%_off'), [pct.id], '% and _ literal');
+      assert.deepEqual(await find('%_o'), [pct.id]);
+      assert.deepEqual(await find('50%x'), [], '% is not "any"');
+      assert.deepEqual(await find('0_f'), [], '_ is not "one character"');
+      assert.deepEqual(await find('%'), [pct.id], 'one character');
+      assert.deepEqual(await find('"hello"'), [quoted.id], 'quotes literal');
+      assert.deepEqual(await find('"'), [quoted.id]);
+      assert.deepEqual(await find('hello" tw'), [quoted.id]);
+      assert.deepEqual(await find('Дмитрий 王'), [], 'never across two documents');
+      assert.deepEqual(await find(`com${ru.id}`), [], 'never across title and e-mail or id');
+      assert.deepEqual(await find(zh.id), [zh.id], 'the exact id');
+    });
+  });
+}

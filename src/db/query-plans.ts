@@ -1,0 +1,82 @@
+// Reads the database's plan for a captured statement and names every full scan of a table in it, for the plan test
+// (query-plans.test.ts). Dialect-specific, so it lives in db/.
+import { CompiledQuery } from 'kysely';
+import type { CapturedStatement, Db } from './db.js';
+
+/** A table the plan reads whole: `how` is the plan's own words ("SCAN documents", "Seq Scan on documents"). */
+export type FullScan = { table: string; how: string };
+
+/** One step of a plan: SQLite's `detail` line, or a PostgreSQL node as "<Node Type> on <table> [<Index Cond>]". */
+export type PlanStep = { table?: string; how: string; fullScan: boolean };
+
+/** Statements that have a plan worth reading: reads, updates, deletes, and inserts that select. */
+export function explainable(s: CapturedStatement): boolean {
+  const head = s.sql.trimStart().slice(0, 12).toLowerCase();
+  if (!/^(select|update|delete|insert|with)\b/.test(head)) return false;
+  return !(head.startsWith('insert') && !/\bselect\b/i.test(s.sql));
+}
+
+/**
+ * A statement's plan, read with its own parameters. SQLite: `EXPLAIN QUERY PLAN`; a line "SCAN <table>" (with or
+ * without an index: walking a whole index is reading the table) is a full scan, and so is a virtual table read
+ * without its MATCH. PostgreSQL: `EXPLAIN (FORMAT JSON)` with sequential scans discouraged for this session
+ * (`enable_seqscan = off`), so a Seq Scan that remains is one no index can replace, however small the test's tables;
+ * so is a whole-index walk outside a join with no LIMIT above it.
+ */
+export async function planOf(db: Db, s: CapturedStatement): Promise<PlanStep[]> {
+  if (db.dialect === 'sqlite') {
+    const r = await db.kysely.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${s.sql}`, [...s.parameters]),
+    );
+    // SQLite names a table by its alias in the plan.
+    const aliases = new Map([...s.sql.matchAll(/"(\w+)" as "(\w+)"/g)].map((m) => [m[2]!, m[1]!]));
+    return r.rows.map(({ detail }) => {
+      const m = /^(?:SCAN|SEARCH) (?!CONSTANT ROW)(\w+)/.exec(detail);
+      const table = m ? (aliases.get(m[1]!) ?? m[1]!) : undefined;
+      // "VIRTUAL TABLE INDEX n:…": FTS5 puts M in its index string when a MATCH drives the read.
+      const fullScan = !!table && detail.startsWith('SCAN') && !/VIRTUAL TABLE INDEX \d+:.*M/.test(detail);
+      return { ...(table ? { table } : {}), how: detail, fullScan };
+    });
+  }
+  return db.kysely.connection().execute(async (c) => {
+    await c.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
+    try {
+      const r = await c.executeQuery<{ 'QUERY PLAN': [{ Plan: PgPlan }] }>(
+        CompiledQuery.raw(`explain (format json) ${s.sql}`, [...s.parameters]),
+      );
+      const out: PlanStep[] = [];
+      walk(r.rows[0]!['QUERY PLAN'][0].Plan, { limit: false, join: false }, out);
+      return out;
+    } finally {
+      await c.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
+    }
+  });
+}
+
+export async function fullScans(db: Db, s: CapturedStatement): Promise<FullScan[]> {
+  return (await planOf(db, s)).filter((p) => p.fullScan).map((p) => ({ table: p.table!, how: p.how }));
+}
+
+type PgPlan = {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PgPlan[];
+};
+
+function walk(p: PgPlan, above: { limit: boolean; join: boolean }, out: PlanStep[]): void {
+  const table = p['Relation Name'];
+  const type = p['Node Type'];
+  const cond = p['Index Cond'];
+  const how = `${type}${p['Index Name'] ? ` using ${p['Index Name']}` : ''}${table ? ` on ${table}` : ''}`;
+  // Inside a join the planner, costing tiny tables, may walk a whole index where it would look rows up at scale.
+  const wholeIndex = /^Index (Only )?Scan$/.test(type) && !cond && !above.limit && !above.join;
+  out.push({
+    ...(table ? { table } : {}),
+    how: cond ? `${how} (${cond})` : wholeIndex ? `${how} (no condition)` : how,
+    fullScan: !!table && (type === 'Seq Scan' || wholeIndex),
+  });
+  const next = { limit: above.limit || type === 'Limit', join: above.join || /Join|Nested Loop/.test(type) };
+  for (const c of p.Plans ?? []) walk(c, next, out);
+}

@@ -1,0 +1,186 @@
+// The seeder's SQL: multi-row inserts of whole batches, and the write settings used only while seeding. One statement
+// text per table and batch size, so SQLite prepares each once (db.ts caches by text) and PostgreSQL receives one
+// array per column (`unnest`), whatever the row count.
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import type { Db } from '../../db/db.js';
+import type { Database } from '../../db/schema.js';
+
+export type SeedTable = keyof Database;
+/** Column names, then one array of values per row in that order. */
+export type Batch = { table: SeedTable; columns: readonly string[]; rows: unknown[][] };
+
+// SQLite allows 32,766 bound values per statement; stay below it.
+const SQLITE_MAX_VALUES = 32_000;
+const PG_BATCH_ROWS = 5_000;
+
+export type BulkWriter = {
+  /**
+   * Opens a bulk transaction. PostgreSQL: its commit does not wait for the WAL flush, and when `relaxed` and the
+   * role is a superuser, row triggers (the foreign-key checks) are skipped: the seeder writes every reference
+   * before its row.
+   */
+  begin(trx: Kysely<Database>, relaxed: boolean): Promise<void>;
+  insert(trx: Kysely<Database>, b: Batch): Promise<void>;
+};
+
+export async function bulkWriter(db: Db): Promise<BulkWriter> {
+  const texts = new Map<string, string>();
+  if (db.dialect === 'sqlite') {
+    return {
+      begin: async () => undefined,
+      async insert(trx, b) {
+        const per = Math.max(1, Math.floor(SQLITE_MAX_VALUES / b.columns.length));
+        for (let i = 0; i < b.rows.length; i += per) {
+          const chunk = b.rows.slice(i, i + per);
+          const k = `${b.table}:${chunk.length}`;
+          let text = texts.get(k);
+          if (text === undefined) {
+            const one = `(${b.columns.map(() => '?').join(',')})`;
+            text = `insert into "${b.table}" (${b.columns.map((c) => `"${c}"`).join(',')}) values ${Array(chunk.length).fill(one).join(',')}`;
+            texts.set(k, text);
+          }
+          await trx.executeQuery(CompiledQuery.raw(text, chunk.flat()));
+        }
+      },
+    };
+  }
+  const types = await columnTypes(db.kysely);
+  const su = await sql<{ s: string }>`select current_setting('is_superuser') as s`.execute(db.kysely);
+  const superuser = su.rows[0]?.s === 'on';
+  return {
+    async begin(trx, relaxed) {
+      await sql`set local synchronous_commit = off`.execute(trx);
+      if (relaxed && superuser) await sql`set local session_replication_role = replica`.execute(trx);
+    },
+    async insert(trx, b) {
+      const k = b.table;
+      let text = texts.get(k);
+      if (text === undefined) {
+        const casts = b.columns.map((c, i) => {
+          const t = types.get(`${b.table}.${c}`);
+          if (!t) throw new Error(`seed: no column ${b.table}.${c}`);
+          return `$${i + 1}::${t}[]`;
+        });
+        text = `insert into "${b.table}" (${b.columns.map((c) => `"${c}"`).join(',')}) select * from unnest(${casts.join(',')})`;
+        texts.set(k, text);
+      }
+      for (let i = 0; i < b.rows.length; i += PG_BATCH_ROWS) {
+        const chunk = b.rows.slice(i, i + PG_BATCH_ROWS);
+        const cols = b.columns.map((_, c) => chunk.map((r) => r[c]));
+        await trx.executeQuery(CompiledQuery.raw(text, cols));
+      }
+    },
+  };
+}
+
+async function columnTypes(k: Kysely<Database>): Promise<Map<string, string>> {
+  const r = await sql<{ table_name: string; column_name: string; udt_name: string }>`
+    select table_name, column_name, udt_name from information_schema.columns where table_schema = current_schema()
+  `.execute(k);
+  return new Map(r.rows.map((c) => [`${c.table_name}.${c.column_name}`, c.udt_name]));
+}
+
+/**
+ * SQLite only: no fsync per commit and a larger page cache while seeding (a crash mid-seed loses the seed, nothing
+ * else); `restore` puts back the settings openDb chose.
+ */
+export async function fastWrites(db: Db): Promise<{ restore(): Promise<void> }> {
+  if (db.dialect !== 'sqlite') {
+    // Per session: commits do not wait for the WAL flush. Only the seeder's own connections are affected.
+    return { restore: async () => undefined };
+  }
+  await sql`pragma synchronous = OFF`.execute(db.kysely);
+  await sql`pragma cache_size = -1048576`.execute(db.kysely);
+  return {
+    async restore() {
+      await sql`pragma synchronous = NORMAL`.execute(db.kysely);
+      await sql`pragma cache_size = -2000`.execute(db.kysely);
+    },
+  };
+}
+
+/** Planner statistics after a bulk load, so the app's first queries see the real sizes. */
+export async function analyze(db: Db): Promise<void> {
+  await sql`analyze`.execute(db.kysely);
+}
+
+/** Rows per table, for the summary and the coherence test. */
+export async function countRows(k: Kysely<Database>, table: SeedTable): Promise<number> {
+  const r = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(k);
+  return Number(r.rows[0]!.n);
+}
+
+/** The newest completed and the newest open document of a workspace: seeded rows for readers to check. */
+export async function sampleDocuments(k: Kysely<Database>, workspaceId: string) {
+  const pick = (status: string) =>
+    k
+      .selectFrom('documents')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', status)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  return { completed: (await pick('completed'))?.id ?? null, open: (await pick('in_progress'))?.id ?? null };
+}
+
+/** Up to `n` documents of a workspace spread over its history (the first id at or after each random prefix). */
+export async function spreadDocumentIds(
+  k: Kysely<Database>,
+  workspaceId: string,
+  prefixes: string[],
+  status?: string,
+): Promise<string[]> {
+  const out = new Set<string>();
+  for (const p of prefixes) {
+    let q = k
+      .selectFrom('documents')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '>=', `doc_${p}`);
+    if (status) q = q.where('status', '=', status);
+    const r = await q.orderBy('id').limit(1).executeTakeFirst();
+    if (r) out.add(r.id);
+  }
+  return [...out];
+}
+
+/** The dashboard's keyset cursor (`created_at.id`) of the document `depth` (0..1) down a workspace's list. */
+export async function cursorAtDepth(k: Kysely<Database>, workspaceId: string, depth: number): Promise<string> {
+  const total = await k
+    .selectFrom('documents')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  const row = await k
+    .selectFrom('documents')
+    .select(['created_at', 'id'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(Math.floor(Number(total.n) * depth))
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  return `${row.created_at}.${row.id}`;
+}
+
+/** Makes `n` settled deliveries of a workspace due now, for a claim benchmark (they are claimed and recorded again). */
+export async function makeDeliveriesDue(k: Kysely<Database>, workspaceId: string, n: number, now: number) {
+  const ids = await k
+    .selectFrom('deliveries')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'succeeded')
+    .orderBy('created_at', 'desc')
+    .limit(n)
+    .execute();
+  await k
+    .updateTable('deliveries')
+    .set({ status: 'pending', next_attempt_at: now, claimed_by: null, claim_expires_at: null })
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    )
+    .execute();
+}
