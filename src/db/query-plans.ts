@@ -30,9 +30,11 @@ export async function planOf(db: Db, s: CapturedStatement): Promise<PlanStep[]> 
     );
     // SQLite names a table by its alias in the plan.
     const aliases = new Map([...s.sql.matchAll(/"(\w+)" as "(\w+)"/g)].map((m) => [m[2]!, m[1]!]));
+    // A VALUES list or subquery named by an alias (`(…) as v`) is the statement's own rows, not a table.
+    const derived = new Set([...s.sql.matchAll(/\)\s+as\s+"?(\w+)"?/gi)].map((m) => m[1]!));
     return r.rows.map(({ detail }) => {
-      const m = /^(?:SCAN|SEARCH) (?!CONSTANT ROW)(\w+)/.exec(detail);
-      const table = m ? (aliases.get(m[1]!) ?? m[1]!) : undefined;
+      const m = /^(?:SCAN|SEARCH) (?!(?:\d+ )?CONSTANT ROW)(\w+)/.exec(detail);
+      const table = m && !derived.has(m[1]!) ? (aliases.get(m[1]!) ?? m[1]!) : undefined;
       // "VIRTUAL TABLE INDEX n:…": FTS5 puts M in its index string when a MATCH drives the read.
       const fullScan = !!table && detail.startsWith('SCAN') && !/VIRTUAL TABLE INDEX \d+:.*M/.test(detail);
       return { ...(table ? { table } : {}), how: detail, fullScan };
