@@ -28,6 +28,7 @@ declare module 'autocannon' {
   export type Options = {
     url: string;
     method?: string;
+    body?: string;
     headers?: Record<string, string>;
     connections?: number;
     duration?: number;
@@ -35,6 +36,13 @@ declare module 'autocannon' {
     /** Requests per second across all connections (a fixed-rate load instead of as fast as possible). */
     overallRate?: number;
     warmup?: { connections?: number; duration?: number };
+    requests?: Array<{
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      setupRequest?: (req: Record<string, unknown>) => Record<string, unknown>;
+    }>;
   };
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;

@@ -12,9 +12,19 @@ import { createRedisLimiter } from '../src/ratelimit/redis-store.js';
 import { freshPostgres, postgresForTests, redisForTests, redisTestPrefix } from '../src/testing/services.js';
 import { createHook } from '../src/webhooks/hooks.repo.js';
 import { createWorkspace } from '../src/workspaces/workspaces.repo.js';
-import { measure, median, pairedRounds, results, skip } from './http-rounds.js';
+import { measure, median, pairedCreate, pairedRounds, results, skip } from './http-rounds.js';
 import { fmt } from './report.js';
-import { BENCH_RATE_LIMIT, HOOKS, HOST, PAIRED_ROUNDS, PAIRED_S, QUICK, QUICK_PG } from './settings.js';
+import {
+  BENCH_RATE_LIMIT,
+  CREATE_ROUNDS,
+  CREATE_S,
+  HOOKS,
+  HOST,
+  PAIRED_ROUNDS,
+  PAIRED_S,
+  QUICK,
+  QUICK_PG,
+} from './settings.js';
 
 type Running = { base: string; token: string; hooksBody: unknown; close(): Promise<void> };
 
@@ -36,7 +46,13 @@ async function startSignet(db: Db, limiter: RateLimiter, label: string, tmp: str
       now + i,
     );
   }
-  const config = loadConfig({ DATA_DIR: tmp, SIGNET_ALLOW_PRIVATE_NETWORK: '1', LOG_LEVEL: 'silent' });
+  // The monthly document cap raised like the rate limit: the create rounds make thousands of documents.
+  const config = loadConfig({
+    DATA_DIR: tmp,
+    SIGNET_ALLOW_PRIVATE_NETWORK: '1',
+    LOG_LEVEL: 'silent',
+    SIGNET_TIER_CAPS: `business=${BENCH_RATE_LIMIT}`,
+  });
   const rt = await createRuntime(config, { api: true, worker: false, db, limiter, clock: systemClock, logger: false });
   const app = rt.app!;
   await app.listen({ port: 0, host: HOST });
@@ -132,13 +148,56 @@ export async function httpOnPostgres(tmp: string): Promise<void> {
   try {
     const s = await startSignet(pg.db, createMemoryLimiter({ clock: systemClock }), 'pg', tmp);
     const auth = { authorization: `Bearer ${s.token}` };
+    const bare = await startBare(s.hooksBody);
     try {
       await measure(names[0]!, `${s.base}/v1/hooks`, auth);
       await measure(names[1]!, `${s.base}/v1/me`, auth);
+      const paired = async (p: string) => {
+        process.stdout.write(
+          `  paired rounds: pg GET ${p} and bare, ${PAIRED_ROUNDS} × ${PAIRED_S} s each, interleaved … `,
+        );
+        const r = await pairedRounds({ url: `${s.base}${p}`, headers: auth }, { url: `${bare.base}/v1/hooks` });
+        console.log(`median ${fmt(100 * median(r.rpsRatios), 1)}% of bare by req/s`);
+        return r;
+      };
+      results.pgPaired = { hooks: await paired('/v1/hooks'), me: await paired('/v1/me') };
     } finally {
       await s.close();
+      await bare.close();
     }
   } finally {
+    await pg.drop();
+  }
+}
+
+/**
+ * Creating signing requests (issue 25): a one-page PDF with `auto_append`, CREATE_CLIENTS clients, on a SQLite and
+ * a PostgreSQL server side by side, rounds alternating. API only: no seal, mail or delivery job runs.
+ */
+export async function createOnBoth(tmp: string): Promise<void> {
+  const name = 'sqlite and pg POST /v1/signing-requests (one-page PDF)';
+  const check = QUICK ? { skip: 'BENCH_QUICK' } : await postgresForTests().catch((e: Error) => ({ skip: e.message }));
+  if ('skip' in check) return skip(name, check.skip);
+  const sqliteDb = await openDb(`sqlite:${path.join(tmp, 'create.db')}`);
+  const pg = await freshPostgres(check.url);
+  try {
+    const a = await startSignet(sqliteDb, createMemoryLimiter({ clock: systemClock }), 'create sqlite', tmp);
+    const b = await startSignet(pg.db, createMemoryLimiter({ clock: systemClock }), 'create pg', tmp);
+    try {
+      process.stdout.write(`  ${name}: ${CREATE_ROUNDS} × ${CREATE_S} s each database, interleaved … `);
+      const at = (x: { base: string; token: string }) => ({
+        url: x.base,
+        headers: { authorization: `Bearer ${x.token}` },
+      });
+      results.create = await pairedCreate(at(a), at(b));
+      const rps = (xs: { rps: number }[]) => median(xs.map((x) => x.rps));
+      console.log(`sqlite ${fmt(rps(results.create.sqlite), 1)}/s, pg ${fmt(rps(results.create.pg), 1)}/s (medians)`);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  } finally {
+    await sqliteDb.close();
     await pg.drop();
   }
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadJob, LoadReport } from './load.js';
-import { CONNECTIONS, DURATION_S, WARMUP_S } from './settings.js';
+import { CONNECTIONS, CREATE_CLIENTS, DURATION_S, WARMUP_S } from './settings.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -45,21 +45,19 @@ function loadGenerator(): ChildProcess {
   return child;
 }
 
+/** `create`: `url` is the server's base; CREATE_CLIENTS connections POST signing requests (load.ts). */
 export function load(
   url: string,
   headers: Record<string, string>,
   duration = DURATION_S,
   warmup = WARMUP_S,
+  create = false,
 ): Promise<LoadReport> {
+  const connections = create ? CREATE_CLIENTS : CONNECTIONS;
   const job: LoadJob = {
     id: ++jobSeq,
-    opts: {
-      url,
-      headers,
-      connections: CONNECTIONS,
-      duration,
-      warmup: { connections: CONNECTIONS, duration: warmup },
-    },
+    create,
+    opts: { url, headers, connections, duration, warmup: { connections, duration: warmup } },
   };
   return new Promise((resolve) => {
     pending.set(job.id, resolve);

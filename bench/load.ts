@@ -1,8 +1,10 @@
 // Load-generator child process. bench/run.ts forks it once and sends one job per scenario over IPC, so autocannon
 // runs on its own event loop (and, scheduler permitting, its own core) instead of competing with the server's.
 import autocannon, { type Options } from 'autocannon';
+import { createBody } from './ab-create.js';
 
-export type LoadJob = { id: number; opts: Options };
+/** `create`: POST /v1/signing-requests bodies made here, one per request (ab-create.ts's createBody). */
+export type LoadJob = { id: number; opts: Options; create?: boolean };
 export type LoadReport = {
   id: number;
   rps: number;
@@ -25,7 +27,20 @@ export type LoadReport = {
 const codes = (s: Record<string, { count: number }> | undefined) =>
   Object.fromEntries(Object.entries(s ?? {}).map(([k, v]) => [k, Number(v.count)]));
 
-process.on('message', (job: LoadJob) => {
+const bodies = createBody();
+
+process.on('message', async (job: LoadJob) => {
+  if (job.create) {
+    const body = await bodies;
+    const { headers, ...rest } = job.opts;
+    const request = {
+      method: 'POST',
+      path: '/v1/signing-requests',
+      headers: { ...headers, 'content-type': 'application/json' },
+      setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body() }),
+    };
+    job.opts = { ...rest, requests: [request] };
+  }
   autocannon(job.opts).then(
     (r) => {
       const report: LoadReport = {

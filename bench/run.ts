@@ -1,5 +1,5 @@
 // `npm run bench`: HTTP throughput of the real app (SQLite, PostgreSQL, Redis limiter) against a bare Fastify
-// route, and webhook dispatch throughput. Prints a table to stdout and writes nothing else; figures are copied
+// route, creating signing requests on SQLite and PostgreSQL, and webhook dispatch throughput. Prints a table to stdout and writes nothing else; figures are copied
 // into BENCHMARKS.md by hand.
 //
 // Servers run in this process; autocannon runs in a forked child (bench/load.ts) so load generation has its own
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { dispatch, type DispatchResult } from './dispatch-bench.js';
 import { results } from './http-rounds.js';
-import { httpOnPostgres, httpOnSqlite } from './http-scenarios.js';
+import { createOnBoth, httpOnPostgres, httpOnSqlite } from './http-scenarios.js';
 import { LOAD_CPU, SERVER_CPU, child, pin, pinned } from './load-child.js';
 import { fmt, loadavg, printReport } from './report.js';
 import { BENCH_RATE_LIMIT, CONNECTIONS, DISPATCH_EVENTS, DURATION_S, QUICK, WARMUP_S } from './settings.js';
@@ -40,6 +40,7 @@ async function main(): Promise<void> {
 
   await httpOnSqlite(tmp);
   await httpOnPostgres(tmp);
+  await createOnBoth(tmp);
 
   let d: DispatchResult | undefined;
   let perSec = NaN;

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, poolSizeFor } from './config.js';
 import { FILE_BODY_LIMIT, PRUNE_BATCH_ROWS, RETENTION_DEFAULTS } from './limits.js';
 
 test('defaults: port 3000, dual-stack host, SQLite in ./data, base URL on the port', () => {
@@ -135,6 +136,17 @@ test('qualified signatures: all four QES_* variables or none; a partial set name
   );
   assert.throws(() => loadConfig({ QES_TOKEN_URL: 'https://qtsp.example/token' }), ConfigError);
   assert.throws(() => loadConfig({ ...all, QES_PROVIDER_URL: 'ftp://qtsp.example' }), /QES_PROVIDER_URL must use/);
+});
+
+test('PostgreSQL pool: two connections per core, at least 4; DATABASE_POOL_MAX overrides; 0 or a word refused', () => {
+  assert.deepEqual([1, 2, 4, 16].map(poolSizeFor), [4, 4, 8, 32]);
+  assert.equal(loadConfig({}).databasePoolMax, poolSizeFor(os.availableParallelism()));
+  assert.equal(loadConfig({ DATABASE_POOL_MAX: '3' }).databasePoolMax, 3);
+  for (const bad of ['0', 'ten', '-2', '1001'])
+    assert.throws(
+      () => loadConfig({ DATABASE_POOL_MAX: bad }),
+      (e: Error) => e instanceof ConfigError && /DATABASE_POOL_MAX/.test(e.message),
+    );
 });
 
 test('retention: defaults from limits.ts, each variable honoured, and no value below what a promise needs', () => {

@@ -1,4 +1,5 @@
 // The only reader of process.env. Parsed once at start-up; a bad value throws ConfigError with one clear line.
+import os from 'node:os';
 import path from 'node:path';
 import { isHeaderAddress } from './lib/email.js';
 import { canonicaliseAllowlist } from './lib/ip.js';
@@ -22,6 +23,8 @@ export type Config = {
   aliasBaseUrl: string | null;
   dataDir: string;
   databaseUrl: string;
+  /** PostgreSQL connections per process (DATABASE_POOL_MAX; default poolSizeFor(cores)). Unused on SQLite. */
+  databasePoolMax: number;
   redisUrl: string | null;
   allowPrivateNetwork: boolean;
   /**
@@ -157,6 +160,13 @@ function parseLimits(env: NodeJS.ProcessEnv): ProcessLimits {
   return l;
 }
 
+/**
+ * The default PostgreSQL pool of a process: two connections per core, at least 4. A process runs about one query
+ * per core at a time (its event loop and its worker threads); a second per core keeps one waiting on the network
+ * while another is answered. More only queue on the server, each holding a backend's memory and a slot of
+ * max_connections that other instances need.
+ */
+export const poolSizeFor = (cores: number): number => Math.max(4, 2 * cores);
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -265,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aliasBaseUrl,
     dataDir,
     databaseUrl,
+    databasePoolMax: parseInteger(env, 'DATABASE_POOL_MAX', poolSizeFor(os.availableParallelism()), 1, 1000),
     redisUrl,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     allowPrivateNetwork: parseBool('SIGNET_ALLOW_PRIVATE_NETWORK', env.SIGNET_ALLOW_PRIVATE_NETWORK),

@@ -240,7 +240,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger || undefined;
   const workerId = newWorkerId();
-  const db = opts.db ?? (await openDb(config.databaseUrl, { migrate: config.autoMigrate }));
+  const db =
+    opts.db ?? (await openDb(config.databaseUrl, { migrate: config.autoMigrate, poolMax: config.databasePoolMax }));
   const limiter = opts.limiter ?? (await createRateLimiter({ redisUrl: config.redisUrl, clock, logger }));
   const mailer = createMailer({
     db,

@@ -15,7 +15,10 @@ export const setConfig = (c: Config): void => {
 
 /** Opens the database, migrating it unless SIGNET_AUTO_MIGRATE=0 (then only `signet migrate` does). */
 export async function withDb<T>(fn: (db: Db) => Promise<T>, o: { migrate?: boolean } = {}): Promise<T> {
-  const db = await openDb(config.databaseUrl, { migrate: o.migrate ?? config.autoMigrate });
+  const db = await openDb(config.databaseUrl, {
+    migrate: o.migrate ?? config.autoMigrate,
+    poolMax: config.databasePoolMax,
+  });
   try {
     return await fn(db);
   } finally {

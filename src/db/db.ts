@@ -1,5 +1,6 @@
 // The only module that branches on the database. Everything else talks Kysely to `Db.kysely`.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import {
@@ -12,6 +13,7 @@ import {
 } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
+import { poolSizeFor } from '../config.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -57,7 +59,8 @@ const captureLog = (): LogConfig | undefined => {
  */
 export const substringIndex = (db: Db): 'fts5' | 'pg_trgm' => (db.dialect === 'sqlite' ? 'fts5' : 'pg_trgm');
 
-export async function openDb(url: string, opts: { migrate?: boolean } = {}): Promise<Db> {
+/** `poolMax`: PostgreSQL connections (Config.databasePoolMax; default poolSizeFor this machine's cores). */
+export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: number } = {}): Promise<Db> {
   let db: Db;
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length) || ':memory:';
@@ -78,7 +81,11 @@ export async function openDb(url: string, opts: { migrate?: boolean } = {}): Pro
     // int8 (bigint) columns hold millisecond timestamps, well inside Number's safe range.
     pg.types.setTypeParser(20, (v: string) => Number(v));
     // A connection is waited for at most 2 s: while the server is away requests fail fast (503) instead of queueing.
-    const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: opts.poolMax ?? poolSizeFor(os.availableParallelism()),
+      connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+    });
     // An idle client whose server went away (restart, failover) is dropped by the pool; without a listener the
     // pool's 'error' event would end the process.
     pool.on('error', () => {});

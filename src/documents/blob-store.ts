@@ -19,13 +19,23 @@ const newKey = (kind: string) => `${kind}/${randomBytes(16).toString('hex')}`;
 const KEY_SHAPE = /^[a-z-]+\/[0-9a-f]{32}$/;
 
 export function createFileBlobStore(dir: string): BlobStore {
+  // Each kind's folder is made once per process, not on every put; one removed since is made again.
+  const made = new Set<string>();
   return {
     async put(bytes, kind) {
       const key = newKey(kind);
       const file = path.join(dir, key);
-      await fs.mkdir(path.dirname(file), { recursive: true });
+      const folder = path.dirname(file);
+      if (!made.has(folder)) await fs.mkdir(folder, { recursive: true });
+      made.add(folder);
       const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-      await fs.writeFile(tmp, bytes);
+      try {
+        await fs.writeFile(tmp, bytes);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        await fs.mkdir(folder, { recursive: true });
+        await fs.writeFile(tmp, bytes);
+      }
       await fs.rename(tmp, file);
       return key;
     },

@@ -54,9 +54,17 @@ export function registerBodyDeadline(
       // Requests without a body are whole once their headers are: no timer.
       if (!hasBody(req)) return done();
       const timer = setTimeout(() => timedOut(req, reply), ms);
-      const clear = () => clearTimeout(timer);
+      // A connection gone before this hook ran gives the request neither event again: its timer would outlive it
+      // (issue 25's create bench left them holding the process for minutes). Its socket's close clears it too.
+      const socket = req.raw.socket;
+      const clear = () => {
+        clearTimeout(timer);
+        socket?.off('close', clear);
+      };
       req.raw.once('end', clear);
       req.raw.once('close', clear);
+      if (!socket || socket.destroyed) clear();
+      else socket.once('close', clear);
       // Answered before its body arrived (401, 413, 503): the connection cannot carry another request until the
       // rest is drained, which a client holding its answer may never send. It closes once the answer is out.
       reply.raw.once('finish', () => {

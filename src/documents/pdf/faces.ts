@@ -93,18 +93,63 @@ export type Face = { key: FaceKey; bytes: Uint8Array; font: FontkitFont; has(cp:
 
 type EncodeStream = { push(chunk: Uint8Array | null): boolean; end(): void };
 type SubsetInternals = {
+  font: FontkitFont;
+  /** The font's glyph ids in the subset so far (encode appends the parts of composite glyphs). */
+  glyphs: number[];
   glyf: Uint8Array[];
   offset: number;
   _addGlyph(gid: number): number;
+  includeGlyph(gid: number): number;
   encode(stream: EncodeStream): void;
   encodeStream(): unknown;
 };
 const padded = new WeakSet<object>();
 
+type FontInternals = {
+  _variationProcessor?: unknown;
+  loca: { offsets: number[] };
+  getGlyph(gid: number): {
+    advanceWidth: number;
+    _decode(): { numberOfContours: number; components?: { glyphID: number; pos: number }[] } | null;
+    _getMetrics(): { leftBearing: number };
+  };
+  _getTableStream(tag: string): { pos: number; readBuffer(n: number): Uint8Array };
+};
+type SubsetTables = { loca: { offsets: number[] }; hmtx: { metrics: { advance: number; bearing: number }[] } };
+/** A glyph as a subset copies it: its bytes padded to an even length, where its parts' ids sit, its metrics. */
+type GlyphCopy = { bytes: Uint8Array; parts: { glyphID: number; pos: number }[]; advance: number; bearing: number };
+const copies = new WeakMap<FontkitFont, Map<number, GlyphCopy>>();
+
+/** fontkit's TTFSubset._addGlyph, read once per glyph: it decoded the whole outline on every copy. */
+function glyphCopy(font: FontkitFont, gid: number): GlyphCopy {
+  let byId = copies.get(font);
+  if (!byId) copies.set(font, (byId = new Map()));
+  let c = byId.get(gid);
+  if (c) return c;
+  const f = font as unknown as FontInternals;
+  const glyph = f.getGlyph(gid);
+  const glyf = glyph._decode();
+  const stream = f._getTableStream('glyf');
+  stream.pos += f.loca.offsets[gid];
+  let bytes = stream.readBuffer(f.loca.offsets[gid + 1] - f.loca.offsets[gid]);
+  if (bytes.length % 2 === 1) {
+    // The same Buffer class as fontkit's own (its bundled stream accepts no other).
+    const even = (bytes.constructor as unknown as { alloc(n: number): Uint8Array }).alloc(bytes.length + 1);
+    even.set(bytes, 0);
+    bytes = even;
+  }
+  const parts =
+    glyf && glyf.numberOfContours < 0 ? (glyf.components ?? []).map(({ glyphID, pos }) => ({ glyphID, pos })) : [];
+  c = { bytes, parts, advance: glyph.advanceWidth, bearing: glyph._getMetrics().leftBearing };
+  byId.set(gid, c);
+  return c;
+}
+
 /**
  * pdf-lib's fontkit (1.1.1) writes a small subset's glyph offsets in the short form (offset / 2) without padding
  * glyphs to an even length, so every glyph after an odd-length one was read from the wrong place and drawn blank
- * (Noto CJK glyphs often have odd lengths). Pads each copied glyph to an even length.
+ * (Noto CJK glyphs often have odd lengths). Pads each copied glyph to an even length. A glyph's copy is made once
+ * per worker (glyphCopy) and reused by every subset; a composite glyph's copy gets its parts' ids in this subset.
  */
 function padSubsetGlyphs(font: FontkitFont): void {
   const proto = Object.getPrototypeOf(
@@ -114,17 +159,34 @@ function padSubsetGlyphs(font: FontkitFont): void {
   padded.add(proto);
   encodeAtOnce(proto, font);
   const addGlyph = proto._addGlyph;
-  proto._addGlyph = function (this: SubsetInternals, gid: number) {
-    const at = addGlyph.call(this, gid);
-    const buf = this.glyf[at];
-    if (buf.length % 2 === 1) {
-      // The same Buffer class as fontkit's own (its bundled stream accepts no other).
-      const padded = (buf.constructor as unknown as { alloc(n: number): Uint8Array }).alloc(buf.length + 1);
-      padded.set(buf, 0);
-      this.glyf[at] = padded;
-      this.offset += 1;
+  proto._addGlyph = function (this: SubsetInternals & SubsetTables, gid: number) {
+    // A variable font re-encodes outlines per instance: fontkit's own copy, then the padding.
+    if ((this.font as unknown as FontInternals)._variationProcessor) {
+      const at = addGlyph.call(this, gid);
+      const buf = this.glyf[at];
+      if (buf.length % 2 === 1) {
+        const even = (buf.constructor as unknown as { alloc(n: number): Uint8Array }).alloc(buf.length + 1);
+        even.set(buf, 0);
+        this.glyf[at] = even;
+        this.offset += 1;
+      }
+      return at;
     }
-    return at;
+    const c = glyphCopy(this.font, gid);
+    let bytes = c.bytes;
+    if (c.parts.length) {
+      const Buf = bytes.constructor as unknown as {
+        from(b: Uint8Array): Uint8Array & { writeUInt16BE(v: number, at: number): void };
+      };
+      const own = Buf.from(bytes);
+      for (const part of c.parts) own.writeUInt16BE(this.includeGlyph(part.glyphID), part.pos);
+      bytes = own;
+    }
+    this.glyf.push(bytes);
+    this.loca.offsets.push(this.offset);
+    this.hmtx.metrics.push({ advance: c.advance, bearing: c.bearing });
+    this.offset += bytes.length;
+    return this.glyf.length - 1;
   };
 }
 
@@ -150,26 +212,41 @@ function keepCharacters(font: FontkitFont): void {
   };
 }
 
+/** Encoded subsets kept per font: the same glyphs (a title, a label's letters) are subset once per worker. */
+const SUBSETS_KEPT = 200;
+const subsets = new WeakMap<FontkitFont, Map<string, Uint8Array[]>>();
+
 /**
  * fontkit streams a subset through its bundled Readable, whose ticks are timers: pdf-lib waited milliseconds per
  * embedded face, mostly idle. The subset is encoded at once instead, into the same stream class with its chunks
- * collected, and handed to pdf-lib's listeners (`data`, then `end`) as they are attached.
+ * collected, and handed to pdf-lib's listeners (`data`, then `end`) as they are attached. The bytes depend only on
+ * the font and the glyph ids included before encoding (what encoding adds follows from them), and pdf-lib reads
+ * nothing else of the subset after it, so they are kept (SUBSETS_KEPT per font, the oldest dropped): subsetting was
+ * the largest part of appending a signature page (issue 25).
  */
 function encodeAtOnce(proto: SubsetInternals, font: FontkitFont): void {
   const sample = (font as unknown as { createSubset(): SubsetInternals }).createSubset();
   const EncodeStream = (proto.encodeStream.call(sample) as object).constructor as new () => EncodeStream;
   proto.encodeStream = function (this: SubsetInternals) {
-    const parts: Uint8Array[] = [];
-    const stream = new EncodeStream();
-    stream.push = (chunk) => {
-      if (chunk !== null) parts.push(chunk);
-      return true;
-    };
-    this.encode(stream);
-    stream.end();
+    let kept = subsets.get(this.font);
+    if (!kept) subsets.set(this.font, (kept = new Map()));
+    const key = this.glyphs.join(',');
+    let parts = kept.get(key);
+    if (!parts) {
+      const out: Uint8Array[] = (parts = []);
+      const stream = new EncodeStream();
+      stream.push = (chunk) => {
+        if (chunk !== null) out.push(chunk);
+        return true;
+      };
+      this.encode(stream);
+      stream.end();
+      if (kept.size >= SUBSETS_KEPT) kept.delete(kept.keys().next().value!);
+      kept.set(key, parts);
+    }
     const emitter = {
       on(event: string, listener: (chunk?: Uint8Array) => void) {
-        if (event === 'data') for (const part of parts) listener(part);
+        if (event === 'data') for (const part of parts!) listener(part);
         if (event === 'end') listener();
         return emitter;
       },

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cachedFontkit, face } from './faces.js';
 import { Fonts, type FontStyle, codePointList } from './fonts.js';
-import { PDFDocument, rgb } from './pdf-lib.js';
+import { inflateSync } from 'node:zlib';
+import fontkit from '@pdf-lib/fontkit';
+import { PDFDict, PDFDocument, PDFName, PDFRawStream, rgb } from './pdf-lib.js';
 import { darkest, pdfScratch, type PdfScratch } from './testing/tools.js';
 
 let tmp: PdfScratch;
@@ -170,6 +172,30 @@ test("the same glyph keeps its text across documents (a composite's part is not 
   await sheet(['Ê Ü'], ['bold']);
   const text = tmp.pdfText(await sheet(['Events Under'], ['bold']));
   assert.match(text, /Events Under/);
+});
+
+/** The embedded TrueType subsets (FontFile2), uncompressed, in object order. */
+async function fontFiles(pdf: Uint8Array): Promise<Buffer[]> {
+  const doc = await PDFDocument.load(pdf);
+  const out: Buffer[] = [];
+  for (const [, obj] of doc.context.enumerateIndirectObjects()) {
+    if (!(obj instanceof PDFDict) || !obj.has(PDFName.of('FontFile2'))) continue;
+    const stream = doc.context.lookup(obj.get(PDFName.of('FontFile2'))) as PDFRawStream;
+    out.push(inflateSync(stream.contents));
+  }
+  return out;
+}
+
+test('a subset is encoded once per set of glyphs: the same text gives the same font file, more text a larger one', async () => {
+  const first = await fontFiles(await sheet(['Kept subset']));
+  const again = await fontFiles(await sheet(['Kept subset']));
+  const morePdf = await sheet(['Kept subset, and more: xyzQW']);
+  const more = await fontFiles(morePdf);
+  assert.equal(first.length, 1);
+  assert.deepEqual(again, first);
+  const glyphs = (b: Buffer) => (fontkit.create(b) as unknown as { numGlyphs: number }).numGlyphs;
+  assert.ok(glyphs(more[0]) > glyphs(first[0]), `${glyphs(more[0])} glyphs, not ${glyphs(first[0])}`);
+  assert.match(tmp.pdfText(morePdf), /Kept subset, and more: xyzQW/);
 });
 
 test('wrap keeps marks with their base and breaks CJK runs between characters', async () => {
