@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
-import { signetJson, startServer } from './testing/child-server.js';
+import { spawn } from 'node:child_process';
+import { BIN, ROOT, baseEnv, signetJson, startServer } from './testing/child-server.js';
 
 /** How long the receiver holds each delivery before answering 200. */
 const HOLD_MS = 500;
@@ -197,4 +198,38 @@ test('the log never shows a link credential or the provider’s code and state',
   assert.equal(logRequest({ method: 'POST', url: `/sign/${token}/qes/start` }).url, '/sign/[token]/qes/start');
   const cb = logRequest({ method: 'GET', url: '/qes/callback?code=c0de&state=st4te' }).url;
   assert.equal(cb, '/qes/callback?[redacted]');
+});
+
+describe('signet worker on SQLite', () => {
+  test('stays up after it says it runs (nothing but its job loops holds the process), and SIGTERM ends it with 0', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-worker-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const child = spawn(process.execPath, [BIN, 'worker'], {
+      cwd: ROOT,
+      env: { ...baseEnv(dir), LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let log = '';
+    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no 'signet worker running' within 60 s: ${log}`)), 60_000);
+      child.stdout.on('data', () => {
+        if (log.includes('"msg":"signet worker running"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      void exited.then((code) => reject(new Error(`signet worker exited early (${code}): ${log}`)));
+    });
+    // An empty event loop ends a process within moments of its last callback; a second is far beyond that.
+    const early = await Promise.race([exited, new Promise((r) => setTimeout(() => r('running'), 1_000))]);
+    assert.equal(early, 'running', `the worker exited by itself: ${log}`);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, log);
+  });
 });
