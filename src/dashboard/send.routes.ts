@@ -4,6 +4,7 @@
 // upload has the API's byte limits and upload budget; a file over the limit is read no further and answered as a
 // refusal on the form, which keeps what was typed. The CSRF token is a form field (or the JSON's `_csrf`), checked
 // by the dashboard's preHandler like every post.
+import { editorPdfjs } from './dashboard.assets.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { LOCALE_NAMES } from '../i18n/i18n.js';
@@ -90,13 +91,7 @@ export async function sendRoutes(app: FastifyInstance, deps: DashboardDeps & Peo
         pages: d.pages,
         fields: d.fields,
         editor: a.url('field-editor.js'),
-        pdfjs: {
-          lib: a.url('pdf.min.mjs'),
-          worker: a.url('pdf.worker.min.mjs'),
-          view: a.url('pdf-view.js'),
-          fonts: a.url('pdfjs/standard_fonts/'),
-          cmaps: a.url('pdfjs/cmaps/'),
-        },
+        pdfjs: editorPdfjs(a),
       },
       notice: notice(req, NOTICES, query(req).done),
       ...extra,

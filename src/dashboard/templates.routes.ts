@@ -2,6 +2,7 @@
 // template-editor.ts). The create and publish forms are multipart (a PDF); their body is read in this plugin's
 // preValidation only for a person the role table lets through, so nobody else gets an upload buffered, and the
 // parent's CSRF check then reads `_csrf` from it like any form.
+import { editorPdfjs } from './dashboard.assets.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { clientMeta } from '../http/request-context.js';
@@ -92,13 +93,7 @@ export async function templatesRoutes(app: FastifyInstance, deps: DashboardDeps 
         markers: facts.markers,
         anchorMin: facts.anchorMin,
         editor: a.url('field-editor.js'),
-        pdfjs: {
-          lib: a.url('pdf.min.mjs'),
-          worker: a.url('pdf.worker.min.mjs'),
-          view: a.url('pdf-view.js'),
-          fonts: a.url('pdfjs/standard_fonts/'),
-          cmaps: a.url('pdfjs/cmaps/'),
-        },
+        pdfjs: editorPdfjs(a),
       },
       ...extra,
     };
