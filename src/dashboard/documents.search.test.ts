@@ -9,6 +9,8 @@ import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import type { Res } from '../testing/harness.js';
 import { bothDatabases } from '../testing/services.js';
 import { signedIn } from './testing/client.js';
+import { substringIndex } from '../db/db.js';
+import { listWorkspaceDocuments } from '../signing/signing.repo.js';
 
 const databases = await bothDatabases();
 const PDF = b64(await makePdf({ pages: 1, text: [['Mutual NDA']] }));
@@ -35,6 +37,22 @@ for (const d of databases) {
       assert.equal(r.status, 201, r.text);
       return { id: r.json.document_id as string };
     }
+
+    test('a common term fills its page from the newest documents: the same page as the walk and the text index', async () => {
+      const t = await e.h.tenant('enterprise');
+      await setRateLimit(e.h.db.kysely, t.keyId, 100_000);
+      for (const title of ['Lease alpha', 'Lease beta', 'Other', 'Lease gamma']) await send({ title, token: t.token });
+      const list = async (textIndex: ReturnType<typeof substringIndex> | null, limit: number) =>
+        (
+          await listWorkspaceDocuments(e.h.db.kysely, { workspaceId: t.workspaceId, search: 'lease', limit, textIndex })
+        ).map((x) => x.title);
+      const indexed = substringIndex(e.h.db);
+      // Two of three matches: the page comes from the newest documents; five: the text index gives all three.
+      assert.deepEqual(await list(indexed, 2), await list(null, 2));
+      assert.equal((await list(indexed, 2)).length, 2);
+      assert.deepEqual(await list(indexed, 5), await list(null, 5));
+      assert.deepEqual((await list(indexed, 5)).sort(), ['Lease alpha', 'Lease beta', 'Lease gamma']);
+    });
 
     test('search: any script, any case, % _ and " literal, short and long (text index) alike', async () => {
       // A workspace of its own, so only these documents can match.

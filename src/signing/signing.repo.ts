@@ -256,6 +256,9 @@ export const trigramSearchable = (text: string) => /[\p{L}\p{N}]{3}/u.test(text)
  * null before it ran); any other walks the workspace's documents newest first and stops when the page is full, as
  * does a search on a schema without the index.
  */
+/** How many of the newest documents a searchable term is looked for in before the text index is asked. */
+const SEARCH_WALK_ROWS = 2_000;
+
 export async function listWorkspaceDocuments(
   db: Trx,
   o: {
@@ -267,47 +270,42 @@ export async function listWorkspaceDocuments(
     textIndex: 'fts5' | 'pg_trgm' | null;
   },
 ): Promise<DocumentListRow[]> {
-  let q = db
-    .selectFrom('documents')
-    .leftJoin('templates', 'templates.id', 'documents.template_id')
-    .leftJoin('template_instances', 'template_instances.document_id', 'documents.id')
-    .select([
-      'documents.id',
-      'documents.title',
-      'documents.status',
-      'documents.created_at',
-      'documents.completed_at',
-      'documents.template_id',
-      'documents.template_version',
-      'templates.name as template_name',
-      'template_instances.id as instance_id',
-      'template_instances.status as instance_status',
-    ])
-    .where('documents.workspace_id', '=', o.workspaceId);
-  if (o.status) q = q.where('documents.status', '=', o.status);
-  if (o.search) {
+  const base = () => {
+    let q = db
+      .selectFrom('documents')
+      .leftJoin('templates', 'templates.id', 'documents.template_id')
+      .leftJoin('template_instances', 'template_instances.document_id', 'documents.id')
+      .select([
+        'documents.id',
+        'documents.title',
+        'documents.status',
+        'documents.created_at',
+        'documents.completed_at',
+        'documents.template_id',
+        'documents.template_version',
+        'templates.name as template_name',
+        'template_instances.id as instance_id',
+        'template_instances.status as instance_status',
+      ])
+      .where('documents.workspace_id', '=', o.workspaceId);
+    if (o.status) q = q.where('documents.status', '=', o.status);
+    if (o.before) {
+      const b = o.before;
+      // A row comparison, so the (workspace_id, created_at, id) index seeks to the page instead of filtering to it.
+      q = q.where((eb) => eb(eb.refTuple('documents.created_at', 'documents.id'), '<', eb.tuple(b.createdAt, b.id)));
+    }
+    return q;
+  };
+  const page = (q: ReturnType<typeof base>) =>
+    q.orderBy('documents.created_at', 'desc').orderBy('documents.id', 'desc').limit(o.limit).execute();
+  let docs: Awaited<ReturnType<typeof page>>;
+  if (!o.search) docs = await page(base());
+  else {
     const search = o.search;
     const pattern = likeContains(search);
     const contains = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
-    if (o.textIndex && trigramSearchable(search)) {
-      // Candidates from the index (a union, so each arm uses its own index), then this workspace's page of them.
-      const byId = db.selectNoFrom(sql<string>`${search}`.as('document_id'));
-      const candidates =
-        o.textIndex === 'fts5'
-          ? db
-              .selectFrom(sql.table('document_search').as('s'))
-              .select(sql<string>`s.document_id`.as('document_id'))
-              .where(sql<boolean>`s.document_search match ${`"${search.replace(/"/g, '""')}"`}`)
-              .unionAll(byId)
-          : db
-              .selectFrom('documents as t')
-              .select('t.id as document_id')
-              .where(contains('t.title'))
-              .unionAll(db.selectFrom('signing_requests as r').select('r.document_id').where(contains('r.email')))
-              .unionAll(byId);
-      q = q.where('documents.id', 'in', candidates);
-    } else {
-      q = q.where((eb) =>
+    const walk = (q: ReturnType<typeof base>) =>
+      q.where((eb) =>
         eb.or([
           contains('documents.title'),
           eb('documents.id', '=', search),
@@ -320,14 +318,38 @@ export async function listWorkspaceDocuments(
           ),
         ]),
       );
-    }
+    if (o.textIndex && trigramSearchable(search)) {
+      // A common term fills a page among the newest documents: look there first, a bounded walk (the newest
+      // SEARCH_WALK_ROWS of the list, by its index). Only a rarer term goes to the text index, whose cost is the
+      // term's matches in every workspace. The page is the same either way: the window's matches are newer than
+      // any outside it.
+      const window = base()
+        .clearSelect()
+        .select('documents.id')
+        .orderBy('documents.created_at', 'desc')
+        .orderBy('documents.id', 'desc')
+        .limit(SEARCH_WALK_ROWS);
+      docs = await page(walk(base().where('documents.id', 'in', window)));
+      if (docs.length < o.limit) {
+        // Candidates from the index (a union, so each arm uses its own index), then this workspace's page of them.
+        const byId = db.selectNoFrom(sql<string>`${search}`.as('document_id'));
+        const candidates =
+          o.textIndex === 'fts5'
+            ? db
+                .selectFrom(sql.table('document_search').as('s'))
+                .select(sql<string>`s.document_id`.as('document_id'))
+                .where(sql<boolean>`s.document_search match ${`"${search.replace(/"/g, '""')}"`}`)
+                .unionAll(byId)
+            : db
+                .selectFrom('documents as t')
+                .select('t.id as document_id')
+                .where(contains('t.title'))
+                .unionAll(db.selectFrom('signing_requests as r').select('r.document_id').where(contains('r.email')))
+                .unionAll(byId);
+        docs = await page(base().where('documents.id', 'in', candidates));
+      }
+    } else docs = await page(walk(base()));
   }
-  if (o.before) {
-    const b = o.before;
-    // A row comparison, so the (workspace_id, created_at, id) index seeks to the page instead of filtering to it.
-    q = q.where((eb) => eb(eb.refTuple('documents.created_at', 'documents.id'), '<', eb.tuple(b.createdAt, b.id)));
-  }
-  const docs = await q.orderBy('documents.created_at', 'desc').orderBy('documents.id', 'desc').limit(o.limit).execute();
   const requests = docs.length
     ? await db
         .selectFrom('signing_requests')
