@@ -324,6 +324,13 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     : null;
   const jobs = scheduledJobs({ db, clock, wake, config, blobs, workerId, pki: pkiNow, logger });
   const scheduler = opts.worker ? createScheduler({ db, clock, workerId, logger, jobs }) : null;
+  // Work committed by another process (an API instance, the CLI) starts an idle runner now, not at its next poll.
+  const byTable: Record<string, () => void> = {
+    deliveries: wake.deliveries,
+    mail_outbox: wake.mail,
+    sms_outbox: wake.sms,
+  };
+  let unwatchWork: (() => void) | undefined;
 
   const app = opts.api
     ? await buildApp({
@@ -365,6 +372,12 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     },
     runJob: (name) => runJob(jobs, name),
     start() {
+      if (opts.worker && !unwatchWork) {
+        unwatchWork = db.watchWork((table) => {
+          if (table !== null) return byTable[table]?.();
+          for (const w of Object.values(wake)) w();
+        });
+      }
       dispatcher?.start();
       scheduler?.start();
       sealing?.start();
@@ -375,6 +388,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       }
     },
     async close() {
+      unwatchWork?.();
       await app?.close();
       await Promise.all([dispatcher?.stop(), scheduler?.stop(), sealing?.stop(), bulkSends?.stop()]);
       await mailer.close();

@@ -3,17 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import {
-  Kysely,
-  PostgresDialect,
-  SqliteDialect,
-  type LogConfig,
-  type SelectQueryBuilder,
-  type SqliteDatabase,
-} from 'kysely';
+import { Kysely, PostgresDialect, type LogConfig, type SelectQueryBuilder, type SqliteDatabase } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
 import { poolSizeFor } from '../config.js';
+import { WaitingSqliteDialect } from './sqlite-driver.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -22,6 +16,12 @@ export type Db = {
   dialect: Dialect;
   /** Tells whether anything may have changed, for exact caches (exact-cache.ts); PostgreSQL's: pg-change-probe.ts. */
   probe: ChangeProbe | null;
+  /**
+   * Calls `listener` soon after another process may have committed work for the lease runners: on PostgreSQL with the
+   * table's name (migration 018's notices), on SQLite with null after any other connection's commit (the file's
+   * data_version, read every WORK_POLL_MS). Returns the unsubscribe.
+   */
+  watchWork(listener: (table: string | null) => void): () => void;
   close(): Promise<void>;
 };
 
@@ -70,12 +70,19 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
     const sqlite = new Sqlite(file);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
+    // For the pragmas below; the driver then waits for the write lock itself (sqlite-driver.ts).
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     let writes = 0;
     const database = cachingPrepare(sqlite, STATEMENT_CACHE_SIZE, () => void writes++);
-    const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database }), log: captureLog() });
-    db = { kysely, dialect: 'sqlite', probe: sqliteChangeProbe(sqlite, () => writes), close: () => kysely.destroy() };
+    const kysely = new Kysely<Schema>({ dialect: new WaitingSqliteDialect({ database }, sqlite), log: captureLog() });
+    db = {
+      kysely,
+      dialect: 'sqlite',
+      probe: sqliteChangeProbe(sqlite, () => writes),
+      watchWork: sqliteWorkWatch(sqlite),
+      close: () => kysely.destroy(),
+    };
   } else {
     const [{ default: pg }, { pgChangeProbe }] = await Promise.all([import('pg'), import('./pg-change-probe.js')]);
     // int8 (bigint) columns hold millisecond timestamps, well inside Number's safe range.
@@ -100,6 +107,7 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
       kysely,
       dialect: 'postgres',
       probe,
+      watchWork: (listener) => probe.watchWork(listener),
       close: async () => {
         await probe.close();
         await kysely.destroy();
@@ -228,9 +236,52 @@ function sqliteChangeProbe(sqlite: Database.Database, ownWrites: () => number): 
   };
 }
 
+/** How often an idle SQLite process looks for other processes' commits (a data_version read, a few µs). */
+export const WORK_POLL_MS = 10;
+
+function sqliteWorkWatch(sqlite: Database.Database): Db['watchWork'] {
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  const listeners = new Set<(table: null) => void>();
+  let seen = -1;
+  let timer: NodeJS.Timeout | undefined;
+  const look = () => {
+    if (sqlite.inTransaction || !sqlite.open) return;
+    let now: number;
+    try {
+      now = dataVersion.get() as number;
+    } catch {
+      return; // busy mid-iterate: look again next time
+    }
+    const moved = seen !== -1 && now !== seen;
+    seen = now;
+    if (moved) for (const l of listeners) l(null);
+  };
+  return (listener) => {
+    listeners.add(listener);
+    if (timer === undefined) {
+      look();
+      timer = setInterval(look, WORK_POLL_MS);
+      timer.unref();
+    }
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && timer !== undefined) {
+        clearInterval(timer);
+        timer = undefined;
+      }
+    };
+  };
+}
+
 // Any select builder, whatever its tables and row type.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's own generic bound for "any builder"
 type AnySelect = SelectQueryBuilder<any, any, any>;
+
+/**
+ * True where a writing statement locks the whole database even when it changes no row (SQLite: the file's one write
+ * lock), so a write that may well find nothing, like a claim by an idle worker, should look with a read first.
+ */
+export const lockingEmptyWrites = (db: Db): boolean => db.dialect === 'sqlite';
 
 /** `FOR UPDATE SKIP LOCKED` where the database has it; SQLite serialises writers, so it needs none. */
 export function skipLocked<QB extends AnySelect>(db: Db, qb: QB): QB {

@@ -17,6 +17,7 @@ import * as m014 from './migrations/014-bulk-sends.js';
 import * as m015 from './migrations/015-dashboard-drafts.js';
 import * as m016 from './migrations/016-hot-path-indexes.js';
 import * as m017 from './migrations/017-retention.js';
+import * as m018 from './migrations/018-work-notices.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -37,6 +38,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '015-dashboard-drafts': m015,
   '016-hot-path-indexes': m016,
   '017-retention': m017,
+  '018-work-notices': m018,
 };
 
 export type MigrationName = keyof typeof list;

@@ -90,6 +90,31 @@ describe('PostgreSQL change probe: caches follow other processes within a bound'
     await within(1000, 'deleted elsewhere', async () => (await list()) === 0);
   });
 
+  test('work committed elsewhere is announced by table at commit, without moving the cache version', async () => {
+    const t = await h.tenant();
+    const seen: string[] = [];
+    const unwatch = h.db.watchWork((table) => seen.push(table!));
+    try {
+      await sleep(100); // the tenant's own change notices arrive first
+      const v0 = version();
+      await other.query('begin');
+      await other.query(
+        `insert into mail_outbox (id, workspace_id, template, locale, to_email, to_name, from_name, subject, text, html,
+           status, created_at, updated_at)
+         values ('mail_probe', $1, 'invite', 'en', 'ana@example.com', 'Ana', 'Signet', 's', 'b', '<p>b</p>', 'sent', $2, $2)`,
+        [t.workspaceId, Date.now()],
+      );
+      await sleep(100);
+      assert.deepEqual(seen, [], 'nothing before the commit');
+      await other.query('commit');
+      await within(1000, 'the work notice', () => seen.length > 0);
+      assert.deepEqual(seen, ['mail_outbox']);
+      assert.equal(version(), v0, 'work notices leave the caches alone');
+    } finally {
+      unwatch();
+    }
+  });
+
   test('when the notice connection is lost nothing is served from memory until it is back', async () => {
     const t = await h.tenant();
     assert.equal((await h.request('GET', '/v1/hooks', { token: t.token })).status, 200);

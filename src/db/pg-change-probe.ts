@@ -13,6 +13,7 @@
 import pg from 'pg';
 import type { ChangeProbe } from './db.js';
 import { NOTIFY_CHANNEL, NOTIFY_TRIGGERS } from './migrations/008-change-notices.js';
+import { WORK_CHANNEL } from './migrations/018-work-notices.js';
 
 export const HEARTBEAT_MS = 250;
 /** The LISTEN connection's application_name, as pg_stat_activity shows it. */
@@ -31,6 +32,8 @@ const TRIGGERS_PRESENT = {
 export type PgChangeProbe = ChangeProbe & {
   /** Wraps a pool so that its completed writes move the version. */
   watch(pool: pg.Pool): void;
+  /** Calls `listener` with the table's name for each work notice (migration 018) on the same LISTEN connection. */
+  watchWork(listener: (table: string) => void): () => void;
   close(): Promise<void>;
 };
 
@@ -43,6 +46,7 @@ export function pgChangeProbe(url: string, logger?: Logger): PgChangeProbe {
   let client: pg.Client | null = null;
   let askedAt = 0; // when the pending heartbeat was sent (0: none pending)
   let warned = false;
+  const workListeners = new Set<(table: string) => void>();
 
   const lost = (why: unknown) => {
     live = false;
@@ -65,11 +69,14 @@ export function pgChangeProbe(url: string, logger?: Logger): PgChangeProbe {
     });
     c.on('error', (err) => client === c && lost(err));
     c.on('end', () => client === c && lost(new Error('connection ended')));
-    c.on('notification', () => void gen++);
+    c.on('notification', (n) => {
+      if (n.channel !== WORK_CHANNEL) return void gen++;
+      for (const l of workListeners) l(n.payload ?? '');
+    });
     client = c;
     try {
       await c.connect();
-      await c.query(`listen ${NOTIFY_CHANNEL}`);
+      await c.query(`listen ${NOTIFY_CHANNEL}; listen ${WORK_CHANNEL}`);
     } catch (err) {
       if (client === c) lost(err);
       else c.end().catch(() => {});
@@ -128,6 +135,10 @@ export function pgChangeProbe(url: string, logger?: Logger): PgChangeProbe {
           return result;
         };
       });
+    },
+    watchWork(listener) {
+      workListeners.add(listener);
+      return () => void workListeners.delete(listener);
     },
     async close() {
       closed = true;

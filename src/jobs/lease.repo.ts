@@ -1,10 +1,10 @@
 // The SQL of lease claims, for every table a lease-claim job works on (deliveries, mail, seal jobs, bulk sends).
-// Guarantees: a claim is one statement (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has a single writer), so
-// concurrent claimers take disjoint rows; a lapsed lease is as good as none; an outcome is written only while its
+// Guarantees: a claim is one statement (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has a single writer, and looks
+// with a read first so that finding nothing takes no write lock), so concurrent claimers take disjoint rows; a lapsed lease is as good as none; an outcome is written only while its
 // writer still holds the claim it worked under, so a worker that lost its lease writes nothing; writeManyUnderLease
 // applies that same guard to each row of a batch, in one statement.
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import { skipLocked, type Db } from '../db/db.js';
+import { lockingEmptyWrites, skipLocked, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 
 export type LeasedTable = 'deliveries' | 'mail_outbox' | 'documents' | 'sms_outbox' | 'bulk_sends';
@@ -38,20 +38,19 @@ export async function claimLeases<T extends LeasedTable>(
 ): Promise<Selectable<Database[T]>[]> {
   const k = loose(db.kysely);
   const table: string = lease.table;
-  const due = skipLocked(
-    db,
-    k
-      .selectFrom(table)
-      .select('id')
-      .where((eb) =>
-        eb.and([
-          lease.due(eb as never, o.now),
-          eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)]),
-        ]),
-      )
-      .orderBy(lease.order)
-      .limit(o.limit),
-  );
+  const free = k
+    .selectFrom(table)
+    .select('id')
+    .where((eb) =>
+      eb.and([
+        lease.due(eb as never, o.now),
+        eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)]),
+      ]),
+    )
+    .orderBy(lease.order);
+  // An idle worker's claim usually finds nothing: on SQLite it looks first, so it takes no write lock for nothing.
+  if (lockingEmptyWrites(db) && (await free.limit(1).executeTakeFirst()) === undefined) return [];
+  const due = skipLocked(db, free.limit(o.limit));
   return k
     .updateTable(table)
     .set((eb) => ({ ...lease.onClaim?.(eb as never), [lease.holder]: o.workerId, [lease.until]: o.now + o.leaseMs }))

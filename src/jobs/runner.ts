@@ -44,8 +44,8 @@ export type RunnerOptions = {
   /** Real-time sleep of the background loop when a pass did nothing. */
   pollIntervalMs: number;
   /**
-   * Claim the next batch while the current one is still being worked (once fewer than `concurrency` of its items
-   * are left unstarted), so lanes never stand idle waiting for the batch's slowest item or for the claim. For many
+   * Claim the next batch while the current one is still being worked (once fewer than `batchSize` of its items are
+   * left unstarted), so lanes never stand idle waiting for the batch's slowest item or for the claim. For many
    * short items (deliveries); a slow job keeps the default, claiming only what it is about to work.
    */
   prefetch?: boolean;
@@ -133,7 +133,8 @@ export function createRunner<T extends Claimed>(job: LeaseJob<T>, o: RunnerOptio
           await refill();
           continue;
         }
-        if (more && !stopping && queue.length < o.concurrency) void refill();
+        // One batch ahead: a claim takes a while on a busy database, and lanes must not wait for it.
+        if (more && !stopping && queue.length < o.batchSize) void refill();
         if (await one(item)) done++;
       }
     };

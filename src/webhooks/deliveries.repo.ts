@@ -1,6 +1,6 @@
 // All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
-import type { Insertable, Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import { forUpdate, type Db } from '../db/db.js';
 import { claimLeases, writeManyUnderLease, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
@@ -31,7 +31,16 @@ export const DELIVERY_LEASE: Lease<'deliveries'> = {
   until: 'claim_expires_at',
   attempts: 'attempts',
   order: 'next_attempt_at',
-  due: (eb, now) => eb.and([eb('status', 'in', [...DUE_STATUSES]), eb('next_attempt_at', '<=', now)]),
+  // The statuses as literals: the planner then sees the partial index deliveries_open_due (migration 018) applies.
+  due: (eb, now) =>
+    eb.and([
+      eb(
+        'status',
+        'in',
+        DUE_STATUSES.map((s) => sql.lit(s)),
+      ),
+      eb('next_attempt_at', '<=', now),
+    ]),
 };
 
 /** Claims up to `limit` due rows for `workerId`, with what sending them needs (event body, hook URL and secret). */

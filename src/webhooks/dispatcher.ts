@@ -12,13 +12,13 @@
 // - No transaction is open across an HTTP call. Redirects are never followed. A response counts only when it is
 //   complete within timeoutMs; each attempt is signed afresh with `t` taken at send time.
 import { performance } from 'node:perf_hooks';
-import { request, type Dispatcher as HttpDispatcher } from 'undici';
+import type { Dispatcher as HttpDispatcher } from 'undici';
 import type { Db } from '../db/db.js';
 import { createExactCache } from '../db/exact-cache.js';
 import { createRunner, type LeaseJob, type Runner } from '../jobs/runner.js';
 import { fixedDelays, nextAttemptAt } from '../jobs/retry.js';
 import type { Clock } from '../lib/clock.js';
-import { describeError, silentLogger, withoutNul, type Logger } from '../lib/logger.js';
+import { describeError, silentLogger, type Logger } from '../lib/logger.js';
 import { createGuardedAgent } from '../lib/outbound.js';
 import { WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_TIMEOUT_MS } from '../limits.js';
 import {
@@ -29,6 +29,7 @@ import {
   type Outcome,
 } from './deliveries.repo.js';
 import { isHookGone } from './hooks.repo.js';
+import { createPoster } from './post.js';
 import { deliveryHeaders } from './signature.js';
 
 export const DEFAULT_LEASE_MS = 60_000;
@@ -62,8 +63,6 @@ export type DispatcherOptions = {
 /** runOnce resolves with the number of HTTP attempts made. */
 export type Dispatcher = Runner;
 
-class DeliveryTimeout extends Error {}
-
 export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const { db, clock, workerId } = opts;
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
@@ -72,40 +71,22 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const ownAgent = opts.agent === undefined;
   const agent: HttpDispatcher =
     opts.agent ?? createGuardedAgent({ allowPrivateNetwork: opts.allowPrivateNetwork, connections: concurrency });
-  let inFlight = 0;
-  const writer = createWriter(db, workerId, logger, () => inFlight > 0);
+  const poster = createPoster(agent, timeoutMs, RESPONSE_BODY_LIMIT);
+  const writer = createWriter(db, workerId, logger, () => poster.inFlight > 0);
 
   async function attempt(d: ClaimedDelivery): Promise<AttemptOutcome> {
     const startedAt = clock.now();
     const t0 = performance.now();
     const headers = deliveryHeaders(d.secret, Math.floor(startedAt / 1000), d.eventId, d.eventName, d.body);
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(new DeliveryTimeout()), timeoutMs);
-    let statusCode: number | null = null;
-    let responseBody: string | null = null;
-    let error: string | null = null;
-    try {
-      // undici's request never follows redirects; a 3xx is just a non-2xx status here.
-      const res = await request(d.targetUrl, {
-        method: 'POST',
-        headers,
-        body: d.body,
-        dispatcher: agent,
-        signal: ac.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      statusCode = res.statusCode;
-      responseBody = await readCapped(res.body, RESPONSE_BODY_LIMIT);
-    } catch (err) {
-      const code = (err as { code?: string })?.code;
-      error =
-        ac.signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
+    const r = await poster.post(d.targetUrl, headers, d.body);
+    const statusCode = r.statusCode;
+    const responseBody = r.body;
+    let error: string | null =
+      r.statusCode !== null
+        ? null
+        : r.timedOut
           ? `timeout: no complete response within ${timeoutMs} ms`
-          : describeError(err, [d.secret]);
-    } finally {
-      clearTimeout(timer);
-    }
+          : describeError(r.error, [d.secret]);
     const durationMs = Math.round(performance.now() - t0);
     const ok = error === null && statusCode !== null && statusCode >= 200 && statusCode < 300;
     if (!ok && error === null) {
@@ -162,12 +143,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         });
         return false;
       }
-      inFlight++;
-      try {
-        writer.push(await attempt(d));
-      } finally {
-        inFlight--;
-      }
+      writer.push(await attempt(d));
       return true;
     },
     async release(d) {
@@ -248,19 +224,4 @@ function createWriter(db: Db, workerId: string, logger: Logger, busy: () => bool
       while (running) await running;
     },
   };
-}
-
-/** Up to `limit` characters of the body; stops reading (and drops the connection) once that much has arrived. */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<string> {
-  const maxBytes = limit;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= maxBytes) break;
-  }
-  const bytes = Buffer.concat(chunks).subarray(0, maxBytes);
-  // stream: true holds back a multi-byte character cut in half instead of emitting U+FFFD.
-  return withoutNul(new TextDecoder().decode(bytes, { stream: true }).slice(0, limit));
 }
