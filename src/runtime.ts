@@ -25,7 +25,7 @@ import { MAIL_OUTBOX_PRUNE } from './mail/outbox.repo.js';
 import { SMS_OUTBOX_PRUNE } from './sms/outbox.repo.js';
 import { pruneEventsJob } from './webhooks/retention.js';
 import { pruneSessionsJob } from './dashboard/people.service.js';
-import type { Runner } from './jobs/runner.js';
+import { wakeOnWork, type Runner } from './jobs/runner.js';
 import type { JobName } from './jobs/names.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createMailQueue } from './mail/outbox.js';
@@ -324,12 +324,6 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     : null;
   const jobs = scheduledJobs({ db, clock, wake, config, blobs, workerId, pki: pkiNow, logger });
   const scheduler = opts.worker ? createScheduler({ db, clock, workerId, logger, jobs }) : null;
-  // Work committed by another process (an API instance, the CLI) starts an idle runner now, not at its next poll.
-  const byTable: Record<string, () => void> = {
-    deliveries: wake.deliveries,
-    mail_outbox: wake.mail,
-    sms_outbox: wake.sms,
-  };
   let unwatchWork: (() => void) | undefined;
 
   const app = opts.api
@@ -372,12 +366,9 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     },
     runJob: (name) => runJob(jobs, name),
     start() {
-      if (opts.worker && !unwatchWork) {
-        unwatchWork = db.watchWork((table) => {
-          if (table !== null) return byTable[table]?.();
-          for (const w of Object.values(wake)) w();
-        });
-      }
+      // Work committed by another process (an API instance, the CLI) starts an idle runner now, not at its next poll.
+      const byTable = { deliveries: wake.deliveries, mail_outbox: wake.mail, sms_outbox: wake.sms };
+      if (opts.worker) unwatchWork ??= wakeOnWork(db, byTable, Object.values(wake));
       dispatcher?.start();
       scheduler?.start();
       sealing?.start();

@@ -1,6 +1,7 @@
 // The SQL of pruning, for every growing table (one mechanism; each feature describes its table as a PruneTarget).
-// Guarantees: one batch is one statement, `DELETE … WHERE key IN (SELECT key … ORDER BY age LIMIT n)`, so it
-// deletes at most n rows and holds its locks only that long; on PostgreSQL the inner select is FOR UPDATE SKIP
+// Guarantees: one batch is one statement, `DELETE … WHERE key IN (SELECT key … ORDER BY age LIMIT n)` (or, for a
+// target that retires rows, `UPDATE … SET column = now` with the same selection), so it changes at most n rows and
+// holds its locks only that long; on PostgreSQL the inner select is FOR UPDATE SKIP
 // LOCKED, so concurrent pruners take disjoint rows and never wait on each other (SQLite has a single writer), and
 // every row is deleted, and counted, once. What may go is the target's own condition, read inside the statement.
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
@@ -21,6 +22,11 @@ export type PruneTarget<T extends PrunedTable = PrunedTable> = {
    * the inner select.
    */
   expired(eb: ExpressionBuilder<Database, T>, cutoff: number): Expression<SqlBool>;
+  /**
+   * Retire instead of delete: set this column to the run's time (a soft delete the rest of the code honours). The
+   * `expired` condition must leave out rows already retired.
+   */
+  retire?: keyof Database[T] & string;
 };
 
 /** Any table's target (a union, so lists of targets of different tables type-check). */
@@ -31,8 +37,14 @@ export type AnyPruneTarget = { [T in PrunedTable]: PruneTarget<T> }[PrunedTable]
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one implementation over several tables' columns
 const loose = (db: Kysely<Database>) => db as unknown as Kysely<any>;
 
-/** Deletes at most `limit` of the target's expired rows, oldest first; returns how many went. */
-export async function pruneBatch(db: Db, target: AnyPruneTarget, cutoff: number, limit: number): Promise<number> {
+/** Deletes (or retires, as of `now`) at most `limit` of the target's expired rows, oldest first; returns how many. */
+export async function pruneBatch(
+  db: Db,
+  target: AnyPruneTarget,
+  cutoff: number,
+  limit: number,
+  now: number,
+): Promise<number> {
   const k = loose(db.kysely);
   const key = target.key as readonly string[];
   const table: string = target.table;
@@ -46,12 +58,18 @@ export async function pruneBatch(db: Db, target: AnyPruneTarget, cutoff: number,
       .orderBy(`${table}.${String(target.order)}`)
       .limit(limit),
   );
-  const r = await k
-    .deleteFrom(table)
-    .where((eb) =>
-      key.length === 1 ? eb(key[0]!, 'in', pick) : eb(eb.refTuple(...(key as [string, string])), 'in', pick as never),
-    )
-    .executeTakeFirst();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the loose builder of `loose` above
+  const picked = (eb: ExpressionBuilder<any, any>) =>
+    key.length === 1 ? eb(key[0]!, 'in', pick) : eb(eb.refTuple(...(key as [string, string])), 'in', pick as never);
+  if (target.retire !== undefined) {
+    const r = await k
+      .updateTable(table)
+      .set({ [target.retire]: now })
+      .where(picked)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+  const r = await k.deleteFrom(table).where(picked).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 

@@ -80,7 +80,7 @@ for (const d of await bothDatabases()) {
       await seed.insertEvent(db, 'ev_bare_edge', cut);
 
       const r = await run('prune-events');
-      assert.deepEqual(r.tables, { delivery_attempts: 3 + 1 + 7, deliveries: 3, events: 3 });
+      assert.deepEqual(r.tables, { delivery_attempts: 3 + 1 + 7, deliveries: 3, events: 3, hooks: 0 });
       assert.deepEqual(await seed.idsOf(db, 'events'), [
         'ev_bare_edge',
         'ev_edge',
@@ -256,7 +256,7 @@ for (const d of await bothDatabases()) {
     test('batches are bounded: one statement deletes at most the batch size, the job repeats until a short one', async () => {
       for (let i = 0; i < 25; i++) await seed.insertKeyUse(db, NOW - R.keyUsesMs - 1000 + i);
       await seed.insertKeyUse(db, NOW);
-      assert.equal(await pruneBatch(db, KEY_USES_PRUNE, NOW - R.keyUsesMs, 10), 10);
+      assert.equal(await pruneBatch(db, KEY_USES_PRUNE, NOW - R.keyUsesMs, 10, NOW), 10);
       assert.equal((await seed.idsOf(db, 'key_uses')).length, 16);
       const r = await prune(db, clock, [KEY_USES_PRUNE], { retentionMs: R.keyUsesMs, batchRows: 4 });
       assert.deepEqual(r, { deleted: 15, batches: 4, more: false, tables: { key_uses: 15 } }, '4 + 4 + 4 + 3');

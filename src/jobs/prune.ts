@@ -45,7 +45,7 @@ export async function prune(
     for (;;) {
       if (clock.now() - started >= (o.budgetMs ?? PRUNE_TIME_BUDGET_MS)) return { ...out, more: true };
       const t0 = performance.now();
-      const n = await pruneBatch(db, target, cutoff, o.batchRows);
+      const n = await pruneBatch(db, target, cutoff, o.batchRows, started);
       out.batches++;
       out.deleted += n;
       out.tables[target.table]! += n;

@@ -9,6 +9,7 @@
 //   wake() is called. stop() stops claiming, waits for work in flight and its records.
 // - With `prefetch` the next batch is claimed while the current one is worked; every claimed item is still worked or
 //   handed back, the prefetched batch included.
+import type { Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { describeError, silentLogger, type Logger } from '../lib/logger.js';
 
@@ -218,4 +219,15 @@ export function createRunner<T extends Claimed>(job: LeaseJob<T>, o: RunnerOptio
       return stopped;
     },
   };
+}
+
+/**
+ * Wakes runners when another process may have committed work for them (Db.watchWork): the table's own runner, or
+ * every runner in `all` when the database cannot say which table (SQLite). Returns the unsubscribe.
+ */
+export function wakeOnWork(db: Db, byTable: Record<string, () => void>, all: readonly (() => void)[]): () => void {
+  return db.watchWork((table) => {
+    if (table !== null) return byTable[table]?.();
+    for (const w of all) w();
+  });
 }

@@ -49,6 +49,8 @@ export function createPoster(agent: Dispatcher, timeoutMs: number, limit: number
     const first = open.values().next().value;
     if (first === undefined || timer !== undefined) return;
     timer = setTimeout(expire, Math.max(0, first.deadline - performance.now()));
+    // The requests' sockets keep the process alive while any is open; the timer alone must not (a CLI run ends).
+    timer.unref();
   };
   function expire() {
     timer = undefined;
@@ -77,6 +79,10 @@ export function createPoster(agent: Dispatcher, timeoutMs: number, limit: number
         if (settled) return;
         settled = true;
         open.delete(entry);
+        if (open.size === 0 && timer !== undefined) {
+          clearTimeout(timer);
+          timer = undefined;
+        }
         resolve(r);
       };
       const failed = (error: unknown, timedOut: boolean) => settle({ statusCode: null, body: null, error, timedOut });

@@ -1,9 +1,11 @@
 // What the prune job may delete of the webhook tables: a delivery once it is settled (succeeded or given up) and
 // its last write is past the retention, its attempts first; an event once no delivery of it is left. A pending or
-// retrying delivery, and everything of a live document's events, stays.
+// retrying delivery, and everything of a live document's events, stays. A document's callback hook is retired (not
+// deleted: its deliveries keep their history) once the document ended before the cutoff and no delivery to it is
+// open, so the workspace's hook list and every event's hook lookup stop growing with the documents ever sent.
 import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { noLiveDocument, type PruneTarget } from '../jobs/prune.repo.js';
+import { LIVE_DOCUMENT_STATUSES, noLiveDocument, type PruneTarget } from '../jobs/prune.repo.js';
 import { DUE_STATUSES } from './states.js';
 
 /**
@@ -79,5 +81,42 @@ export const EVENTS_PRUNE: PruneTarget<'events'> = {
     ]),
 };
 
-/** In this order: attempts before their deliveries, deliveries before their events. */
-export const WEBHOOK_PRUNE_TARGETS = [DELIVERY_ATTEMPTS_PRUNE, DELIVERIES_PRUNE, EVENTS_PRUNE] as const;
+/** A live callback hook (`callback_url`) whose document ended before the cutoff, with no delivery left to send. */
+export const CALLBACK_HOOKS_RETIRE: PruneTarget<'hooks'> = {
+  table: 'hooks',
+  key: ['id'],
+  // The walk is migration 019's index of live callback hooks; a hook is made before its document ends.
+  order: 'created_at',
+  retire: 'deleted_at',
+  expired: (eb, cutoff) =>
+    eb.and([
+      eb('hooks.deleted_at', 'is', null),
+      eb('hooks.document_id', 'is not', null),
+      eb('hooks.created_at', '<', cutoff),
+      eb.exists(
+        eb
+          .selectFrom('documents as ended_doc')
+          .select('ended_doc.id')
+          .whereRef('ended_doc.id', '=', 'hooks.document_id')
+          .where('ended_doc.status', 'not in', LIVE_DOCUMENT_STATUSES)
+          .where((e) => e(e.fn.coalesce('ended_doc.closed_at', 'ended_doc.completed_at'), '<', cutoff)),
+      ),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('deliveries as open_delivery')
+            .select('open_delivery.id')
+            .whereRef('open_delivery.hook_id', '=', 'hooks.id')
+            .where('open_delivery.status', 'in', DUE_STATUSES),
+        ),
+      ),
+    ]),
+};
+
+/** In this order: attempts before their deliveries, deliveries before their events; then the retired hooks. */
+export const WEBHOOK_PRUNE_TARGETS = [
+  DELIVERY_ATTEMPTS_PRUNE,
+  DELIVERIES_PRUNE,
+  EVENTS_PRUNE,
+  CALLBACK_HOOKS_RETIRE,
+] as const;

@@ -1,12 +1,15 @@
 // Delivery history through the API under the events retention, on both databases: the real app on a real port and
 // a real receiver, the clock moved to the boundary. A settled delivery is listed and replayable for the whole
-// retention after its last attempt, and gone (404 on replay) a millisecond later; a retrying one is never pruned.
+// retention after its last attempt, and gone (404 on replay) a millisecond later; a retrying one is never pruned. A
+// document's callback hook leaves GET /v1/hooks the events retention after its document ended, not before, and not
+// while a delivery to it is still open; an in-progress document's stays.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { startReceiver, type Receiver } from '../testing/e2e.js';
 import { bothDatabases } from '../testing/services.js';
+import { plainPdf, signers } from '../signing/testing/requests.js';
 
 for (const d of await bothDatabases()) {
   describe(`delivery history under the events retention (${d.name})`, { skip: d.skip }, () => {
@@ -66,6 +69,51 @@ for (const d of await bothDatabases()) {
       assert.equal(still.length, 1);
       assert.equal(still[0]!.split(':')[0], retrying!.split(':')[0]);
       assert.doesNotMatch(still[0]!, /:succeeded$/);
+    });
+
+    test('a callback hook is retired the retention after its document ended, unless a delivery to it is open', async () => {
+      const t = await h.tenant();
+      const send = async (path: string, accepting: boolean) => {
+        const r = await h.request('POST', '/v1/signing-requests', {
+          token: t.token,
+          body: {
+            signers: signers(1),
+            file: { name: 'a.pdf', content_base64: await plainPdf(1) },
+            placement: 'auto_append',
+            callback_url: rx.url(path),
+          },
+        });
+        assert.equal(r.status, 201, r.text);
+        if (accepting) rx.secrets.set(path, r.json.callback.secret);
+        return { doc: r.json.document_id as string, hook: r.json.callback.hook_id as string };
+      };
+      const tag = randomBytes(4).toString('hex');
+      const ended = await send(`/cb-ended-${tag}`, true);
+      const failing = await send(`/cb-failing-${tag}`, false);
+      const open = await send(`/cb-open-${tag}`, true);
+      for (const d of [ended, failing]) {
+        const w = await h.request('POST', `/v1/documents/${d.doc}/withdraw`, { token: t.token });
+        assert.ok(w.status < 300, w.text);
+      }
+      const endedAt = h.clock.now();
+      await h.work();
+      const listed = async () =>
+        ((await h.request('GET', '/v1/hooks', { token: t.token })).json as { id: string }[]).map((x) => x.id).sort();
+      const all = [ended.hook, failing.hook, open.hook].sort();
+      assert.deepEqual(await listed(), all);
+
+      h.clock.set(endedAt + h.config.retention.eventsMs);
+      await h.runtime.runJob('prune-events');
+      assert.deepEqual(await listed(), all, 'exactly a retention after the end: still listed');
+      h.clock.advance(1);
+      await h.runtime.runJob('prune-events');
+      assert.deepEqual(await listed(), [failing.hook, open.hook].sort(), 'the ended document’s hook is retired');
+      const row = await h.db.kysely
+        .selectFrom('hooks')
+        .select(['deleted_at'])
+        .where('id', '=', ended.hook)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.deleted_at, h.clock.now(), 'retired, not deleted');
     });
   });
 }

@@ -5,7 +5,7 @@ import { entryHash, GENESIS_HASH } from '../../documents/audit.repo.js';
 import type { Field } from '../../documents/pdf/types.js';
 import { iso } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
-import { DEFAULT_EXPIRY_MS, EXPIRY_WARNING_MS, REVIEW_WINDOW_MS } from '../../limits.js';
+import { DEFAULT_EXPIRY_MS, EXPIRY_WARNING_MS, RETENTION_DEFAULTS, REVIEW_WINDOW_MS } from '../../limits.js';
 import type { DocumentStatus, RequestStatus } from '../../signing/states.js';
 import type { InstanceStatus } from '../../templates/states.js';
 import type { EventFields, EventName } from '../../webhooks/events.js';
@@ -18,6 +18,7 @@ import {
   type SeedWorkspace,
   type Signer,
 } from './history-parts.js';
+import type { Row } from './rows.js';
 
 export type { Due, HistoryContext, SeedBlobs, SeedWorkspace } from './history-parts.js';
 
@@ -135,9 +136,10 @@ export function seedDocument(ctx: HistoryContext, ws: SeedWorkspace, t0: number,
     prev = hash;
   };
   let callbackHook: string | null = null;
+  let callbackRow: Row<'hooks'> | null = null;
   if (rng.chance(0.05)) {
     callbackHook = rng.id('hook');
-    out.push('hooks', {
+    callbackRow = {
       id: callbackHook,
       workspace_id: ws.id,
       target_url: `https://receiver.example.com/callbacks/${rng.hex(8)}`,
@@ -147,7 +149,7 @@ export function seedDocument(ctx: HistoryContext, ws: SeedWorkspace, t0: number,
       source: 'callback',
       created_at: t0,
       deleted_at: null,
-    });
+    };
   }
   const hooks = callbackHook ? [...ws.hooks, { id: callbackHook, events: [] }] : ws.hooks;
   const emit = <N extends EventName>(name: N, t: number, fields: EventFields<N>) => {
@@ -345,6 +347,12 @@ export function seedDocument(ctx: HistoryContext, ws: SeedWorkspace, t0: number,
     reminder_after_days: reminders ? 3 : null,
     reminder_every_days: reminders ? 3 : null,
   });
+  if (callbackRow) {
+    // Retired as the prune-events job would have: the events retention after the document ended.
+    const endedAt = closedAt ?? (completedAt ? completedAt + 2000 : null);
+    const retiredAt = endedAt === null ? null : endedAt + RETENTION_DEFAULTS.eventsMs;
+    out.push('hooks', { ...callbackRow, deleted_at: retiredAt !== null && retiredAt < ctx.now ? retiredAt : null });
+  }
   if (template && instance && instanceId)
     instanceRow(ctx, ws, template, { id: instanceId, status: instance }, id, signers, createdAt, closedAt);
   if (status === 'draft' || status === 'discarded') return;

@@ -4,7 +4,7 @@ import type { Insertable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Batch, SeedTable } from './seed.repo.js';
 
-type Row<T extends SeedTable> = Insertable<Database[T]>;
+export type Row<T extends SeedTable> = Insertable<Database[T]>;
 
 export const COLUMNS = {
   workspaces: ['id', 'name', 'slug', 'tier', 'reply_to', 'created_at'],

@@ -13,6 +13,8 @@ import { DOCUMENT_STATUSES, REQUEST_STATUSES } from '../../signing/states.js';
 import { seedHistory, type SeedSummary } from './seed.js';
 import { countRows } from './seed.repo.js';
 import type { BufferedTable } from './rows.js';
+import { prune } from '../../jobs/prune.js';
+import { CALLBACK_HOOKS_RETIRE } from '../../webhooks/retention.repo.js';
 
 const DOCUMENTS = 2_000;
 
@@ -110,6 +112,19 @@ for (const d of await bothDatabases()) {
       const reminded = await h.runtime.runJob('send-reminders');
       assert.ok(Number(reminded.sent) >= s.due.reminder, JSON.stringify(reminded));
       assert.equal((await h.runtime.runJob('prune-key-uses')).deleted, s.due['prune-key-uses']);
+    });
+
+    test('callback hooks are as the prune-events job leaves them: retired a retention after their document ended', async () => {
+      const callbacks = () =>
+        h.db.kysely.selectFrom('hooks').select(['id', 'deleted_at']).where('document_id', 'is not', null).execute();
+      const seeded = await callbacks();
+      const retired = seeded.filter((x) => x.deleted_at !== null).length;
+      assert.ok(retired > 0 && retired < seeded.length, `some retired, some live: ${retired} of ${seeded.length}`);
+      const retire = () =>
+        prune(h.db, h.clock, [CALLBACK_HOOKS_RETIRE], { retentionMs: h.config.retention.eventsMs, batchRows: 1000 });
+      assert.equal((await retire()).deleted, 0, 'the job finds nothing more to retire');
+      await h.db.kysely.updateTable('hooks').set({ deleted_at: null }).where('document_id', 'is not', null).execute();
+      assert.equal((await retire()).deleted, retired, 'and retires exactly those the seeder retired');
     });
   });
 }
