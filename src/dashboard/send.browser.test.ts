@@ -371,7 +371,9 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
           .where('form', 'like', '%By touch%')
           .executeTakeFirstOrThrow();
         fields = JSON.parse(row.fields) as Box[];
-        if (fields[0] && fields[0].x !== 36) break;
+        // Autosave may store a position from the middle of the drag first: wait for the last one (bounded).
+        const f = fields[0];
+        if (f && Math.abs(f.x - expected.x) <= 2 && Math.abs(f.y - expected.y) <= 2) break;
         await new Promise((r) => setTimeout(r, 100));
       }
       assert.ok(Math.abs(fields[0]!.x - expected.x) <= 2, `moved right by the finger: ${fields[0]!.x} ~ ${expected.x}`);
