@@ -2,10 +2,10 @@
 // caller's transaction, so it exists exactly when the state change that caused it committed; nothing goes on the
 // wire before that (mailer.ts sends). Also the operator's reads (`signet mail list`).
 import type { Kysely } from 'kysely';
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
 import { isKnownLocale, type Locale } from '../i18n/i18n.js';
 import { isHeaderAddress } from '../lib/email.js';
 import { findMail, findOutbox, insertMail, mailSenderOf } from './outbox.repo.js';
@@ -32,8 +32,6 @@ export type MailQueue = {
   enqueue(trx: Kysely<Database>, msg: OutgoingMail): Promise<{ id: string; status: 'queued' }>;
 };
 
-const newMailId = () => `mail_${randomBytes(12).toString('hex')}`;
-
 export function createMailQueue(clock: Clock): MailQueue {
   return {
     async enqueue(trx, msg) {
@@ -48,7 +46,7 @@ export function createMailQueue(clock: Clock): MailQueue {
         throw new Error(`reply-to is not a plain e-mail address: "${replyTo}"`);
       const rendered = renderMail(msg.template, msg.locale, { ...msg.vars, workspaceName: ws.name } as never);
       const now = clock.now();
-      const id = newMailId();
+      const id = newId('mail');
       await insertMail(trx, {
         id,
         workspace_id: msg.workspaceId,

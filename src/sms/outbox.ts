@@ -2,10 +2,10 @@
 // the caller's transaction, so it exists exactly when the state change that caused it committed; nothing goes on
 // the wire before that (sender.ts sends). Also the operator's reads (`signet sms list`, `signet sms show`).
 import type { Kysely } from 'kysely';
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
 import { isKnownLocale, type Locale } from '../i18n/i18n.js';
 import { isSmsTemplateName, renderSms, type SmsTemplateName, type SmsVars } from './messages.js';
 import { findSms, findSmsOutbox, insertSms, workspaceNameOf, type SmsStatus } from './outbox.repo.js';
@@ -29,8 +29,6 @@ export type SmsQueue = {
   enqueue(trx: Kysely<Database>, msg: OutgoingSms): Promise<{ id: string; status: 'queued' }>;
 };
 
-const newSmsId = () => `sms_${randomBytes(12).toString('hex')}`;
-
 export function createSmsQueue(clock: Clock): SmsQueue {
   return {
     async enqueue(trx, msg) {
@@ -42,7 +40,7 @@ export function createSmsQueue(clock: Clock): SmsQueue {
       if (workspaceName === undefined) throw new Error(`no workspace ${msg.workspaceId}`);
       const body = renderSms(msg.template, msg.locale, { ...msg.vars, workspaceName });
       const now = clock.now();
-      const id = newSmsId();
+      const id = newId('sms');
       await insertSms(trx, {
         id,
         workspace_id: msg.workspaceId,

@@ -4,9 +4,10 @@
 //   (`giving_up`) or its hook's deletion (below). A worker that dies mid-delivery leaves a claim that expires;
 //   another worker then claims and sends it again.
 // - A deleted hook's deliveries stop: the hook is checked again just before each send (through an exact cache on the
-//   change probe, so it costs a query only after the hooks may have changed), and a row whose hook is gone is not
-//   sent but ends `giving_up` with last_error "hook deleted". Only an attempt already on its way when the deletion
-//   became visible still completes (on PostgreSQL, visible here within the probe's notice latency).
+//   change probe, so it costs a query only after the hooks may have changed; the probe is read once per turn of the
+//   event loop), and a row whose hook is gone is not sent but ends `giving_up` with last_error "hook deleted". Only
+//   an attempt already on its way when the deletion became visible still completes (visible here from the next turn
+//   of the event loop, and on PostgreSQL within the probe's notice latency).
 // - No double record: an outcome is written only while this worker still holds the claim it sent under.
 // - A live worker never sends on a claim that could expire before the request's timeout (the runner's lease rule).
 // - No transaction is open across an HTTP call. Redirects are never followed. A response counts only when it is
@@ -125,8 +126,18 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     max: HOOK_STATE_CACHE_SIZE,
     load: (hookId) => isHookGone(db.kysely, hookId),
   });
+  // One probe reading serves every send that starts in the same turn of the event loop: on SQLite a reading is a
+  // database read, and many lanes start their next send in the turn their responses arrived.
+  let reading: number | null | undefined;
+  const readingThisTurn = () => {
+    if (reading === undefined) {
+      reading = gone.version();
+      setImmediate(() => (reading = undefined));
+    }
+    return reading;
+  };
   const hookGone = (hookId: string): boolean | Promise<boolean> => {
-    const v = gone.version();
+    const v = readingThisTurn();
     return gone.get(hookId, v) ?? gone.load(hookId, v);
   };
 
