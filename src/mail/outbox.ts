@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
+import { newOrderedId } from '../lib/ids.js';
 import { isKnownLocale, type Locale } from '../i18n/i18n.js';
 import { isHeaderAddress } from '../lib/email.js';
 import { findMail, findOutbox, insertMail, mailSenderOf } from './outbox.repo.js';
@@ -46,7 +46,7 @@ export function createMailQueue(clock: Clock): MailQueue {
         throw new Error(`reply-to is not a plain e-mail address: "${replyTo}"`);
       const rendered = renderMail(msg.template, msg.locale, { ...msg.vars, workspaceName: ws.name } as never);
       const now = clock.now();
-      const id = newId('mail');
+      const id = newOrderedId('mail');
       await insertMail(trx, {
         id,
         workspace_id: msg.workspaceId,

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
+import { newOrderedId } from '../lib/ids.js';
 import { isKnownLocale, type Locale } from '../i18n/i18n.js';
 import { isSmsTemplateName, renderSms, type SmsTemplateName, type SmsVars } from './messages.js';
 import { findSms, findSmsOutbox, insertSms, workspaceNameOf, type SmsStatus } from './outbox.repo.js';
@@ -40,7 +40,7 @@ export function createSmsQueue(clock: Clock): SmsQueue {
       if (workspaceName === undefined) throw new Error(`no workspace ${msg.workspaceId}`);
       const body = renderSms(msg.template, msg.locale, { ...msg.vars, workspaceName });
       const now = clock.now();
-      const id = newId('sms');
+      const id = newOrderedId('sms');
       await insertSms(trx, {
         id,
         workspace_id: msg.workspaceId,

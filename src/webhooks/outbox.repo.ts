@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
+import { newOrderedId } from '../lib/ids.js';
 import type { DeliveryStatus } from './states.js';
 import { buildEnvelope, type EventFields, type EventName } from './events.js';
 
@@ -25,7 +25,7 @@ export type Emit = <N extends EventName>(
 
 /** A delivery row due now, attempt 1 (`pending`); the one shape both emitting and replaying write. */
 export const pendingDelivery = (eventId: string, hookId: string, workspaceId: string, now: number) => ({
-  id: newId('del'),
+  id: newOrderedId('del'),
   event_id: eventId,
   hook_id: hookId,
   workspace_id: workspaceId,

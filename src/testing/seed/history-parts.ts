@@ -88,7 +88,7 @@ export function instanceRow(
 /** A delivery as the dispatcher leaves it: recent ones may still be due or retrying; old ones are settled. */
 export function delivery(ctx: HistoryContext, workspaceId: string, eventId: string, hookId: string, t: number): void {
   const { rng, now, out } = ctx;
-  const id = rng.id('del');
+  const id = rng.orderedId('del', t);
   const r = rng.next();
   let status: DeliveryStatus = 'succeeded';
   let attempts = 1;

@@ -154,14 +154,14 @@ export function seedDocument(ctx: HistoryContext, ws: SeedWorkspace, t0: number,
   const hooks = callbackHook ? [...ws.hooks, { id: callbackHook, events: [] }] : ws.hooks;
   const emit = <N extends EventName>(name: N, t: number, fields: EventFields<N>) => {
     if (hooks.length === 0) return;
-    const eventId = rng.eventId();
+    const eventId = rng.eventId(t);
     const body = JSON.stringify({ event: name, event_id: eventId, created_at: iso(t), workspace_id: ws.id, ...fields });
     out.push('events', { id: eventId, workspace_id: ws.id, name, document_id: id, body, created_at: t });
     for (const h of hooks) if (h.events.length === 0 || h.events.includes(name)) delivery(ctx, ws.id, eventId, h.id, t);
   };
   const mail = (template: string, s: Signer, t: number) =>
     out.push('mail_outbox', {
-      id: `mail_${rng.hex(24)}`,
+      id: rng.orderedId('mail', t),
       workspace_id: ws.id,
       document_id: id,
       signing_request_id: s.id,

@@ -1,5 +1,5 @@
 // A seeded PRNG (sfc32) for the seeder: the same seed gives the same history, ids and tokens included, so runs compare.
-import type { IdPrefix } from '../../lib/ids.js';
+import { orderedId, type IdPrefix } from '../../lib/ids.js';
 
 export type Rng = {
   /** [0, 1) */
@@ -10,8 +10,10 @@ export type Rng = {
   hex(chars: number): string;
   /** An id as newId makes it: `prefix_` + 24 hex. */
   id(prefix: IdPrefix): string;
-  /** `evt_` + 32 hex, as newEventId. */
-  eventId(): string;
+  /** An id as newOrderedId makes it at time `t`. */
+  orderedId(prefix: IdPrefix, t: number): string;
+  /** `evt_` + 32 hex, as newEventId makes it at time `t`. */
+  eventId(t: number): string;
   bytes(n: number): Buffer;
 };
 
@@ -47,7 +49,8 @@ export function createRng(seed: number): Rng {
     pick: (xs) => xs[Math.floor(next() * xs.length)]!,
     hex,
     id: (prefix) => `${prefix}_${hex(24)}`,
-    eventId: () => `evt_${hex(32)}`,
+    orderedId: (prefix, t) => orderedId(prefix, t, hex(12)),
+    eventId: (t) => orderedId('evt', t, hex(20)),
     bytes(n) {
       const out = Buffer.alloc(n);
       for (let i = 0; i < n; i += 4) out.writeUInt32LE(u32(), Math.min(i, n - 4));
