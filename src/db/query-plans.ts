@@ -30,8 +30,9 @@ export async function planOf(db: Db, s: CapturedStatement): Promise<PlanStep[]> 
     );
     // SQLite names a table by its alias in the plan.
     const aliases = new Map([...s.sql.matchAll(/"(\w+)" as "(\w+)"/g)].map((m) => [m[2]!, m[1]!]));
-    // A VALUES list or subquery named by an alias (`(…) as v`) is the statement's own rows, not a table.
-    const derived = new Set([...s.sql.matchAll(/\)\s+as\s+"?(\w+)"?/gi)].map((m) => m[1]!));
+    // A VALUES list or subquery named by an alias (`(…) as v`), or json_each over a parameter (a batch of rows,
+    // batch-rows.ts), is the statement's own rows, not a table.
+    const derived = new Set([...s.sql.matchAll(/\)\s+as\s+"?(\w+)"?/gi)].map((m) => m[1]!)).add('json_each');
     return r.rows.map(({ detail }) => {
       const m = /^(?:SCAN|SEARCH) (?!(?:\d+ )?CONSTANT ROW)(\w+)/.exec(detail);
       const table = m && !derived.has(m[1]!) ? (aliases.get(m[1]!) ?? m[1]!) : undefined;

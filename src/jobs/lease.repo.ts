@@ -6,6 +6,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { lockingEmptyWrites, skipLocked, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
+import { batchRows, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
 
 export type LeasedTable = 'deliveries' | 'mail_outbox' | 'documents' | 'sms_outbox' | 'bulk_sends';
 
@@ -91,20 +92,15 @@ export async function writeUnderLease<T extends LeasedTable>(
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** SQL types of the values a batched write sets (CAST names both databases read alike). */
-export type ColumnType = 'text' | 'integer' | 'bigint';
-
 /** One row of a batched guarded write: its own values for the batch's columns, and the counter it was claimed at. */
 export type GuardedRow = { id: string; attempts: number; set: Record<string, unknown> };
 
-/** Rows per statement: PostgreSQL and SQLite both take far more parameters than this needs. */
-const WRITE_CHUNK = 200;
-
 /**
- * writeUnderLease for many rows at once: one `UPDATE … FROM (VALUES …)` per chunk, each row written only while
- * `workerId` holds its lease and (where the table has one) its attempt counter still reads `attempts`. Every row sets
- * the same `columns` (typed, since PostgreSQL cannot infer a VALUES parameter's type) and clears the lease when
- * `release`. Returns the ids written; a row whose claim was lost is simply not among them.
+ * writeUnderLease for many rows at once: one `UPDATE … FROM` a batch of rows (db/batch-rows.ts: the same statement
+ * text whatever the batch's size), each row written only while `workerId` holds its lease and (where the table has
+ * one) its attempt counter still reads `attempts`. Every row sets the same `columns` (typed: PostgreSQL needs each
+ * array's type) and clears the lease when `release`. Returns the ids written; a row whose claim was lost is simply
+ * not among them.
  */
 export async function writeManyUnderLease<T extends LeasedTable>(
   db: Kysely<Database>,
@@ -116,22 +112,20 @@ export async function writeManyUnderLease<T extends LeasedTable>(
 ): Promise<string[]> {
   const names = Object.keys(columns) as (keyof Database[T] & string)[];
   const table: string = lease.table;
-  const assignments = names.map((c, i) => sql`${sql.ref(c)} = ${sql.raw(`v.column${i + 3}`)}`);
+  const assignments = names.map((c, i) => sql`${sql.ref(c)} = ${sql.raw(`v.c${i}`)}`);
   if (o.release) assignments.push(sql`${sql.ref(lease.holder)} = NULL`, sql`${sql.ref(lease.until)} = NULL`);
   if (assignments.length === 0) throw new Error('writeManyUnderLease: nothing to set');
-  const written: string[] = [];
-  for (let from = 0; from < rows.length; from += WRITE_CHUNK) {
-    const values = rows.slice(from, from + WRITE_CHUNK).map((r) => {
-      const cells = [sql`CAST(${r.id} AS TEXT)`, sql`CAST(${r.attempts} AS INTEGER)`];
-      for (const c of names) cells.push(sql`CAST(${r.set[c] ?? null} AS ${sql.raw(columns[c]!)})`);
-      return sql`(${sql.join(cells)})`;
-    });
-    const attemptsGuard = lease.attempts ? sql` AND ${sql.ref(`${table}.${lease.attempts}`)} = v.column2` : sql``;
-    const r = await sql<{ id: string }>`UPDATE ${sql.table(table)} SET ${sql.join(assignments)}
-      FROM (VALUES ${sql.join(values)}) AS v
-      WHERE ${sql.ref(`${table}.id`)} = v.column1 AND ${sql.ref(`${table}.${lease.holder}`)} = ${workerId}${attemptsGuard}
-      RETURNING ${sql.ref(`${table}.id`)} AS id`.execute(db);
-    for (const row of r.rows) written.push(row.id);
-  }
-  return written;
+  if (rows.length === 0) return [];
+  const batch = batchRows(
+    db,
+    [['id', 'text'], ['claimed_attempts', 'integer'], ...names.map((c, i): BatchColumn => [`c${i}`, columns[c]!])],
+    rows.map((r) => [r.id, r.attempts, ...names.map((c) => r.set[c] ?? null)]),
+  );
+  const attemptsGuard = lease.attempts
+    ? sql` AND ${sql.ref(`${table}.${lease.attempts}`)} = v.claimed_attempts`
+    : sql``;
+  const r = await sql<{ id: string }>`UPDATE ${sql.table(table)} SET ${sql.join(assignments)} FROM ${batch}
+    WHERE ${sql.ref(`${table}.id`)} = v.id AND ${sql.ref(`${table}.${lease.holder}`)} = ${workerId}${attemptsGuard}
+    RETURNING ${sql.ref(`${table}.id`)} AS id`.execute(db);
+  return r.rows.map((row) => row.id);
 }

@@ -1,9 +1,10 @@
 // All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { forUpdate, type Db } from '../db/db.js';
 import { claimLeases, writeManyUnderLease, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
+import { batchRows, type BatchColumn } from '../db/batch-rows.js';
 import { pendingDelivery } from './outbox.repo.js';
 import { DUE_STATUSES, type DeliveryStatus } from './states.js';
 
@@ -123,6 +124,17 @@ const ATTEMPT_COLUMNS = {
   last_error: 'text',
   updated_at: 'bigint',
 } as const;
+// The attempt rows' columns, in the order recordOutcomes writes their cells.
+const ATTEMPT_ROW: readonly BatchColumn[] = [
+  ['delivery_id', 'text'],
+  ['attempt', 'integer'],
+  ['started_at', 'bigint'],
+  ['duration_ms', 'integer'],
+  ['status_code', 'integer'],
+  ['response_body', 'text'],
+  ['error', 'text'],
+  ['worker', 'text'],
+];
 const DROP_COLUMNS = { status: 'text', next_attempt_at: 'bigint', last_error: 'text', updated_at: 'bigint' } as const;
 
 /**
@@ -184,25 +196,24 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
       const rows = releases.map((o) => ({ id: o.deliveryId, attempts: o.attemptsAtClaim, set: {} }));
       applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, {}, rows, release)).length;
     }
-    const attemptRows: Insertable<DeliveryAttemptsTable>[] = attempts
+    const attemptRows = attempts
       .filter((o) => written.has(o.deliveryId))
-      .map((o) => ({
-        delivery_id: o.deliveryId,
-        attempt: o.attemptsAtClaim + 1,
-        started_at: o.startedAt,
-        duration_ms: o.durationMs,
-        status_code: o.statusCode,
-        response_body: o.responseBody,
-        error: o.error,
-        worker: workerId,
-      }));
-    for (let i = 0; i < attemptRows.length; i += 500) {
-      await trx
-        .insertInto('delivery_attempts')
-        .values(attemptRows.slice(i, i + 500))
-        // The claim guard already excludes a second writer; this only makes a retried write harmless.
-        .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
-        .execute();
+      .map((o) => [
+        o.deliveryId,
+        o.attemptsAtClaim + 1,
+        o.startedAt,
+        o.durationMs,
+        o.statusCode,
+        o.responseBody,
+        o.error,
+        workerId,
+      ]);
+    if (attemptRows.length > 0) {
+      // The claim guard already excludes a second writer; ON CONFLICT only makes a retried write harmless. (`WHERE
+      // true`: SQLite's parser needs it between an INSERT's SELECT and its ON CONFLICT.)
+      await sql`INSERT INTO delivery_attempts (${sql.raw(ATTEMPT_ROW.map(([c]) => c).join(', '))})
+        SELECT * FROM ${batchRows(trx, ATTEMPT_ROW, attemptRows)} WHERE true
+        ON CONFLICT (delivery_id, attempt) DO NOTHING`.execute(trx);
     }
     return applied;
   });

@@ -1,0 +1,77 @@
+// A batch of rows read back as a table on both databases: every cell as written (quotes, backslashes, JSON's own
+// characters, non-Latin text, NULL, integers up to 2^53), and one statement text whatever the batch's size.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { openDb, type Db } from './db.js';
+import { batchRows, type BatchColumn } from './batch-rows.js';
+import { freshPostgres, postgresForTests } from '../testing/services.js';
+
+const COLUMNS: BatchColumn[] = [
+  ['id', 'text'],
+  ['n', 'integer'],
+  ['at', 'bigint'],
+  ['note', 'text'],
+];
+const ROWS = [
+  ['a', 1, 1_733_190_000_000, `it's "quoted" \\ back\\slash {braces}, [brackets]`],
+  ['b', -7, 2 ** 53 - 1, null],
+  ['c', null, 0, 'Łódź · 東京 · تجربة · 🙂'],
+  ['d', 0, null, ''],
+];
+
+const pg = await postgresForTests();
+const databases: { name: string; skip: string | false; open(): Promise<{ db: Db; close(): Promise<void> }> }[] = [
+  {
+    name: 'SQLite',
+    skip: false,
+    async open() {
+      const db = await openDb('sqlite::memory:', { migrate: false });
+      return { db, close: () => db.close() };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    skip: 'skip' in pg ? pg.skip : false,
+    async open() {
+      const fresh = await freshPostgres((pg as { url: string }).url);
+      return { db: fresh.db, close: () => fresh.drop() };
+    },
+  },
+];
+
+for (const d of databases) {
+  describe(`a batch of rows as a table (${d.name})`, { skip: d.skip }, () => {
+    let h: Awaited<ReturnType<(typeof d)['open']>>;
+    before(async () => {
+      h = await d.open();
+    });
+    after(() => h?.close());
+
+    test('every cell reads back as written, with its type', async () => {
+      const r = await sql<
+        Record<string, unknown>
+      >`SELECT * FROM ${batchRows(h.db.kysely, COLUMNS, ROWS)} ORDER BY id`.execute(h.db.kysely);
+      // PostgreSQL's driver returns bigint as text; compare as numbers.
+      const rows = r.rows.map((x) => [x.id, x.n, x.at === null ? null : Number(x.at), x.note]);
+      assert.deepEqual(rows, ROWS);
+    });
+
+    test('one statement text for one row or four hundred', () => {
+      const text = (n: number) =>
+        sql`SELECT * FROM ${batchRows(
+          h.db.kysely,
+          COLUMNS,
+          Array.from({ length: n }, () => ROWS[0]!),
+        )}`.compile(h.db.kysely);
+      const one = text(1);
+      const many = text(400);
+      assert.equal(one.sql, many.sql);
+      assert.ok(many.parameters.length <= COLUMNS.length, `${many.parameters.length} parameters`);
+    });
+
+    test('a name that is not a plain identifier is refused', () => {
+      assert.throws(() => batchRows(h.db.kysely, [['id; drop table x', 'text']], []), /bad name/);
+    });
+  });
+}
