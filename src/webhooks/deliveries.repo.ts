@@ -1,6 +1,6 @@
 // All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import { forUpdate, type Db } from '../db/db.js';
 import { claimLeases, writeManyUnderLease, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
@@ -56,10 +56,14 @@ export async function claimDue(
     .selectFrom('deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .innerJoin('hooks as h', 'h.id', 'd.hook_id')
+    // The ids as one parameter (batch-rows.ts): the same statement text for any claim's size.
     .where(
-      'd.id',
-      'in',
-      claimed.map((c) => c.id),
+      sql<SqlBool>`${sql.ref('d.id')} IN (SELECT claimed.id FROM ${batchRows(
+        db.kysely,
+        [['id', 'text']],
+        claimed.map((c) => [c.id]),
+        'claimed',
+      )})`,
     )
     .select([
       'd.id',
