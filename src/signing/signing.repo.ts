@@ -1,7 +1,7 @@
 // All SQL for documents and their signing requests. A status changes only through moveRequest/moveDocument: a
 // guarded update ("… WHERE status IN (the move's from-states)") so a move happens once however many requests or
 // workers race for it; callers check the returned boolean or count.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { forUpdate, type Db } from '../db/db.js';
 import type { Database, DocumentsTable, SigningRequestsTable } from '../db/schema.js';
 import { claimLeases, writeUnderLease, type Lease } from '../jobs/lease.repo.js';
@@ -270,9 +270,30 @@ export async function listWorkspaceDocuments(
     textIndex: 'fts5' | 'pg_trgm' | null;
   },
 ): Promise<DocumentListRow[]> {
-  const base = () => {
-    let q = db
-      .selectFrom('documents')
+  // The list's rows: the workspace's documents (or, for `window`, only its newest `window` of them, in list order:
+  // read straight from the list's index, so the page's rows are never looked up again by id), with their template.
+  const base = (window?: number) => {
+    const scoped = <Q extends SelectQueryBuilder<Database, 'documents', object>>(q: Q): Q => {
+      let r = q.where('documents.workspace_id', '=', o.workspaceId);
+      if (o.status) r = r.where('documents.status', '=', o.status);
+      if (o.before) {
+        const b = o.before;
+        // A row comparison, so the (workspace_id, created_at, id) index seeks to the page instead of filtering to it.
+        r = r.where((eb) => eb(eb.refTuple('documents.created_at', 'documents.id'), '<', eb.tuple(b.createdAt, b.id)));
+      }
+      return r as Q;
+    };
+    const from =
+      window === undefined
+        ? scoped(db.selectFrom('documents'))
+        : (db.selectFrom(
+            scoped(db.selectFrom('documents').selectAll('documents'))
+              .orderBy('documents.created_at', 'desc')
+              .orderBy('documents.id', 'desc')
+              .limit(window)
+              .as('documents'),
+          ) as unknown as SelectQueryBuilder<Database, 'documents', object>);
+    return from
       .leftJoin('templates', 'templates.id', 'documents.template_id')
       .leftJoin('template_instances', 'template_instances.document_id', 'documents.id')
       .select([
@@ -286,15 +307,7 @@ export async function listWorkspaceDocuments(
         'templates.name as template_name',
         'template_instances.id as instance_id',
         'template_instances.status as instance_status',
-      ])
-      .where('documents.workspace_id', '=', o.workspaceId);
-    if (o.status) q = q.where('documents.status', '=', o.status);
-    if (o.before) {
-      const b = o.before;
-      // A row comparison, so the (workspace_id, created_at, id) index seeks to the page instead of filtering to it.
-      q = q.where((eb) => eb(eb.refTuple('documents.created_at', 'documents.id'), '<', eb.tuple(b.createdAt, b.id)));
-    }
-    return q;
+      ]);
   };
   const page = (q: ReturnType<typeof base>) =>
     q.orderBy('documents.created_at', 'desc').orderBy('documents.id', 'desc').limit(o.limit).execute();
@@ -309,12 +322,16 @@ export async function listWorkspaceDocuments(
         eb.or([
           contains('documents.title'),
           eb('documents.id', '=', search),
+          // Per row, by the document's own requests: the OFFSET keeps PostgreSQL from turning this into a hashed
+          // set of every request in the database whose e-mail matches (a cost that grows with the whole history).
           eb.exists(
             eb
               .selectFrom('signing_requests')
               .select(sql.lit(1).as('one'))
               .whereRef('signing_requests.document_id', '=', 'documents.id')
-              .where(contains('signing_requests.email')),
+              .where(contains('signing_requests.email'))
+              .limit(1)
+              .offset(0),
           ),
         ]),
       );
@@ -323,13 +340,7 @@ export async function listWorkspaceDocuments(
       // SEARCH_WALK_ROWS of the list, by its index). Only a rarer term goes to the text index, whose cost is the
       // term's matches in every workspace. The page is the same either way: the window's matches are newer than
       // any outside it.
-      const window = base()
-        .clearSelect()
-        .select('documents.id')
-        .orderBy('documents.created_at', 'desc')
-        .orderBy('documents.id', 'desc')
-        .limit(SEARCH_WALK_ROWS);
-      docs = await page(walk(base().where('documents.id', 'in', window)));
+      docs = await page(walk(base(SEARCH_WALK_ROWS)));
       if (docs.length < o.limit) {
         // Candidates from the index (a union, so each arm uses its own index), then this workspace's page of them.
         const byId = db.selectNoFrom(sql<string>`${search}`.as('document_id'));
