@@ -10,7 +10,7 @@ import type { Res } from '../testing/harness.js';
 import { bothDatabases } from '../testing/services.js';
 import { signedIn } from './testing/client.js';
 import { substringIndex } from '../db/db.js';
-import { listWorkspaceDocuments } from '../signing/signing.repo.js';
+import { listWorkspaceDocuments } from '../signing/document-list.repo.js';
 
 const databases = await bothDatabases();
 const PDF = b64(await makePdf({ pages: 1, text: [['Mutual NDA']] }));

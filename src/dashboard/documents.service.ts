@@ -8,13 +8,8 @@ import { iso } from '../lib/clock.js';
 import { auditCertificate, auditTrail, getDocument, signedPdf } from '../signing/documents.service.js';
 import { substringIndex, type Db } from '../db/db.js';
 import { migrationApplied } from '../db/migrate.js';
-import {
-  documentTemplateOf,
-  findDocument,
-  findRequest,
-  listWorkspaceDocuments,
-  type DocumentListRow,
-} from '../signing/signing.repo.js';
+import { documentTemplateOf, findDocument, findRequest } from '../signing/signing.repo.js';
+import { listWorkspaceDocuments, type DocumentListRow } from '../signing/document-list.repo.js';
 import { remindRequest, withdrawDocument } from '../signing/sender.service.js';
 import { DOCUMENT_STATUSES, isOpenRequest, type DocumentStatus } from '../signing/states.js';
 import { canManage, requireManager, type DashboardDeps } from './dashboard.service.js';

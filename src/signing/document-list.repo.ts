@@ -1,0 +1,170 @@
+// A workspace's document list for the dashboard: keyset pages, a status filter and the search (a substring of the
+// title or a signer's e-mail, or the exact id). Guarantee: a page's cost does not grow with the workspace's history;
+// a search reads a bounded window of the newest documents or the text index's candidates, never every document
+// (ARCHITECTURE.md, "Indexes and query plans").
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { DocumentStatus, RequestStatus } from './states.js';
+
+type Trx = Kysely<Database>;
+
+/** One row of a workspace's document list: the document, its template if any, and each signer's state. */
+export type DocumentListRow = {
+  id: string;
+  title: string;
+  status: DocumentStatus;
+  created_at: number;
+  completed_at: number | null;
+  template_id: string | null;
+  template_version: number | null;
+  template_name: string | null;
+  instance_id: string | null;
+  instance_status: string | null;
+  signers: { email: string; phone: string | null; name: string; status: RequestStatus }[];
+};
+
+/** `%`, `_` and the escape character itself match literally (`… LIKE ? ESCAPE '!'`, on SQLite and PostgreSQL). */
+const likeContains = (text: string) => `%${text.replace(/[!%_]/g, '!$&')}%`;
+
+/**
+ * Whether a trigram index can find `text`: it holds 3 letters or digits in a row (pg_trgm makes trigrams of
+ * letters and digits only, so "%_o" would read the whole index; FTS5 needs 3 characters).
+ */
+export const trigramSearchable = (text: string) => /[\p{L}\p{N}]{3}/u.test(text);
+
+/**
+ * One page of a workspace's documents, newest first (keyset: `before` is the previous page's last row), optionally
+ * of one status and matching `search`: a case-insensitive substring of the title or of a signer's e-mail, or the
+ * exact document id. Staged template documents have no signers yet, so only their title and id match.
+ * A search with 3 letters or digits in a row reads its candidates from the text index (`textIndex`: migration 016;
+ * null before it ran); any other walks the workspace's documents newest first and stops when the page is full, as
+ * does a search on a schema without the index.
+ */
+/** How many of the newest documents a searchable term is looked for in before the text index is asked. */
+const SEARCH_WALK_ROWS = 2_000;
+
+export async function listWorkspaceDocuments(
+  db: Trx,
+  o: {
+    workspaceId: string;
+    status?: DocumentStatus;
+    search?: string;
+    before?: { createdAt: number; id: string };
+    limit: number;
+    textIndex: 'fts5' | 'pg_trgm' | null;
+  },
+): Promise<DocumentListRow[]> {
+  // The list's rows: the workspace's documents (or, for `window`, only its newest `window` of them, in list order:
+  // read straight from the list's index, so the page's rows are never looked up again by id), with their template.
+  const base = (window?: number) => {
+    const scoped = <Q extends SelectQueryBuilder<Database, 'documents', object>>(q: Q): Q => {
+      let r = q.where('documents.workspace_id', '=', o.workspaceId);
+      if (o.status) r = r.where('documents.status', '=', o.status);
+      if (o.before) {
+        const b = o.before;
+        // A row comparison, so the (workspace_id, created_at, id) index seeks to the page instead of filtering to it.
+        r = r.where((eb) => eb(eb.refTuple('documents.created_at', 'documents.id'), '<', eb.tuple(b.createdAt, b.id)));
+      }
+      return r as Q;
+    };
+    const from =
+      window === undefined
+        ? scoped(db.selectFrom('documents'))
+        : (db.selectFrom(
+            scoped(db.selectFrom('documents').selectAll('documents'))
+              .orderBy('documents.created_at', 'desc')
+              .orderBy('documents.id', 'desc')
+              .limit(window)
+              .as('documents'),
+          ) as unknown as SelectQueryBuilder<Database, 'documents', object>);
+    return from
+      .leftJoin('templates', 'templates.id', 'documents.template_id')
+      .leftJoin('template_instances', 'template_instances.document_id', 'documents.id')
+      .select([
+        'documents.id',
+        'documents.title',
+        'documents.status',
+        'documents.created_at',
+        'documents.completed_at',
+        'documents.template_id',
+        'documents.template_version',
+        'templates.name as template_name',
+        'template_instances.id as instance_id',
+        'template_instances.status as instance_status',
+      ]);
+  };
+  const page = (q: ReturnType<typeof base>) =>
+    q.orderBy('documents.created_at', 'desc').orderBy('documents.id', 'desc').limit(o.limit).execute();
+  let docs: Awaited<ReturnType<typeof page>>;
+  if (!o.search) docs = await page(base());
+  else {
+    const search = o.search;
+    const pattern = likeContains(search);
+    const contains = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
+    const walk = (q: ReturnType<typeof base>) =>
+      q.where((eb) =>
+        eb.or([
+          contains('documents.title'),
+          eb('documents.id', '=', search),
+          // Per row, by the document's own requests: the OFFSET keeps PostgreSQL from turning this into a hashed
+          // set of every request in the database whose e-mail matches (a cost that grows with the whole history).
+          eb.exists(
+            eb
+              .selectFrom('signing_requests')
+              .select(sql.lit(1).as('one'))
+              .whereRef('signing_requests.document_id', '=', 'documents.id')
+              .where(contains('signing_requests.email'))
+              .limit(1)
+              .offset(0),
+          ),
+        ]),
+      );
+    if (o.textIndex && trigramSearchable(search)) {
+      // A common term fills a page among the newest documents: look there first, a bounded walk (the newest
+      // SEARCH_WALK_ROWS of the list, by its index). Only a rarer term goes to the text index, whose cost is the
+      // term's matches in every workspace. The page is the same either way: the window's matches are newer than
+      // any outside it.
+      docs = await page(walk(base(SEARCH_WALK_ROWS)));
+      if (docs.length < o.limit) {
+        // Candidates from the index (a union, so each arm uses its own index), then this workspace's page of them.
+        const byId = db.selectNoFrom(sql<string>`${search}`.as('document_id'));
+        const candidates =
+          o.textIndex === 'fts5'
+            ? db
+                .selectFrom(sql.table('document_search').as('s'))
+                .select(sql<string>`s.document_id`.as('document_id'))
+                .where(sql<boolean>`s.document_search match ${`"${search.replace(/"/g, '""')}"`}`)
+                .unionAll(byId)
+            : db
+                .selectFrom('documents as t')
+                .select('t.id as document_id')
+                .where(contains('t.title'))
+                .unionAll(db.selectFrom('signing_requests as r').select('r.document_id').where(contains('r.email')))
+                .unionAll(byId);
+        docs = await page(base().where('documents.id', 'in', candidates));
+      }
+    } else docs = await page(walk(base()));
+  }
+  const requests = docs.length
+    ? await db
+        .selectFrom('signing_requests')
+        .select(['document_id', 'email', 'phone', 'name', 'status'])
+        .where(
+          'document_id',
+          'in',
+          docs.map((d) => d.id),
+        )
+        .orderBy('document_id')
+        .orderBy('slot')
+        .execute()
+    : [];
+  return docs.map((d) => ({
+    ...d,
+    status: d.status as DocumentStatus,
+    template_id: d.template_id ?? null,
+    template_version: d.template_version ?? null,
+    signers: requests
+      .filter((r) => r.document_id === d.id)
+      .map((r) => ({ email: r.email, phone: r.phone ?? null, name: r.name, status: r.status as RequestStatus })),
+  }));
+}
