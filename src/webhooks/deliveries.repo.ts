@@ -1,10 +1,10 @@
 // All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Insertable, type Kysely, type SqlBool } from 'kysely';
 import { forUpdate, type Db } from '../db/db.js';
 import { claimLeases, writeManyUnderLease, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
-import { batchRows, type BatchColumn } from '../db/batch-rows.js';
+import { batchRows, type ColumnType } from '../db/batch-rows.js';
 import { pendingDelivery } from './outbox.repo.js';
 import { DUE_STATUSES, type DeliveryStatus } from './states.js';
 
@@ -128,8 +128,8 @@ const ATTEMPT_COLUMNS = {
   last_error: 'text',
   updated_at: 'bigint',
 } as const;
-// The attempt rows' columns, in the order recordOutcomes writes their cells.
-const ATTEMPT_ROW: readonly BatchColumn[] = [
+// The attempt rows' columns and types; recordOutcomes writes each row as an object and takes its cells in this order.
+const ATTEMPT_ROW: readonly (readonly [keyof DeliveryAttemptsTable & string, ColumnType])[] = [
   ['delivery_id', 'text'],
   ['attempt', 'integer'],
   ['started_at', 'bigint'],
@@ -202,16 +202,19 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
     }
     const attemptRows = attempts
       .filter((o) => written.has(o.deliveryId))
-      .map((o) => [
-        o.deliveryId,
-        o.attemptsAtClaim + 1,
-        o.startedAt,
-        o.durationMs,
-        o.statusCode,
-        o.responseBody,
-        o.error,
-        workerId,
-      ]);
+      .map((o) => {
+        const row: Insertable<DeliveryAttemptsTable> = {
+          delivery_id: o.deliveryId,
+          attempt: o.attemptsAtClaim + 1,
+          started_at: o.startedAt,
+          duration_ms: o.durationMs,
+          status_code: o.statusCode,
+          response_body: o.responseBody,
+          error: o.error,
+          worker: workerId,
+        };
+        return ATTEMPT_ROW.map(([column]) => row[column] ?? null);
+      });
     if (attemptRows.length > 0) {
       // The claim guard already excludes a second writer; ON CONFLICT only makes a retried write harmless. (`WHERE
       // true`: SQLite's parser needs it between an INSERT's SELECT and its ON CONFLICT.)
