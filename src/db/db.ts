@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, type LogConfig, type SelectQueryBuilder, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, sql, type LogConfig, type SelectQueryBuilder, type SqliteDatabase } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
 import { poolSizeFor } from '../config.js';
@@ -286,6 +286,20 @@ export const lockingEmptyWrites = (db: Db): boolean => db.dialect === 'sqlite';
 /** `FOR UPDATE SKIP LOCKED` where the database has it; SQLite serialises writers, so it needs none. */
 export function skipLocked<QB extends AnySelect>(db: Db, qb: QB): QB {
   return db.dialect === 'postgres' ? (qb.forUpdate().skipLocked() as QB) : qb;
+}
+
+/**
+ * Runs `run` where PostgreSQL walks an index in its order rather than collecting every match and sorting it (bitmap
+ * scans off, for this transaction only). For a claim of the oldest N due rows: with stale statistics (a backlog that
+ * arrived since the last ANALYZE) the planner expects a handful of due rows and reads and sorts all of them per
+ * claim, which made draining a backlog quadratic in its size. SQLite: `run` as it is.
+ */
+export async function walkingIndexOrder<T>(db: Db, run: (k: Kysely<Schema>) => Promise<T>): Promise<T> {
+  if (db.dialect !== 'postgres') return run(db.kysely);
+  return db.kysely.transaction().execute(async (trx) => {
+    await sql`SET LOCAL enable_bitmapscan = off`.execute(trx);
+    return run(trx);
+  });
 }
 
 /** `FOR UPDATE` where the database has it: serialises writers of one row. SQLite transactions are already serial. */

@@ -4,7 +4,7 @@
 // writer still holds the claim it worked under, so a worker that lost its lease writes nothing; writeManyUnderLease
 // applies that same guard to each row of a batch, in one statement.
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import { lockingEmptyWrites, skipLocked, type Db } from '../db/db.js';
+import { lockingEmptyWrites, skipLocked, walkingIndexOrder, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import { batchRows, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
 
@@ -39,25 +39,28 @@ export async function claimLeases<T extends LeasedTable>(
 ): Promise<Selectable<Database[T]>[]> {
   const k = loose(db.kysely);
   const table: string = lease.table;
-  const free = k
-    .selectFrom(table)
-    .select('id')
-    .where((eb) =>
-      eb.and([
-        lease.due(eb as never, o.now),
-        eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)]),
-      ]),
-    )
-    .orderBy(lease.order);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the loose builder's expression type
+  const isFree = (eb: ExpressionBuilder<any, any>) =>
+    eb.and([
+      lease.due(eb as never, o.now),
+      eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)]),
+    ]);
   // An idle worker's claim usually finds nothing: on SQLite it looks first, so it takes no write lock for nothing.
-  if (lockingEmptyWrites(db) && (await free.limit(1).executeTakeFirst()) === undefined) return [];
-  const due = skipLocked(db, free.limit(o.limit));
-  return k
-    .updateTable(table)
-    .set((eb) => ({ ...lease.onClaim?.(eb as never), [lease.holder]: o.workerId, [lease.until]: o.now + o.leaseMs }))
-    .where('id', 'in', due)
-    .returningAll()
-    .execute() as Promise<Selectable<Database[T]>[]>;
+  if (
+    lockingEmptyWrites(db) &&
+    (await k.selectFrom(table).select('id').where(isFree).limit(1).executeTakeFirst()) === undefined
+  ) {
+    return [];
+  }
+  return walkingIndexOrder(db, (trx) => {
+    const due = skipLocked(db, loose(trx).selectFrom(table).select('id').where(isFree).orderBy(lease.order).limit(o.limit));
+    return loose(trx)
+      .updateTable(table)
+      .set((eb) => ({ ...lease.onClaim?.(eb as never), [lease.holder]: o.workerId, [lease.until]: o.now + o.leaseMs }))
+      .where('id', 'in', due)
+      .returningAll()
+      .execute() as Promise<Selectable<Database[T]>[]>;
+  });
 }
 
 export type UnderLease = {
