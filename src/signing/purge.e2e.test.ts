@@ -4,6 +4,8 @@
 // is refused; retention purges exactly the documents past their window, once, with two workers racing.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { makePng } from '../documents/pdf/testing/fixtures.js';
 import { countBlobDeletions } from '../documents/blob-deletions.repo.js';
 import { createRuntime, type Runtime } from '../runtime.js';
@@ -144,6 +146,40 @@ for (const d of databases) {
       assert.equal(r.json.meta.status, 'in_progress');
       assert.equal((await e.api('GET', `/v1/documents/${id}`)).status, 200);
     });
+
+    test(
+      'a blob deletion that fails stays queued and the job deletes it later',
+      { skip: d.name !== 'SQLite' },
+      async () => {
+        const id = await create('Withdrawn, then purged');
+        assert.equal((await e.api('POST', `/v1/documents/${id}/withdraw`)).status, 200);
+        const doc = await e.h.db.kysely
+          .selectFrom('documents')
+          .selectAll()
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        // A directory where the file was: deleting it fails (for root too), as a full disk or a crash would stop it.
+        const file = path.join(e.h.config.dataDir, 'blobs', doc.prepared_blob);
+        fs.rmSync(file);
+        fs.mkdirSync(file);
+        fs.writeFileSync(path.join(file, 'x'), 'x');
+        const r = await purge(id);
+        assert.equal(r.status, 200, r.text);
+        await assert.rejects(e.h.runtime.blobs.get(doc.original_blob), 'the other blob went');
+        const queued = await e.h.db.kysely.selectFrom('blob_deletions').selectAll().execute();
+        assert.deepEqual(
+          queued.map((q) => [q.key, Number(q.attempts)]),
+          [[doc.prepared_blob, 1]],
+        );
+        assert.ok(queued[0]!.last_error, 'the failure is recorded');
+        assert.equal((await e.api('GET', `/v1/documents/${id}`)).status, 404, 'the rows went all the same');
+        fs.rmSync(file, { recursive: true });
+        fs.writeFileSync(file, 'left behind');
+        await e.h.runtime.runJob('purge-documents');
+        assert.equal(await countBlobDeletions(e.h.db.kysely), 0);
+        assert.equal(fs.existsSync(file), false);
+      },
+    );
 
     test('retention: exactly the documents past their window, once, on two workers', async () => {
       const ws = await e.h.tenant('business');
