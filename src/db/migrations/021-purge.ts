@@ -53,4 +53,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await index('purge_sms_outbox_document', 'sms_outbox', ['document_id']);
   await index('purge_audit_log_target', 'audit_log', ['target_id']);
   await index('purge_bulk_rows_instance', 'bulk_send_rows', ['template_instance_id']);
+  // Deleting a signing request or document checks the rows that reference it (SQLite's foreign keys): by index.
+  await index('purge_signer_copies_request', 'signer_copies', ['signing_request_id']);
+  await index('purge_signer_codes_document', 'signer_codes', ['document_id']);
+  await index('purge_qes_ceremonies_document', 'qes_ceremonies', ['document_id']);
 }
