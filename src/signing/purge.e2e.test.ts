@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { makePng } from '../documents/pdf/testing/fixtures.js';
+import { templateBody, VALUES } from '../templates/testing/fixtures.js';
 import { countBlobDeletions } from '../documents/blob-deletions.repo.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
@@ -180,6 +181,33 @@ for (const d of databases) {
         assert.equal(fs.existsSync(file), false);
       },
     );
+
+    test('a discarded template document: its instance goes, the template keeps its PDFs and still works', async () => {
+      const tpl = await e.api('POST', '/v1/templates', await templateBody('Purged services agreement'));
+      assert.equal(tpl.status, 201, tpl.text);
+      const recipients = [
+        { slot: 'client', name: 'Client Person', email: `client.${Date.now()}@example.com` },
+        { slot: 'provider', name: 'Provider Person', email: `provider.${Date.now()}@example.com` },
+      ];
+      const body = { recipients, field_values: VALUES, review: true };
+      const staged = await e.api('POST', `/v1/templates/${tpl.json.id}/instantiate`, body);
+      assert.equal(staged.status, 201, staged.text);
+      const ti = staged.json.template_instance;
+      assert.equal((await e.api('POST', `/v1/template-instances/${ti.id}/discard`)).status, 200);
+      const r = await purge(ti.document_id);
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.ended_status, 'discarded');
+      assert.equal((await e.api('GET', `/v1/template-instances/${ti.id}`)).status, 404);
+      const version = await e.h.db.kysely
+        .selectFrom('template_versions')
+        .selectAll()
+        .where('template_id', '=', tpl.json.id)
+        .executeTakeFirstOrThrow();
+      await e.h.runtime.blobs.get(version.original_blob);
+      await e.h.runtime.blobs.get(version.prepared_blob);
+      const again = await e.api('POST', `/v1/templates/${tpl.json.id}/instantiate`, body);
+      assert.equal(again.status, 201, again.text);
+    });
 
     test('retention: exactly the documents past their window, once, on two workers', async () => {
       const ws = await e.h.tenant('business');
