@@ -71,5 +71,5 @@ export async function saveRetention(
     { workspaceId: v.workspace.id, days, actor: actorOf(v) },
     deps.clock.now(),
   );
-  return r.ok ? r : { ok: false, problem: { key: 'settings.unavailable' } };
+  return r.ok ? r : { ok: false, problem: { key: 'settings.retentionUnavailable' } };
 }
