@@ -9,12 +9,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { ConfigError, INTEGER_RANGES, loadConfig } from './config.js';
+import { JOB_NAMES } from './jobs/names.js';
 import { ManualClock } from './lib/clock.js';
 import { createMemoryLimiter } from './ratelimit/ratelimit.js';
 import { createRuntime } from './runtime.js';
+import { openDb, type Db } from './db/db.js';
+import { createKey } from './keys/keys.repo.js';
+import { createWorkspace } from './workspaces/workspaces.repo.js';
 import { startServer } from './testing/child-server.js';
 import { bothDatabases, freshPostgres } from './testing/services.js';
 
+const NOW = Date.parse('2026-12-01T10:00:00Z');
 loadConfig({});
 const RANGES = [...INTEGER_RANGES];
 /** A pair the check ties together: at an edge of one, the other follows so that the pair is accepted. */
@@ -30,16 +35,20 @@ const every = (edge: 'min' | 'max') =>
     RANGES.map(([n]) => n),
   );
 
-/** Starts the API in this process with `env`, asks GET /healthz, stops it; the status it answered. */
-async function startAndAsk(base: Record<string, string>, env: Record<string, string>): Promise<number> {
+/**
+ * Starts the API in this process with `env`, asks GET /v1/me (the key gate, the database), stops it; the status.
+ * With `prune`, the worker too, and every prune job runs once (the retention variables are theirs).
+ */
+async function startAndAsk(base: Record<string, string>, env: Record<string, string>, token: string, prune = false): Promise<number> {
   const config = loadConfig({ ...base, ...env });
-  const clock = new ManualClock(Date.parse('2026-12-01T10:00:00Z'));
-  const rt = await createRuntime(config, { api: true, worker: false, clock, logger: false, limiter: createMemoryLimiter({ clock }) });
+  const clock = new ManualClock(NOW);
+  const rt = await createRuntime(config, { api: true, worker: prune, clock, logger: false, limiter: createMemoryLimiter({ clock }) });
   try {
+    for (const job of JOB_NAMES.filter((n) => prune && n.startsWith('prune-'))) await rt.runJob(job);
     // PORT is listened on only when it is the variable at its edge; otherwise any free port.
     await rt.app!.listen({ port: env.PORT === undefined ? 0 : config.port, host: '127.0.0.1' });
     const { port } = rt.app!.server.address() as { port: number };
-    const res = await request(`http://127.0.0.1:${port}/healthz`, { reset: true });
+    const res = await request(`http://127.0.0.1:${port}/v1/me`, { reset: true, headers: { authorization: `Bearer ${token}` } });
     await res.body.text();
     return res.statusCode;
   } finally {
@@ -52,23 +61,31 @@ for (const d of await bothDatabases()) {
     const base: Record<string, string> = { LOG_LEVEL: 'silent', SIGNET_ALLOW_PRIVATE_NETWORK: '1' };
     let dir: string;
     let drop = async () => {};
+    let token: string;
     before(async () => {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-edges-'));
       base.DATA_DIR = dir;
-      if (d.database !== 'sqlite') {
+      let db: Db;
+      if (d.database === 'sqlite') {
+        db = await openDb(`sqlite:${path.join(dir, 'signet.db')}`);
+        drop = () => db.close();
+      } else {
         const pg = await freshPostgres(d.database.postgresAdminUrl);
         base.DATABASE_URL = pg.url;
+        db = pg.db;
         drop = pg.drop;
       }
+      const ws = await createWorkspace(db.kysely, { name: 'Edges', tier: 'business' }, NOW);
+      token = (await createKey(db.kysely, { workspaceId: ws.id, legacy: false }, NOW)).plaintext;
     });
     after(async () => {
       await drop();
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    test('every variable at its minimum at once, and at its maximum at once', async () => {
-      assert.equal(await startAndAsk(base, every('min')), 200);
-      assert.equal(await startAndAsk(base, every('max')), 200);
+    test('every variable at its minimum at once, and at its maximum at once, the prune jobs run', async () => {
+      assert.equal(await startAndAsk(base, every('min'), token, true), 200);
+      assert.equal(await startAndAsk(base, every('max'), token, true), 200);
       // One past an edge is refused by the check, with one line naming the variable.
       assert.throws(
         () => loadConfig({ ...base, HEADERS_TIMEOUT_MS: '3600001' }),
@@ -78,14 +95,16 @@ for (const d of await bothDatabases()) {
       );
     });
 
-    // Alone, each edge on SQLite; on PostgreSQL only the pool size touches the database.
-    const alone = d.database === 'sqlite' ? RANGES : RANGES.filter(([n]) => n === 'DATABASE_POOL_MAX');
+    // Alone, each edge on SQLite; on PostgreSQL only the pool size touches the database. The retention variables
+    // reach only the prune jobs, which ran above with all of them at each end.
+    const served = RANGES.filter(([n]) => !/^(RETENTION_|PRUNE_)/.test(n));
+    const alone = d.database === 'sqlite' ? served : served.filter(([n]) => n === 'DATABASE_POOL_MAX');
     test(`each of ${alone.length} integer variables alone at its minimum and its maximum`, async () => {
       for (const [name] of alone) {
         for (const edge of ['min', 'max'] as const) {
           const companion = COMPANIONS[name];
           const env = at(edge, companion ? [name, companion] : [name]);
-          assert.equal(await startAndAsk(base, env), 200, JSON.stringify(env));
+          assert.equal(await startAndAsk(base, env, token), 200, JSON.stringify(env));
         }
       }
     });
