@@ -190,7 +190,7 @@ describe('TLS files and the plain-HTTP warning', { skip: opensslMissing }, () =>
   });
 });
 
-describe('signet serve over TLS', { skip: opensslMissing }, () => {
+describe('signet serve over TLS', { skip: opensslMissing, timeout: 60_000 }, () => {
   let server: ChildServer | undefined;
   after(() => {
     if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
@@ -222,7 +222,13 @@ describe('signet serve over TLS', { skip: opensslMissing }, () => {
     assert.equal(weak.ok, false, weak.out);
 
     const waitLog = async (msg: string) => {
-      while (!server!.log().includes(msg)) await new Promise((r) => child.stdout!.once('data', r));
+      while (!server!.log().includes(msg)) {
+        const exited = await Promise.race([
+          new Promise((r) => child.stdout!.once('data', () => r(false))),
+          server!.exited.then(() => true),
+        ]);
+        if (exited) throw new Error(`signet serve exited: ${server!.log()}`);
+      }
     };
     const old = await connect(port);
     assert.equal(old.cn, 'a.test');
