@@ -45,7 +45,8 @@ async function startAndAsk(base: Record<string, string>, env: Record<string, str
   const rt = await createRuntime(config, { api: true, worker: prune, clock, logger: false, limiter: createMemoryLimiter({ clock }) });
   try {
     for (const job of JOB_NAMES.filter((n) => prune && n.startsWith('prune-'))) await rt.runJob(job);
-    // PORT is listened on only when it is the variable at its edge; otherwise any free port.
+    // PORT is listened on only when it is the variable at its edge (65535 is above Linux's ephemeral range, so
+    // nothing but a listener holds it); otherwise any free port.
     await rt.app!.listen({ port: env.PORT === undefined ? 0 : config.port, host: '127.0.0.1' });
     const { port } = rt.app!.server.address() as { port: number };
     const res = await request(`http://127.0.0.1:${port}/v1/me`, { reset: true, headers: { authorization: `Bearer ${token}` } });
