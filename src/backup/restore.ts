@@ -1,0 +1,87 @@
+// `signet restore FILE`: a backup (backup.ts) back into an empty DATA_DIR. Guarantees: nothing is written into
+// DATA_DIR until the whole archive has been read and every entry matched its manifest entry (size and SHA-256); it
+// is unpacked into a folder beside DATA_DIR that becomes DATA_DIR with one rename, so a refused or failed restore
+// leaves DATA_DIR as it was (empty or absent) and removes its folder.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { sqliteFileOf } from '../db/db.js';
+import { ArchiveError, readArchive } from './archive.js';
+import type { TableCounts } from './backup.repo.js';
+import { DATABASE_ENTRY, FORMAT, PG_DUMP } from './backup.js';
+
+/** A restore refused before anything was written; the message is one line. */
+export class RestoreError extends Error {}
+
+export type RestoreOptions = { archive: string; dataDir: string; databaseUrl: string };
+
+export type RestoreSummary = {
+  data_dir: string;
+  created_at: string;
+  database: 'sqlite' | 'postgres';
+  counts: TableCounts | null;
+  entries: number;
+  /** What the operator still has to restore by hand. */
+  not_covered: string[];
+};
+
+/** The only names an archive may hold: the database, blob files and PKI files (no `..`, no hidden names). */
+const ALLOWED = /^(signet\.db|blobs\/[a-z-]+\/[0-9a-f]{32}|pki(\/[a-z0-9][a-z0-9.-]*)+)$/;
+
+export async function runRestore(o: RestoreOptions): Promise<RestoreSummary> {
+  const sqlite = sqliteFileOf(o.databaseUrl);
+  if (sqlite === ':memory:')
+    throw new RestoreError('DATABASE_URL names an in-memory database: nothing to restore into');
+  const dbPlace = sqlite ? path.relative(o.dataDir, path.resolve(sqlite)) : null;
+  if (dbPlace !== null && (dbPlace.startsWith('..') || path.isAbsolute(dbPlace)))
+    throw new RestoreError(`the SQLite file ${sqlite} is outside DATA_DIR ${o.dataDir}: restore puts it inside`);
+  await fs.access(o.archive).catch((err: NodeJS.ErrnoException) => {
+    throw new RestoreError(`cannot read ${o.archive}: ${err.code ?? err.message}`);
+  });
+  const existing = await fs.readdir(o.dataDir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw new RestoreError(`cannot read DATA_DIR ${o.dataDir}: ${err.code ?? err.message}`);
+  });
+  if (existing.length > 0) throw new RestoreError(`DATA_DIR ${o.dataDir} is not empty: restore only into an empty one`);
+
+  const parent = path.dirname(o.dataDir);
+  await fs.mkdir(parent, { recursive: true });
+  const tmp = await fs.mkdtemp(path.join(parent, `.${path.basename(o.dataDir)}.restore-`));
+  try {
+    const { manifest, entries } = await readArchive(o.archive, tmp, (name) => ALLOWED.test(name));
+    if (manifest.format !== FORMAT.format || manifest.version !== FORMAT.version)
+      throw new RestoreError('not a Signet backup (unknown manifest format)');
+    const database = manifest.database === 'sqlite' ? 'sqlite' : 'postgres';
+    if (database === 'sqlite' && !sqlite)
+      throw new RestoreError('the archive holds a SQLite database but DATABASE_URL is PostgreSQL: unset it to restore');
+    if (database === 'postgres' && sqlite)
+      throw new RestoreError(
+        'the archive is from PostgreSQL (no database inside): set DATABASE_URL to the restored one',
+      );
+    if (database === 'sqlite' && !entries.some((e) => e.name === DATABASE_ENTRY))
+      throw new RestoreError('archive is damaged (no database in a SQLite backup)');
+    if (dbPlace !== null && dbPlace !== DATABASE_ENTRY) {
+      await fs.mkdir(path.dirname(path.join(tmp, dbPlace)), { recursive: true });
+      await fs.rename(path.join(tmp, DATABASE_ENTRY), path.join(tmp, dbPlace));
+    }
+    // Only an empty DATA_DIR is replaced (rmdir refuses anything else, so a file arriving meanwhile is kept).
+    if (existing.length === 0) await fs.rmdir(o.dataDir).catch(() => undefined);
+    await fs.rename(tmp, o.dataDir).catch((err: NodeJS.ErrnoException) => {
+      throw new RestoreError(`cannot move the restored files into ${o.dataDir}: ${err.code ?? err.message}`);
+    });
+    return {
+      data_dir: o.dataDir,
+      created_at: String(manifest.created_at),
+      database,
+      counts: (manifest.counts as TableCounts | null) ?? null,
+      entries: entries.length,
+      not_covered:
+        database === 'postgres'
+          ? [`the PostgreSQL database: pg_restore the dump taken with ${PG_DUMP} before this archive`]
+          : [],
+    };
+  } catch (err) {
+    await fs.rm(tmp, { recursive: true, force: true });
+    if (err instanceof ArchiveError) throw new RestoreError(`${o.archive}: ${err.message}; nothing was restored`);
+    throw err;
+  }
+}
