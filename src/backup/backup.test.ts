@@ -12,6 +12,8 @@ import { createRuntime, type Runtime } from '../runtime.js';
 import { systemClock } from '../lib/clock.js';
 import { createMemoryLimiter } from '../ratelimit/ratelimit.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
+import { startHarness } from '../testing/harness.js';
+import { loadOrCreatePki } from '../pki/pki.js';
 import { postgresForTests } from '../testing/services.js';
 import { runSignet } from '../testing/child-server.js';
 import { oneErrorLine } from '../cli/testing/cli.js';
@@ -62,7 +64,7 @@ describe('backup and restore on SQLite', () => {
   });
 
   test('a backup taken while documents are created and signed restores to a server that serves and verifies them all', async (t) => {
-    const sealedBefore = [await completeDocument(e), await completeDocument(e, { signers: 2 })];
+    const sealedBefore = [await completeDocument(e, { signers: 2 })];
     const createdBefore = sealedBefore.map((c) => c.documentId);
     // The load: documents created, and every other one signed to its seal, through the real routes.
     let stop = false;
@@ -95,20 +97,27 @@ describe('backup and restore on SQLite', () => {
         }
       }
     })();
-    await new Promise((r) => setTimeout(r, 50)); // the load's first request is on its way
+    // Backups until one overlapped a write the server finished (a small database is copied in milliseconds).
     archive = path.join(tmp, 'signet.tar.gz');
-    backupRunning = true;
-    const summary = await runBackup({
-      dataDir: e.h.config.dataDir,
-      databaseUrl: e.h.config.databaseUrl,
-      to: archive,
-      clock: e.h.clock,
-    });
-    backupRunning = false;
+    let summary: Awaited<ReturnType<typeof runBackup>> | undefined;
+    for (let attempt = 0; writesDuringBackup === 0; attempt++) {
+      assert.ok(attempt < 20, 'no backup overlapped a write');
+      fs.rmSync(archive, { force: true });
+      await new Promise((r) => setTimeout(r, 30));
+      backupRunning = true;
+      summary = await runBackup({
+        dataDir: e.h.config.dataDir,
+        databaseUrl: e.h.config.databaseUrl,
+        to: archive,
+        clock: e.h.clock,
+      });
+      backupRunning = false;
+    }
     backupDone = true;
     while (createdAfter.length < 1) await new Promise((r) => setTimeout(r, 20));
     stop = true;
     await load;
+    summary = summary!;
     assert.equal(summary.database, 'sqlite');
     assert.ok(summary.counts!.documents >= createdBefore.length, JSON.stringify(summary.counts));
     assert.ok(summary.blobs > 0 && summary.pki_files === 6, JSON.stringify(summary));
@@ -188,11 +197,7 @@ describe('backup and restore on SQLite', () => {
     const bytes = fs.readFileSync(archive);
     const flipped = Buffer.from(bytes);
     flipped[Math.floor(bytes.length / 2)]! ^= 0x01;
-    const cases = {
-      truncated: bytes.subarray(0, Math.floor(bytes.length * 0.7)),
-      flipped,
-      'cut before its manifest': bytes.subarray(0, bytes.length - 30),
-    };
+    const cases = { truncated: bytes.subarray(0, Math.floor(bytes.length * 0.7)), flipped };
     const empty = path.join(tmp, 'empty');
     fs.mkdirSync(empty);
     for (const [name, b] of Object.entries(cases)) {
@@ -209,10 +214,19 @@ describe('backup and restore on SQLite', () => {
         `${name}: no temp folder is left`,
       );
     }
+    // The same in this process (quicker): cut inside the manifest, and an absent DATA_DIR.
+    const cut = path.join(tmp, 'cut.tar.gz');
+    fs.writeFileSync(cut, bytes.subarray(0, bytes.length - 30));
+    const absent = path.join(tmp, 'absent');
+    await assert.rejects(runRestore({ archive: cut, dataDir: absent, databaseUrl: `sqlite:${absent}/signet.db` }), {
+      message: /nothing was restored$/,
+    });
+    assert.equal(fs.existsSync(absent), false);
     // A non-empty DATA_DIR is refused before the archive is read.
     fs.writeFileSync(path.join(empty, 'keep'), 'x');
-    const line = oneErrorLine(await runSignet(empty, ['restore', archive]), 'non-empty');
-    assert.match(line, /is not empty/);
+    await assert.rejects(runRestore({ archive, dataDir: empty, databaseUrl: `sqlite:${empty}/signet.db` }), {
+      message: /is not empty/,
+    });
     assert.deepEqual(fs.readdirSync(empty), ['keep']);
   });
 });
@@ -220,12 +234,14 @@ describe('backup and restore on SQLite', () => {
 describe('backup on PostgreSQL: the PKI only, and what pg_dump must cover', async () => {
   const pg = await postgresForTests();
   test('the archive holds the PKI; the database is named as pg_dump’s', { skip: 'skip' in pg && pg.skip }, async () => {
-    const e = await startE2E({ database: { postgresAdminUrl: (pg as { url: string }).url } });
+    const h = await startHarness({ database: { postgresAdminUrl: (pg as { url: string }).url } });
     try {
-      await completeDocument(e);
+      await h.runtime.blobs.put(new Uint8Array([1, 2, 3]), 'original');
+      assert.equal(fs.existsSync(path.join(h.config.dataDir, 'blobs')), false, 'blobs are rows of the database');
+      await loadOrCreatePki({ dataDir: h.config.dataDir, clock: h.clock });
       const url = 'postgres://backup-test@127.0.0.1:5432/unused';
       const to = path.join(tmp, 'pg.tar.gz');
-      const s = await runBackup({ dataDir: e.h.config.dataDir, databaseUrl: url, to, clock: e.h.clock });
+      const s = await runBackup({ dataDir: h.config.dataDir, databaseUrl: url, to, clock: h.clock });
       assert.equal(s.database, 'postgres');
       assert.equal(s.counts, null);
       assert.equal(s.blobs, 0, 'blobs are rows of the database');
@@ -237,7 +253,7 @@ describe('backup on PostgreSQL: the PKI only, and what pg_dump must cover', asyn
       for (const f of ['ca.crt', 'ca.key', 'seal.crt', 'seal.key', 'tsa.crt', 'tsa.key'])
         assert.deepEqual(
           fs.readFileSync(path.join(into, 'pki', f)),
-          fs.readFileSync(path.join(e.h.config.dataDir, 'pki', f)),
+          fs.readFileSync(path.join(h.config.dataDir, 'pki', f)),
           f,
         );
       const refused = runRestore({
@@ -247,7 +263,7 @@ describe('backup on PostgreSQL: the PKI only, and what pg_dump must cover', asyn
       });
       await assert.rejects(refused, /outside DATA_DIR|from PostgreSQL/);
     } finally {
-      await e.close();
+      await h.close();
     }
   });
 });
