@@ -40,13 +40,8 @@ export type BackupSummary = {
 export async function runBackup(o: BackupOptions): Promise<BackupSummary> {
   const sqlite = sqliteFileOf(o.databaseUrl);
   if (sqlite === ':memory:') throw new Error('DATABASE_URL names an in-memory database: nothing to back up');
-  if (
-    await fs.lstat(o.to).then(
-      () => true,
-      () => false,
-    )
-  )
-    throw new Error(`${o.to} already exists`);
+  if (sqlite && !(await isFile(sqlite))) throw new Error(`there is no database at ${sqlite}: nothing to back up`);
+  if (await exists(o.to)) throw new Error(`${o.to} already exists`);
   await fs.mkdir(path.dirname(o.to), { recursive: true });
   const work = await fs.mkdtemp(path.join(path.dirname(o.to), '.signet-backup-'));
   try {
@@ -118,6 +113,10 @@ async function* tree(dir: string, name: string): AsyncGenerator<Source> {
   }
 }
 
+const exists = (p: string) => fs.lstat(p).then(yes, no);
+const isFile = (p: string) => fs.stat(p).then((st) => st.isFile(), no);
+const yes = () => true;
+const no = () => false;
 const entries = (dir: string) =>
   fs.readdir(dir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [];

@@ -21,6 +21,9 @@ export function addBackupCommands(program: Command): void {
       }).catch((err: Error) => {
         throw new CliError(`backup failed: ${err.message}`);
       });
+      // Files the configuration names are the operator's to keep (they may live anywhere).
+      if (config.sealP12) s.not_covered.push(`SEAL_P12 ${config.sealP12} and SEAL_P12_PASSWORD: keep a copy`);
+      if (config.tsaCaFile) s.not_covered.push(`TSA_CA_FILE ${config.tsaCaFile}: keep a copy`);
       const what = s.counts
         ? `a snapshot of ${s.counts.documents} documents and ${s.counts.audit_events} audit events, ${s.blobs} blobs, `
         : '';
