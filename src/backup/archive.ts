@@ -12,7 +12,7 @@ import { createGunzip, createGzip } from 'node:zlib';
 
 export const MANIFEST = 'MANIFEST.json';
 const BLOCK = 512;
-const MAX_SIZE = 0o77777777777; // what ustar's 11 octal digits hold (8 GiB)
+const MAX_OCTAL = 0o77777777777; // what ustar's 11 octal digits hold (8 GiB)
 
 /** The archive is unusable; the message is one line saying why. */
 export class ArchiveError extends Error {}
@@ -24,15 +24,19 @@ export type Source = { name: string; file: string; required: boolean };
 const octal = (h: Buffer, at: number, len: number, v: number) =>
   h.write(`${v.toString(8).padStart(len - 1, '0')}\0`, at, len, 'latin1');
 
-function header(name: string, size: number, mode: number, mtime: number): Buffer {
+export function header(name: string, size: number, mode: number, mtime: number): Buffer {
   if (Buffer.byteLength(name) > 100) throw new Error(`cannot archive ${name}: name longer than 100 bytes`);
-  if (size > MAX_SIZE) throw new Error(`cannot archive ${name}: larger than 8 GiB`);
   const h = Buffer.alloc(BLOCK);
   h.write(name, 0, 100, 'utf8');
   octal(h, 100, 8, mode & 0o777);
   octal(h, 108, 8, 0);
   octal(h, 116, 8, 0);
-  octal(h, 124, 12, size);
+  if (size <= MAX_OCTAL) octal(h, 124, 12, size);
+  else {
+    // GNU base-256, as tar itself writes sizes past 8 GiB.
+    h[124] = 0x80;
+    h.writeUIntBE(size, 126, 6);
+  }
   octal(h, 136, 12, Math.floor(mtime / 1000));
   h.fill(0x20, 148, 156); // the checksum is summed with its own field as spaces
   h.write('0', 156, 'latin1');
@@ -134,7 +138,7 @@ class Bytes {
   }
 }
 
-function parseHeader(h: Buffer): { name: string; size: number; mode: number; type: string } {
+export function parseHeader(h: Buffer): { name: string; size: number; mode: number; type: string } {
   const field = (at: number, len: number) =>
     h
       .subarray(at, at + len)
@@ -143,7 +147,8 @@ function parseHeader(h: Buffer): { name: string; size: number; mode: number; typ
   const sum = h.reduce((a, b, i) => a + (i >= 148 && i < 156 ? 0x20 : b), 0);
   if (parseInt(field(148, 8), 8) !== sum) throw new ArchiveError('archive is damaged (an entry header is corrupt)');
   const name = h.subarray(0, 100).toString('utf8').replace(/\0.*$/s, '');
-  return { name, size: parseInt(field(124, 12), 8), mode: parseInt(field(100, 8), 8), type: field(156, 1) || '0' };
+  const size = h[124]! & 0x80 ? h.readUIntBE(126, 6) : parseInt(field(124, 12), 8);
+  return { name, size, mode: parseInt(field(100, 8), 8), type: field(156, 1) || '0' };
 }
 
 /**

@@ -134,6 +134,11 @@ describe('backup and restore on SQLite', () => {
     });
     assert.deepEqual(restored.counts, summary.counts);
     assert.deepEqual(
+      fs.readdirSync(restoredDir).sort(),
+      ['blobs', 'pki', 'signet.db'],
+      'nothing else, no staging folder',
+    );
+    assert.deepEqual(
       fs.readdirSync(tmp).filter((n) => n.startsWith('.')),
       [],
       'no temp folder is left beside DATA_DIR',
@@ -222,6 +227,15 @@ describe('backup and restore on SQLite', () => {
       message: /nothing was restored$/,
     });
     assert.equal(fs.existsSync(absent), false);
+    // An absent DATA_DIR is made by the restore (one rename of the folder beside it).
+    const fresh = path.join(tmp, 'fresh');
+    const r = await runRestore({ archive, dataDir: fresh, databaseUrl: `sqlite:${fresh}/signet.db` });
+    assert.ok(r.entries > 7, `${r.entries} entries`);
+    assert.deepEqual(fs.readdirSync(fresh).sort(), ['blobs', 'pki', 'signet.db']);
+    assert.deepEqual(
+      fs.readdirSync(tmp).filter((n) => n.startsWith('.')),
+      [],
+    );
     // A non-empty DATA_DIR is refused before the archive is read.
     fs.writeFileSync(path.join(empty, 'keep'), 'x');
     await assert.rejects(runRestore({ archive, dataDir: empty, databaseUrl: `sqlite:${empty}/signet.db` }), {

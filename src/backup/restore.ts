@@ -38,14 +38,19 @@ export async function runRestore(o: RestoreOptions): Promise<RestoreSummary> {
     throw new RestoreError(`cannot read ${o.archive}: ${err.code ?? err.message}`);
   });
   const existing = await fs.readdir(o.dataDir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [];
+    if (err.code === 'ENOENT') return null;
     throw new RestoreError(`cannot read DATA_DIR ${o.dataDir}: ${err.code ?? err.message}`);
   });
-  if (existing.length > 0) throw new RestoreError(`DATA_DIR ${o.dataDir} is not empty: restore only into an empty one`);
+  if (existing && existing.length > 0)
+    throw new RestoreError(`DATA_DIR ${o.dataDir} is not empty: restore only into an empty one`);
 
+  // An absent DATA_DIR is made by one rename of the folder beside it. An existing one may be a mount point (a
+  // volume), which no rename replaces: the files are staged in a hidden folder inside it and moved up when verified.
   const parent = path.dirname(o.dataDir);
-  await fs.mkdir(parent, { recursive: true });
-  const tmp = await fs.mkdtemp(path.join(parent, `.${path.basename(o.dataDir)}.restore-`));
+  if (!existing) await fs.mkdir(parent, { recursive: true });
+  const tmp = existing
+    ? await fs.mkdtemp(path.join(o.dataDir, '.restore-'))
+    : await fs.mkdtemp(path.join(parent, `.${path.basename(o.dataDir)}.restore-`));
   try {
     const { manifest, entries } = await readArchive(o.archive, tmp, (name) => ALLOWED.test(name));
     if (manifest.format !== FORMAT.format || manifest.version !== FORMAT.version)
@@ -63,9 +68,7 @@ export async function runRestore(o: RestoreOptions): Promise<RestoreSummary> {
       await fs.mkdir(path.dirname(path.join(tmp, dbPlace)), { recursive: true });
       await fs.rename(path.join(tmp, DATABASE_ENTRY), path.join(tmp, dbPlace));
     }
-    // Only an empty DATA_DIR is replaced (rmdir refuses anything else, so a file arriving meanwhile is kept).
-    if (existing.length === 0) await fs.rmdir(o.dataDir).catch(() => undefined);
-    await fs.rename(tmp, o.dataDir).catch((err: NodeJS.ErrnoException) => {
+    await publish(tmp, o.dataDir, !!existing).catch((err: NodeJS.ErrnoException) => {
       throw new RestoreError(`cannot move the restored files into ${o.dataDir}: ${err.code ?? err.message}`);
     });
     return {
@@ -84,4 +87,10 @@ export async function runRestore(o: RestoreOptions): Promise<RestoreSummary> {
     if (err instanceof ArchiveError) throw new RestoreError(`${o.archive}: ${err.message}; nothing was restored`);
     throw err;
   }
+}
+
+async function publish(staged: string, dataDir: string, inside: boolean): Promise<void> {
+  if (!inside) return fs.rename(staged, dataDir);
+  for (const name of await fs.readdir(staged)) await fs.rename(path.join(staged, name), path.join(dataDir, name));
+  await fs.rmdir(staged);
 }
