@@ -17,6 +17,13 @@ const MAX_OCTAL = 0o77777777777; // what ustar's 11 octal digits hold (8 GiB)
 /** The archive is unusable; the message is one line saying why. */
 export class ArchiveError extends Error {}
 
+/** A required source was not there (deleted after it was listed or named). */
+export class SourceGone extends Error {
+  constructor(readonly entry: string) {
+    super(`${entry} was deleted before it could be copied`);
+  }
+}
+
 export type ManifestEntry = { name: string; size: number; sha256: string };
 /** A file to archive as `name`; a source not `required` that is gone by the time it is read is left out. */
 export type Source = { name: string; file: string; required: boolean };
@@ -57,6 +64,7 @@ async function* tar(
   for await (const s of sources) {
     const fh = await fs.open(s.file, 'r').catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' && !s.required) return null;
+      if (err.code === 'ENOENT') throw new SourceGone(s.name);
       throw new Error(`cannot read ${s.file}: ${err.code ?? err.message}`);
     });
     if (!fh) continue;

@@ -243,6 +243,20 @@ describe('backup and restore on SQLite', () => {
     });
     assert.deepEqual(fs.readdirSync(empty), ['keep']);
   });
+  test('a blob the snapshot names that is gone fails the backup (after fresh snapshots) and leaves no file', async () => {
+    const { signed_blob } = await e.h.db.kysely
+      .selectFrom('documents')
+      .select('signed_blob')
+      .where('signed_blob', 'is not', null)
+      .executeTakeFirstOrThrow();
+    fs.rmSync(path.join(e.h.config.dataDir, 'blobs', signed_blob!));
+    const to = path.join(tmp, 'gone', 'b.tar.gz');
+    await assert.rejects(
+      runBackup({ dataDir: e.h.config.dataDir, databaseUrl: e.h.config.databaseUrl, to, clock: e.h.clock }),
+      { message: `blobs/${signed_blob} was deleted before it could be copied` },
+    );
+    assert.deepEqual(fs.readdirSync(path.dirname(to)), [], 'no archive, no partial file, no work folder');
+  });
 });
 
 describe('backup on PostgreSQL: the PKI only, and what pg_dump must cover', async () => {

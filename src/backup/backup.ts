@@ -1,15 +1,16 @@
 // `signet backup`: one archive (archive.ts) of what DATA_DIR holds for the server, taken while it serves and writes.
 // Guarantees: on SQLite the database is one committed state, copied first (snapshotSqlite); blobs and the PKI are
-// read after it. Both only grow (a blob is immutable once written and renamed into place before the row naming it
-// commits; a PKI generation is added, never replaced), so everything the snapshot names is still there to copy, and
-// the backup fails rather than leave out a blob the snapshot names. A blob written after the snapshot may be in the
-// archive (an orphan, as a failed upload's is) but nothing in it needs one. On PostgreSQL the database, blobs
+// read after it. A blob is immutable once written and renamed into place before the row naming it commits, and a
+// PKI generation is added, never replaced, so what the snapshot names is there to copy, unless a purge deleted the
+// blob since: then the backup starts over from a new snapshot (which no longer names it), and fails after ATTEMPTS
+// rather than leave out a blob the snapshot names. A blob written after the snapshot may be in the archive (an
+// orphan, as a failed upload's is) but nothing in it needs one. On PostgreSQL the database, blobs
 // included, is pg_dump's to back up; the archive holds the PKI.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { sqliteFileOf } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
-import { writeArchive, type ManifestEntry, type Source } from './archive.js';
+import { SourceGone, writeArchive, type ManifestEntry, type Source } from './archive.js';
 import { readSnapshot, snapshotSqlite, type TableCounts } from './backup.repo.js';
 
 export const FORMAT = { format: 'signet-backup', version: 1 } as const;
@@ -43,6 +44,19 @@ export async function runBackup(o: BackupOptions): Promise<BackupSummary> {
   if (sqlite && !(await isFile(sqlite))) throw new Error(`there is no database at ${sqlite}: nothing to back up`);
   if (await exists(o.to)) throw new Error(`${o.to} already exists`);
   await fs.mkdir(path.dirname(o.to), { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await backupOnce(o, sqlite);
+    } catch (err) {
+      // A blob the snapshot names was purged before it was copied: a newer snapshot no longer names it.
+      if (!(err instanceof SourceGone) || attempt === ATTEMPTS) throw err;
+    }
+  }
+}
+
+const ATTEMPTS = 3;
+
+async function backupOnce(o: BackupOptions, sqlite: string | null): Promise<BackupSummary> {
   const work = await fs.mkdtemp(path.join(path.dirname(o.to), '.signet-backup-'));
   try {
     let snapshot: ReturnType<typeof readSnapshot> | null = null;
@@ -100,7 +114,7 @@ async function* sources(dataDir: string, work: string, blobKeys: Set<string> | n
         yield { name: `blobs/${key}`, file: path.join(root, key), required: blobKeys.has(key) };
       }
     const missing = [...blobKeys].find((k) => !found.has(k));
-    if (missing) throw new Error(`the database names blob ${missing}, which is not in ${root}`);
+    if (missing) throw new SourceGone(`blobs/${missing}`);
   }
   yield* tree(path.join(dataDir, 'pki'), 'pki');
 }
