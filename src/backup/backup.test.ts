@@ -284,12 +284,10 @@ describe('backup on PostgreSQL: the PKI only, and what pg_dump must cover', asyn
           fs.readFileSync(path.join(h.config.dataDir, 'pki', f)),
           f,
         );
-      const refused = runRestore({
-        archive: to,
-        dataDir: path.join(tmp, 'pg-into-sqlite'),
-        databaseUrl: 'sqlite:x.db',
-      });
-      await assert.rejects(refused, /outside DATA_DIR|from PostgreSQL/);
+      const sqliteDir = path.join(tmp, 'pg-into-sqlite');
+      const refused = runRestore({ archive: to, dataDir: sqliteDir, databaseUrl: `sqlite:${sqliteDir}/signet.db` });
+      await assert.rejects(refused, /the archive is from PostgreSQL .*; nothing was restored$/);
+      assert.equal(fs.existsSync(sqliteDir), false);
     } finally {
       await h.close();
     }

@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { sqliteFileOf } from '../db/db.js';
-import { ArchiveError, readArchive } from './archive.js';
+import { readArchive } from './archive.js';
 import type { TableCounts } from './backup.repo.js';
 import { DATABASE_ENTRY, FORMAT, PG_DUMP } from './backup.js';
 
@@ -84,13 +84,23 @@ export async function runRestore(o: RestoreOptions): Promise<RestoreSummary> {
     };
   } catch (err) {
     await fs.rm(tmp, { recursive: true, force: true });
-    if (err instanceof ArchiveError) throw new RestoreError(`${o.archive}: ${err.message}; nothing was restored`);
-    throw err;
+    const why = err instanceof Error ? err.message : String(err);
+    throw new RestoreError(`${o.archive}: ${why}; nothing was restored`);
   }
 }
 
+/** Moves the verified files into DATA_DIR; a move that fails half-way takes back what it moved. */
 async function publish(staged: string, dataDir: string, inside: boolean): Promise<void> {
   if (!inside) return fs.rename(staged, dataDir);
-  for (const name of await fs.readdir(staged)) await fs.rename(path.join(staged, name), path.join(dataDir, name));
+  const moved: string[] = [];
+  try {
+    for (const name of await fs.readdir(staged)) {
+      await fs.rename(path.join(staged, name), path.join(dataDir, name));
+      moved.push(name);
+    }
+  } catch (err) {
+    for (const name of moved) await fs.rm(path.join(dataDir, name), { recursive: true, force: true });
+    throw err;
+  }
   await fs.rmdir(staged);
 }
