@@ -82,7 +82,7 @@ async function backupOnce(o: BackupOptions, sqlite: string | null): Promise<Back
     );
     const notCovered = sqlite
       ? []
-      : [`the PostgreSQL database (every row and blob): back it up with ${PG_DUMP}, before this archive`];
+      : [`the PostgreSQL database (every row and blob): back it up with ${PG_DUMP}, run before signet backup`];
     return {
       file: o.to,
       bytes: (await fs.stat(o.to)).size,

@@ -79,7 +79,7 @@ export async function runRestore(o: RestoreOptions): Promise<RestoreSummary> {
       entries: entries.length,
       not_covered:
         database === 'postgres'
-          ? [`the PostgreSQL database: pg_restore the dump taken with ${PG_DUMP} before this archive`]
+          ? [`the PostgreSQL database: pg_restore --dbname="$DATABASE_URL" signet.dump (the dump of ${PG_DUMP})`]
           : [],
     };
   } catch (err) {

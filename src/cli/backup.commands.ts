@@ -33,7 +33,7 @@ export function addBackupCommands(program: Command): void {
         [
           `wrote ${s.file} (${s.bytes} bytes): ${what}${s.pki_files} PKI files`,
           ...s.not_covered.map((n) => `not in this archive: ${n}`),
-          ...s.skipped.map((n) => `left out of DATA_DIR: ${n}`),
+          ...s.skipped.map((n) => `left out (Signet does not read it): DATA_DIR/${n}`),
         ].join('\n'),
       );
     });
