@@ -72,11 +72,10 @@ async function* tar(
     const hash = createHash('sha256');
     let size = 0;
     yield header(s.name, st.size, st.mode, now);
-    for await (const chunk of fh.createReadStream({
-      end: Math.max(0, st.size - 1),
-      autoClose: true,
-    }) as AsyncIterable<Buffer>) {
-      if (st.size === 0) break;
+    // Only the bytes the header announced, were the file to grow; the stream closes the file.
+    if (st.size === 0) await fh.close();
+    const data = st.size === 0 ? [] : fh.createReadStream({ end: st.size - 1 });
+    for await (const chunk of data as AsyncIterable<Buffer>) {
       size += chunk.length;
       hash.update(chunk);
       yield chunk;
