@@ -16,7 +16,7 @@ import { startHarness } from '../testing/harness.js';
 import { loadOrCreatePki } from '../pki/pki.js';
 import { postgresForTests } from '../testing/services.js';
 import { runSignet } from '../testing/child-server.js';
-import { oneErrorLine } from '../cli/testing/cli.js';
+import { oneErrorLine, oneJson } from '../cli/testing/cli.js';
 import { completeDocument } from '../signing/testing/complete.js';
 import { plainPdf, signers } from '../signing/testing/requests.js';
 import { runBackup } from './backup.js';
@@ -243,6 +243,16 @@ describe('backup and restore on SQLite', () => {
     });
     assert.deepEqual(fs.readdirSync(empty), ['keep']);
   });
+  test('signet backup --json: one object with the snapshot’s counts; an existing target is refused with one line', async () => {
+    const to = path.join(tmp, 'cli.tar.gz');
+    const out = oneJson(await runSignet(e.h.config.dataDir, ['backup', '--to', to, '--json']), 'backup');
+    assert.equal(out.file, to);
+    assert.equal(out.database, 'sqlite');
+    assert.ok(out.counts.documents > 0 && out.pki_files === 6, JSON.stringify(out));
+    const again = oneErrorLine(await runSignet(e.h.config.dataDir, ['backup', '--to', to]), 'again');
+    assert.equal(again, `signet: backup failed: ${to} already exists`);
+  });
+
   test('a blob the snapshot names that is gone fails the backup (after fresh snapshots) and leaves no file', async () => {
     const { signed_blob } = await e.h.db.kysely
       .selectFrom('documents')
