@@ -103,7 +103,7 @@ describe('backup and restore on SQLite', () => {
     for (let attempt = 0; writesDuringBackup === 0; attempt++) {
       assert.ok(attempt < 20, 'no backup overlapped a write');
       fs.rmSync(archive, { force: true });
-      await new Promise((r) => setTimeout(r, 30));
+      await Promise.race([load, new Promise((r) => setTimeout(r, 30))]);
       backupRunning = true;
       summary = await runBackup({
         dataDir: e.h.config.dataDir,
@@ -114,7 +114,8 @@ describe('backup and restore on SQLite', () => {
       backupRunning = false;
     }
     backupDone = true;
-    while (createdAfter.length < 1) await new Promise((r) => setTimeout(r, 20));
+    // A failing load rejects `load`, which ends this wait too.
+    while (createdAfter.length < 1) await Promise.race([load, new Promise((r) => setTimeout(r, 20))]);
     stop = true;
     await load;
     summary = summary!;
