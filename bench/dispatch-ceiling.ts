@@ -200,7 +200,6 @@ async function backendPids(s: Setup): Promise<number[]> {
   return r.rows.map((row) => row.pid);
 }
 
-
 async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<Round> {
   const u = new URL(rx.url);
   const pool = new Pool(u.origin, { connections: RAW_CONNECTIONS, keepAliveTimeout: 30_000 });

@@ -15,6 +15,7 @@ import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling, notFo
 import { frontDoor } from './http/front-door.js';
 import { registerAddressLimit } from './http/address-limit.js';
 import { registerBodyDeadline, serverOptions } from './http/deadlines.js';
+import { loadTls, registerHsts, secureContextOptions } from './http/tls.js';
 import { registerRequestShape } from './http/request-shape.js';
 import { createByteBudget, registerUploadBudget } from './http/upload-budget.js';
 import { decorateRequests } from './http/request-context.js';
@@ -110,6 +111,7 @@ export type App = FastifyInstance & {
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const compilers = lazyCompilers();
+  const tls = deps.config.tls ? await loadTls(deps.config.tls) : null;
   const app = Fastify({
     loggerInstance: deps.logger || undefined,
     logger: deps.logger ? undefined : false,
@@ -120,7 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     forceCloseConnections: 'idle',
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
-    ...serverOptions(deps.config.limits),
+    ...serverOptions(deps.config.limits, tls ? secureContextOptions(tls) : undefined),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true } },
     schemaController: {
       compilersFactory: { buildValidator: compilers.buildValidator, buildSerializer: compilers.buildSerializer },
@@ -181,6 +183,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addSchema(ErrorBody);
 
   decorateRequests(app, deps.config.trustProxy);
+  registerHsts(app, deps.config.baseUrl);
   registerRequestShape(app);
   registerErrorHandling(app);
   registerBodyDeadline(app, deps.config.limits);

@@ -25,6 +25,7 @@ const LAYERS = {
     'idempotency',
     'verification',
     'qes',
+    'backup',
   ],
   gate: ['http'],
   infrastructure: [

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig, poolSizeFor } from './config.js';
+import { ConfigError, INTEGER_RANGES, loadConfig, poolSizeFor } from './config.js';
 import { FILE_BODY_LIMIT, PRUNE_BATCH_ROWS, RETENTION_DEFAULTS } from './limits.js';
 
 test('defaults: port 3000, dual-stack host, SQLite in ./data, base URL on the port', () => {
@@ -194,4 +194,34 @@ test('retention: defaults from limits.ts, each variable honoured, and no value b
       (e: unknown) => e instanceof ConfigError && re.test(e.message),
     );
   }
+});
+
+test('TLS: both files or neither; one alone names the variable that is missing', () => {
+  assert.equal(loadConfig({}).tls, null);
+  assert.deepEqual(loadConfig({ TLS_CERT_FILE: 'tls/cert.pem', TLS_KEY_FILE: '/etc/signet/key.pem' }).tls, {
+    certFile: path.resolve('tls/cert.pem'),
+    keyFile: '/etc/signet/key.pem',
+  });
+  for (const [env, message] of [
+    [{ TLS_CERT_FILE: 'cert.pem' }, 'TLS_KEY_FILE must be set with TLS_CERT_FILE (or neither)'],
+    [{ TLS_KEY_FILE: 'key.pem' }, 'TLS_CERT_FILE must be set with TLS_KEY_FILE (or neither)'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && e.message === message,
+    );
+  }
+});
+
+test('every integer variable notes its range; the timeouts reach an hour', () => {
+  loadConfig({});
+  assert.deepEqual(INTEGER_RANGES.get('PORT'), { min: 0, max: 65535 });
+  assert.deepEqual(INTEGER_RANGES.get('HEADERS_TIMEOUT_MS'), { min: 100, max: 3_600_000 });
+  assert.deepEqual(INTEGER_RANGES.get('RETENTION_JOB_RUNS_DAYS'), { min: 2, max: 3650 });
+  assert.ok(INTEGER_RANGES.size >= 16, `${INTEGER_RANGES.size}`);
+  assert.equal(loadConfig({ PORT: '65535' }).port, 65535);
+  assert.throws(
+    () => loadConfig({ PORT: '65536' }),
+    (e: unknown) => e instanceof ConfigError && e.message === 'PORT must be an integer from 0 to 65535, got "65536"',
+  );
 });

@@ -63,7 +63,19 @@ export type Config = {
   qes: QesConfig | null;
   /** How long the growing tables keep finished rows, and the prune jobs' batch size. */
   retention: Retention;
+  /** HTTPS served by this process (TLS_CERT_FILE, TLS_KEY_FILE); null: plain HTTP, TLS ends in front of it. */
+  tls: TlsFiles | null;
 };
+
+export type TlsFiles = { certFile: string; keyFile: string };
+
+/** Both or neither: one alone would silently serve plain HTTP. The files are read when the server starts. */
+function parseTls(env: NodeJS.ProcessEnv): TlsFiles | null {
+  if (!env.TLS_CERT_FILE && !env.TLS_KEY_FILE) return null;
+  if (!env.TLS_KEY_FILE) throw new ConfigError('TLS_KEY_FILE must be set with TLS_CERT_FILE (or neither)');
+  if (!env.TLS_CERT_FILE) throw new ConfigError('TLS_CERT_FILE must be set with TLS_KEY_FILE (or neither)');
+  return { certFile: path.resolve(env.TLS_CERT_FILE), keyFile: path.resolve(env.TLS_KEY_FILE) };
+}
 
 export type Retention = { [K in keyof typeof RETENTION_DEFAULTS]: number } & { batchRows: number };
 
@@ -126,7 +138,11 @@ export type ProcessLimits = {
 
 export class ConfigError extends Error {}
 
+/** Every integer variable's accepted range, noted as it is parsed: the start-up test starts the server at each edge. */
+export const INTEGER_RANGES = new Map<string, { min: number; max: number }>();
+
 function parseInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  INTEGER_RANGES.set(name, { min, max });
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -240,11 +256,7 @@ function parseTierCaps(value: string | undefined): Record<string, number> {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const portRaw = env.PORT ?? '3000';
-  if (!/^\d+$/.test(portRaw) || Number(portRaw) > 65535) {
-    throw new ConfigError(`PORT must be an integer 0-65535, got "${portRaw}"`);
-  }
-  const port = Number(portRaw);
+  const port = parseInteger(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '::';
   const baseUrl = parseUrl('BASE_URL', env.BASE_URL || `http://localhost:${port}`, ['http:', 'https:']).replace(
     /\/+$/,
@@ -293,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     autoMigrate: env.SIGNET_AUTO_MIGRATE === undefined || parseBool('SIGNET_AUTO_MIGRATE', env.SIGNET_AUTO_MIGRATE),
     qes: parseQes(env),
     retention: parseRetention(env),
+    tls: parseTls(env),
   };
 }
 

@@ -1,8 +1,11 @@
 // The service process: build the runtime, listen, run the worker. SIGTERM stops accepting, drains in-flight
-// requests, deliveries, mail and sealing, closes the database and exits 0.
+// requests, deliveries, mail and sealing, closes the database and exits 0. With TLS, SIGHUP reloads the
+// certificate for new connections.
+import type { Server } from 'node:https';
 import pino from 'pino';
 import type { Config } from './config.js';
 import { redactUrl } from './config.js';
+import { createTlsReloader, loadTls, plainHttpExposure } from './http/tls.js';
 import type { Clock } from './lib/clock.js';
 import { createRuntime } from './runtime.js';
 
@@ -30,6 +33,8 @@ export const logRequest = (req: { method: string; url: string }) => ({
 
 export async function runServer(config: Config, opts: { worker: boolean; api: boolean; clock?: Clock }): Promise<void> {
   const logger = createLogger(config);
+  // Unusable certificate files stop start-up before the database is opened or migrated.
+  if (opts.api && config.tls) await loadTls(config.tls);
   const rt = await createRuntime(config, { api: opts.api, worker: opts.worker, clock: opts.clock, logger });
   if (rt.app) {
     await rt.app.listen({ port: config.port, host: config.host });
@@ -39,9 +44,13 @@ export async function runServer(config: Config, opts: { worker: boolean; api: bo
         database: redactUrl(config.databaseUrl).replace(/^sqlite:.*/, 'sqlite'),
         redis: Boolean(config.redisUrl),
         smtp: Boolean(config.smtpUrl),
+        tls: Boolean(config.tls),
       },
       'signet listening',
     );
+    const exposure = plainHttpExposure(config);
+    if (exposure) logger.warn(exposure);
+    if (config.tls) reloadOnHangup(createTlsReloader(rt.app.server as Server, config.tls), logger);
   }
   rt.start();
   // The job loops' timers are unref'd and SQLite holds no socket: without this a worker-only process on SQLite
@@ -67,4 +76,17 @@ export async function runServer(config: Config, opts: { worker: boolean; api: bo
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+function reloadOnHangup(reload: ReturnType<typeof createTlsReloader>, logger: ReturnType<typeof createLogger>) {
+  process.on('SIGHUP', () => {
+    reload().then(
+      (m) => logger.info({ subject: m.subject, validTo: m.validTo }, 'tls certificate reloaded'),
+      (err: Error) =>
+        logger.error(
+          { reason: err.message.split('\n')[0] },
+          'tls certificate not reloaded; the previous one stays in use',
+        ),
+    );
+  });
 }

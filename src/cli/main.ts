@@ -10,6 +10,7 @@ import { addKeyCommands } from './keys.commands.js';
 import { addVerifyCommands } from './verify.commands.js';
 import { addWebhookCommands } from './webhooks.commands.js';
 import { addMailCommands, addSmsCommands } from './outbox.commands.js';
+import { addBackupCommands } from './backup.commands.js';
 
 const program = new Command('signet').description('Signet e-signature service').exitOverride();
 addServerCommands(program);
@@ -23,6 +24,7 @@ addTemplateCommands(program);
 addSmsCommands(program);
 addJobCommands(program);
 addVerifyCommands(program);
+addBackupCommands(program);
 
 try {
   setConfig(loadConfig());

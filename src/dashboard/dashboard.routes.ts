@@ -58,7 +58,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps 
       }),
     },
     referrerPolicy: { policy: 'same-origin' },
-    hsts: secure ? { maxAge: 15552000 } : false,
+    // Strict-Transport-Security is app-wide (http/tls.ts).
+    hsts: false,
   });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(cookie);

@@ -32,6 +32,10 @@ export type Db = {
  */
 export const blobHome = (db: Db): 'files' | 'database' => (db.dialect === 'postgres' ? 'database' : 'files');
 
+/** The SQLite file a DATABASE_URL names (`:memory:` for none), or null for PostgreSQL (whose blobs are rows). */
+export const sqliteFileOf = (url: string): string | null =>
+  url.startsWith('sqlite:') ? url.slice('sqlite:'.length) || ':memory:' : null;
+
 /** One statement as sent to the database, with its parameters. */
 export type CapturedStatement = { sql: string; parameters: readonly unknown[] };
 

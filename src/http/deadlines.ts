@@ -7,6 +7,7 @@
 // - An idle keep-alive connection closes after `keepAliveTimeoutMs` (Node adds 1 s so that a client reusing it at
 //   the advertised last moment is not reset), and any socket without traffic after `idleSocketTimeoutMs` (longer
 //   than any handler may run).
+import type { SecureContextOptions } from 'node:tls';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { ProcessLimits } from '../config.js';
 import { MAX_HEADER_BYTES } from '../limits.js';
@@ -20,19 +21,26 @@ declare module 'fastify' {
   }
 }
 
-/** Fastify's server options for these limits. */
-export function serverOptions(l: ProcessLimits): Partial<FastifyServerOptions> {
+/**
+ * Fastify's server options for these limits, over HTTPS when `https` is given. Node checks headersTimeout against
+ * requestTimeout when it creates the server, so both go to it together (Fastify sets requestTimeout only after).
+ */
+export function serverOptions(l: ProcessLimits, https?: SecureContextOptions): Partial<FastifyServerOptions> {
+  // Node's own whole-request limit is only the backstop; the body deadline below is per route.
+  const requestTimeout = l.headersTimeoutMs + l.uploadTimeoutMs;
+  const node = {
+    requestTimeout,
+    headersTimeout: l.headersTimeoutMs,
+    maxHeaderSize: MAX_HEADER_BYTES,
+    // How often Node looks for connections past the headers timeout: a stalled client is closed within it.
+    connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(l.headersTimeoutMs / 4))),
+  };
   return {
-    // Node's own whole-request limit is only the backstop; the body deadline below is per route.
-    requestTimeout: l.headersTimeoutMs + l.uploadTimeoutMs,
+    requestTimeout,
     keepAliveTimeout: l.keepAliveTimeoutMs,
     connectionTimeout: l.idleSocketTimeoutMs,
-    http: {
-      headersTimeout: l.headersTimeoutMs,
-      maxHeaderSize: MAX_HEADER_BYTES,
-      // How often Node looks for connections past the headers timeout: a stalled client is closed within it.
-      connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(l.headersTimeoutMs / 4))),
-    },
+    // Fastify hands Node `https` instead of `http` when it is set: the limits go in either.
+    ...(https ? { https: { ...https, ...node } } : { http: node }),
   } as Partial<FastifyServerOptions>;
 }
 

@@ -53,7 +53,10 @@ export async function claimLeases<T extends LeasedTable>(
     return [];
   }
   return walkingIndexOrder(db, (trx) => {
-    const due = skipLocked(db, loose(trx).selectFrom(table).select('id').where(isFree).orderBy(lease.order).limit(o.limit));
+    const due = skipLocked(
+      db,
+      loose(trx).selectFrom(table).select('id').where(isFree).orderBy(lease.order).limit(o.limit),
+    );
     return loose(trx)
       .updateTable(table)
       .set((eb) => ({ ...lease.onClaim?.(eb as never), [lease.holder]: o.workerId, [lease.until]: o.now + o.leaseMs }))
