@@ -9,6 +9,7 @@ import path from 'node:path';
 import { makePng } from '../documents/pdf/testing/fixtures.js';
 import { templateBody, VALUES } from '../templates/testing/fixtures.js';
 import { countBlobDeletions } from '../documents/blob-deletions.repo.js';
+import { openDb, type Db } from '../db/db.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import { bothDatabases } from '../testing/services.js';
@@ -24,18 +25,18 @@ for (const d of databases) {
   describe(`purge and retention (${d.name})`, { skip: d.skip }, () => {
     let e: E2E;
     let worker2: Runtime;
+    let db2: Db | undefined;
     before(async () => {
       e = await startE2E({ database: d.database });
-      worker2 = await createRuntime(e.h.config, {
-        api: false,
-        worker: true,
-        clock: e.h.clock,
-        db: e.h.db,
-        logger: false,
-      });
+      // A second worker process's graph on the same clock: on SQLite its own connection to the file (a writer of
+      // its own), on PostgreSQL the pool's other connections.
+      if (d.name === 'SQLite') db2 = await openDb(`sqlite:${path.join(e.h.config.dataDir, 'signet.db')}`);
+      const db = db2 ?? e.h.db;
+      worker2 = await createRuntime(e.h.config, { api: false, worker: true, clock: e.h.clock, db, logger: false });
     });
     after(async () => {
       await worker2?.close();
+      await db2?.close();
       await e?.close();
     });
 
