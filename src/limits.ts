@@ -146,3 +146,8 @@ export const RETENTION_DEFAULTS = {
 export const PRUNE_BATCH_ROWS = 1000;
 /** One prune run stops after this long and leaves the rest to the next hourly run. */
 export const PRUNE_TIME_BUDGET_MS = 10 * MIN;
+
+/** A workspace's retention of ended documents, in whole days (`retention_days`; null keeps them for ever). */
+export const RETENTION_DAYS = { min: 1, max: 36_500 } as const;
+/** Documents purged per transaction by the purge-documents job (each purge is a handful of short statements). */
+export const PURGE_BATCH_DOCUMENTS = 20;

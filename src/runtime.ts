@@ -46,6 +46,7 @@ import { createSealingRunner } from './signing/sealing.js';
 import { createBulkSendRunner } from './templates/bulk-sends.job.js';
 import { renewTimestampsJob } from './signing/renewal.js';
 import { sendRemindersJob, warnExpiringJob } from './signing/reminders.js';
+import { purgeDocumentsJob } from './signing/purge.js';
 import { noWake, type Wakers } from './signing/transition.js';
 import { createTrustStore, type TrustStore } from './pki/trust.js';
 import { createQesService } from './qes/service.js';
@@ -93,6 +94,7 @@ const JOBS: Record<JobName, (deps: JobDeps) => ScheduledJob> = {
     }),
   'send-reminders': (deps) => sendRemindersJob({ ...transitionDeps(deps), config: deps.config }),
   'warn-expiring': (deps) => warnExpiringJob({ ...transitionDeps(deps), config: deps.config }),
+  'purge-documents': (deps) => purgeDocumentsJob(deps),
 };
 
 const transitionDeps = ({ db, clock, wake }: JobDeps) => ({

@@ -58,7 +58,11 @@ type Report = Awaited<ReturnType<typeof import('../verification/verification.ser
 function human(r: Report): string {
   const lines = [`verdict: ${r.verdict}`, `PAdES level: ${r.pades_level ?? 'none'}`];
   lines.push(`modified after signing: ${r.modified_after_signing ? 'yes' : 'no'}`);
-  if (r.document)
+  if (r.document?.purged_at)
+    lines.push(
+      `Signet document: ${r.document.id}, sealed by this service; its record was purged on ${r.document.purged_at}`,
+    );
+  else if (r.document)
     lines.push(
       `Signet document: ${r.document.id} “${r.document.title}” (audit chain ${r.document.audit_chain_valid ? 'verifies' : 'BROKEN'})`,
     );

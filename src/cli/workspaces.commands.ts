@@ -1,4 +1,5 @@
-// `signet workspace create`, `user create` and `templates list`: a workspace, its dashboard people, its templates.
+// `signet workspace create|reminders|update`, `user create` and `templates list`: a workspace, its settings, its
+// dashboard people, its templates.
 import type { Command } from 'commander';
 import { tiers } from '../config.js';
 import { systemClock } from '../lib/clock.js';
@@ -8,11 +9,14 @@ import { createWorkspace, findWorkspace } from '../workspaces/workspaces.repo.js
 import { presentWorkspace } from '../workspaces/presenters.js';
 import {
   parseReminderPolicy,
+  parseRetentionDays,
   setWorkspaceReminders,
+  setWorkspaceRetentionDays,
   workspaceReminders,
+  workspaceRetention,
   type ReminderProblem,
 } from '../workspaces/settings.service.js';
-import { REMINDER_AFTER_DAYS, REMINDER_EVERY_DAYS } from '../limits.js';
+import { REMINDER_AFTER_DAYS, REMINDER_EVERY_DAYS, RETENTION_DAYS } from '../limits.js';
 import { listWorkspaceTemplates } from '../templates/templates.service.js';
 import { CliError, actor, config, print, withDb } from './context.js';
 
@@ -70,6 +74,35 @@ export function addWorkspaceCommands(program: Command): void {
         ? `reminders: first after ${policy.after_days} days, then every ${policy.every_days} days`
         : 'reminders: off';
       print(!!o.json, { workspace_id: o.workspace, reminders: policy }, human);
+    });
+  workspace
+    .command('update')
+    .description('change a workspace’s settings; prints them')
+    .argument('<workspace>', 'workspace id')
+    .option(
+      '--retention-days <n|off>',
+      `purge ended documents this many days after they ended (${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}); ` +
+        '`off` keeps them for ever',
+    )
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: { retentionDays?: string; json?: boolean }) => {
+      const days =
+        o.retentionDays === undefined || o.retentionDays === 'off' ? null : parseRetentionDays(o.retentionDays);
+      if (o.retentionDays !== undefined && o.retentionDays !== 'off' && days === null)
+        throw new CliError(
+          `--retention-days must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or off`,
+        );
+      const retention = await withDb(async (db) => {
+        if (!(await findWorkspace(db.kysely, id))) throw new CliError(`no workspace ${id}`);
+        if (o.retentionDays !== undefined) {
+          const r = await setWorkspaceRetentionDays(db, { workspaceId: id, days, actor: actor() }, systemClock.now());
+          if (!r.ok) throw new CliError('retention needs migration 021-purge; run signet migrate first');
+        }
+        return workspaceRetention(db, id);
+      });
+      const human =
+        retention === null ? 'retention: keep for ever' : `retention: purge ${retention} days after the end`;
+      print(!!o.json, { workspace_id: id, retention_days: retention }, human);
     });
 }
 

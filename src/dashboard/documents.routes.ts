@@ -1,4 +1,4 @@
-// Documents: the list, a document's page, its two downloads, withdraw and remind (wiring; the rules are in
+// Documents: the list, a document's page, its two downloads, withdraw, remind and purge (wiring; the rules are in
 // documents.service.ts and the signing services it calls).
 import type { FastifyInstance } from 'fastify';
 import type { DashboardDeps } from './dashboard.service.js';
@@ -6,6 +6,8 @@ import {
   certificatePdf,
   documentList,
   documentPage,
+  purge,
+  purgePage,
   remind,
   sealedPdf,
   withdraw,
@@ -14,15 +16,27 @@ import {
 import type { PeopleDeps } from './people.service.js';
 import { notice, page, query, say, type Notices } from './render.js';
 
-const NOTICES: Notices = { withdrawn: 'document.withdrawn', reminded: 'document.reminded', sent: 'document.sendDone' };
-const REFUSALS: Notices = { withdraw: 'document.notWithdrawn', remind: 'document.notReminded' };
+const NOTICES: Notices = {
+  withdrawn: 'document.withdrawn',
+  reminded: 'document.reminded',
+  sent: 'document.sendDone',
+  purged: 'document.purged',
+};
+const REFUSALS: Notices = {
+  withdraw: 'document.notWithdrawn',
+  remind: 'document.notReminded',
+  purge: 'document.notPurged',
+};
 
 export async function documentsRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
   type Id = { Params: { id: string } };
   const back = (id: string, outcome: string) => `/dashboard/documents/${encodeURIComponent(id)}?${outcome}`;
 
   app.get('/documents', async (req, reply) =>
-    page(reply, req, 'documents.eta', await documentList(deps, req.viewer!, query(req))),
+    page(reply, req, 'documents.eta', {
+      ...(await documentList(deps, req.viewer!, query(req))),
+      notice: notice(req, NOTICES, query(req).done),
+    }),
   );
 
   app.get<Id>('/documents/:id', async (req, reply) => {
@@ -64,6 +78,16 @@ export async function documentsRoutes(app: FastifyInstance, deps: DashboardDeps 
   app.post<Id>('/documents/:id/withdraw', async (req, reply) => {
     const ok = await withdraw(deps, req.viewer!, req.params.id);
     return reply.redirect(back(req.params.id, ok ? 'done=withdrawn' : 'refused=withdraw'), 303);
+  });
+
+  // Purge: a confirmation page (a plain form, no script), then the list, since the document is gone.
+  app.get<Id>('/documents/:id/purge', async (req, reply) =>
+    page(reply, req, 'document-purge.eta', { doc: await purgePage(deps, req.viewer!, req.params.id) }),
+  );
+
+  app.post<Id>('/documents/:id/purge', async (req, reply) => {
+    const ok = await purge(deps, req.viewer!, req.params.id);
+    return reply.redirect(ok ? '/dashboard/documents?done=purged' : back(req.params.id, 'refused=purge'), 303);
   });
 
   app.post<{ Params: { id: string; request: string } }>(

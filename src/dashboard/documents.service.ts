@@ -1,5 +1,5 @@
 // Documents in the dashboard: the list (status filter, search, pages), a document with its signers, audit trail and
-// template, the two downloads, and withdraw / remind. Everything is scoped to the viewer's workspace (another
+// template, the two downloads, withdraw / remind, and purge ("Delete permanently"). Everything is scoped to the viewer's workspace (another
 // workspace's id is "not found"); members may look, owners and admins act. The reads and state changes are the
 // API's own (signing/documents.service.ts, sender.service.ts), so the dashboard cannot drift from them; only the
 // audit actor differs: `user:<email>` instead of `api_key:<id>`.
@@ -11,7 +11,8 @@ import { migrationApplied } from '../db/migrate.js';
 import { documentTemplateOf, findDocument, findRequest } from '../signing/signing.repo.js';
 import { listWorkspaceDocuments, type DocumentListRow } from '../signing/document-list.repo.js';
 import { remindRequest, withdrawDocument } from '../signing/sender.service.js';
-import { DOCUMENT_STATUSES, isOpenRequest, type DocumentStatus } from '../signing/states.js';
+import { purgeDocument } from '../signing/purge.js';
+import { DOCUMENT_STATUSES, isEndedDocument, isOpenRequest, type DocumentStatus } from '../signing/states.js';
 import { canManage, requireManager, type DashboardDeps } from './dashboard.service.js';
 import { actorOf, type Viewer } from './people.service.js';
 
@@ -116,6 +117,7 @@ export async function documentPage(deps: DocumentsDeps, v: Viewer, id: string) {
     sealError: row.seal_state === 'pending' ? row.seal_last_error : null,
     canManage: manager,
     canWithdraw: manager && actionable,
+    canPurge: manager && isEndedDocument(doc.status),
     signers: doc.signing_requests.map((r) => ({
       ...r,
       who: r.signer.email || r.signer.name,
@@ -185,6 +187,21 @@ export async function withdrawPage(deps: DocumentsDeps, v: Viewer, id: string) {
 export async function withdraw(deps: DocumentsDeps, v: Viewer, id: string): Promise<boolean> {
   requireManager(v);
   return refusedAs409(() => withdrawDocument(deps, { workspace: v.workspace, actor: actorOf(v) }, id));
+}
+
+/** The document for the purge confirmation page; 404 for another workspace's. */
+export async function purgePage(deps: DocumentsDeps, v: Viewer, id: string) {
+  requireManager(v);
+  return getDocument(deps, v.workspace.id, id);
+}
+
+/**
+ * true: purged now (or before); false: it has not ended. The API's purge (signing/purge.ts), recorded in the audit
+ * log with the person as actor.
+ */
+export async function purge(deps: DocumentsDeps, v: Viewer, id: string): Promise<boolean> {
+  requireManager(v);
+  return refusedAs409(() => purgeDocument(deps, { workspaceId: v.workspace.id, id, actor: actorOf(v) }));
 }
 
 /** A reminder with a fresh link to one open signer of this document; false when they can no longer sign. */

@@ -77,6 +77,9 @@ export const ROUTE_ROLES = {
   'POST /dashboard/developers/webhooks/:id/deliveries/:delivery/replay': 'admin',
   'GET /dashboard/documents/:id/withdraw': 'admin',
   'POST /dashboard/documents/:id/withdraw': 'admin',
+  'GET /dashboard/documents/:id/purge': 'admin',
+  'POST /dashboard/documents/:id/purge': 'admin',
+  'POST /dashboard/settings/retention': 'admin',
   'POST /dashboard/documents/:id/requests/:request/remind': 'admin',
   'POST /dashboard/settings/reminders': 'admin',
   // Managing templates: create, publish a version, archive.

@@ -1,10 +1,10 @@
-// People (list, invite by e-mail), Settings (the reminder default) and Audit log pages (wiring; the rules are in
+// People (list, invite by e-mail), Settings (the reminder default, the retention) and Audit log pages (wiring; the rules are in
 // people.service.ts, settings.service.ts and dashboard.service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { auditLog, people, type DashboardDeps } from './dashboard.service.js';
 import { inviteMember, type PeopleDeps } from './people.service.js';
 import { field, page, query, say } from './render.js';
-import { saveReminders, settings } from './settings.service.js';
+import { saveReminders, saveRetention, settings } from './settings.service.js';
 import { mayUse } from './roles.js';
 
 export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps & PeopleDeps): Promise<void> {
@@ -28,6 +28,7 @@ export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps 
     page(reply, req, 'settings.eta', {
       ...(await settings(deps, req.viewer!)),
       notice: query(req).saved ? say(req, { key: 'settings.saved' }) : null,
+      retentionNotice: query(req).retention ? say(req, { key: 'settings.retentionSaved' }) : null,
       ...extra,
     });
   app.get('/settings', async (req, reply) => settingsPage(req, reply));
@@ -41,6 +42,13 @@ export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps 
     if (r.ok) return reply.redirect('/dashboard/settings?saved=1', 303);
     reply.code(400);
     return settingsPage(req, reply, { error: say(req, r.problem), errorField: r.field, form });
+  });
+  app.post('/settings/retention', async (req, reply) => {
+    const form = { days: field(req, 'retention_days') };
+    const r = await saveRetention(deps, req.viewer!, form);
+    if (r.ok) return reply.redirect('/dashboard/settings?retention=1', 303);
+    reply.code(400);
+    return settingsPage(req, reply, { retentionError: say(req, r.problem), retentionForm: form });
   });
   app.get('/audit-log', async (req, reply) =>
     page(reply, req, 'audit-log.eta', await auditLog(deps, req.viewer!, query(req).before)),

@@ -20,6 +20,7 @@ import * as m017 from './migrations/017-retention.js';
 import * as m018 from './migrations/018-work-notices.js';
 import * as m019 from './migrations/019-callback-hooks.js';
 import * as m020 from './migrations/020-claim-room.js';
+import * as m021 from './migrations/021-purge.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -43,6 +44,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '018-work-notices': m018,
   '019-callback-hooks': m019,
   '020-claim-room': m020,
+  '021-purge': m021,
 };
 
 export type MigrationName = keyof typeof list;

@@ -18,6 +18,8 @@ import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import { bothDatabases } from '../testing/services.js';
 import { seedHistory, type SeedSummary } from '../testing/seed/seed.js';
 import { createBlobStore } from '../documents/blob-store.js';
+import { RETENTION_DAYS } from '../limits.js';
+import { setWorkspaceRetentionDays } from '../workspaces/settings.service.js';
 
 /**
  * Tables a full scan of which is fine, each with why: they grow with configuration, not with traffic, and stay in
@@ -202,6 +204,11 @@ for (const d of databases) {
         (await e.smtp.parsed()).map((m) => m.text ?? '').find((t) => t.includes('/copy/')) ?? '',
       )?.[1];
       if (copy) ok(await e.h.request('GET', `/copy/${copy}`));
+      // Purge (issue 26): an ended document through the API, and the job's walk of a workspace with a retention.
+      ok(await api('DELETE', `/v1/documents/${declined.doc}`));
+      const retention = { workspaceId: e.workspaceId, days: RETENTION_DAYS.max, actor: 'cli:test' };
+      await setWorkspaceRetentionDays(e.h.db, retention, e.h.clock.now());
+      await e.h.runtime.runJob('purge-documents');
 
       recording = false;
       t.diagnostic(`hot paths ran in ${Math.round(performance.now() - t0)} ms`);

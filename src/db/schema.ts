@@ -10,10 +10,12 @@ import type {
 } from './schema-people.js';
 import type { QesCeremoniesTable, SignerCodesTable } from './schema-verification.js';
 import type { BulkSendRowsTable, BulkSendsTable } from './schema-bulk.js';
+import type { BlobDeletionsTable, DocumentTombstonesTable } from './schema-purge.js';
 
 export type * from './schema-people.js';
 export type * from './schema-verification.js';
 export type * from './schema-bulk.js';
+export type * from './schema-purge.js';
 
 export type WorkspacesTable = {
   id: string;
@@ -22,7 +24,9 @@ export type WorkspacesTable = {
   tier: string;
   reply_to: string | null;
   created_at: number;
-} & ReminderPolicyColumns;
+} & ReminderPolicyColumns &
+  /** Migration 021: ended documents are purged this many days after they ended; null keeps them. */
+  Optional<'retention_days', number>;
 /** A reminder policy (migration 012): both null means no automatic reminders. */
 type ReminderPolicyColumns = Optional<'reminder_after_days' | 'reminder_every_days', number>;
 
@@ -349,6 +353,8 @@ export type SignerCopiesTable = {
 };
 
 export type Database = {
+  document_tombstones: DocumentTombstonesTable;
+  blob_deletions: BlobDeletionsTable;
   job_runs: JobRunsTable;
   documents: DocumentsTable;
   signing_requests: SigningRequestsTable;

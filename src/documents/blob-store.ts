@@ -13,6 +13,8 @@ export type BlobStore = {
   /** Stores bytes under a new key; `trx` makes the write part of that transaction where the store can. */
   put(bytes: Uint8Array, kind: string, trx?: Kysely<Database>): Promise<string>;
   get(key: string): Promise<Uint8Array>;
+  /** Deletes a blob; one already gone is no error (a retried deletion). Only documents/blob-deletions.ts calls it. */
+  delete(key: string): Promise<void>;
 };
 
 const newKey = (kind: string) => `${kind}/${randomBytes(16).toString('hex')}`;
@@ -43,6 +45,10 @@ export function createFileBlobStore(dir: string): BlobStore {
       if (!KEY_SHAPE.test(key)) throw new Error('bad blob key');
       return new Uint8Array(await fs.readFile(path.join(dir, key)));
     },
+    async delete(key) {
+      if (!KEY_SHAPE.test(key)) throw new Error('bad blob key');
+      await fs.rm(path.join(dir, key), { force: true });
+    },
   };
 }
 
@@ -64,6 +70,9 @@ export function createDbBlobStore(db: Db, clock: Clock): BlobStore {
     async get(key) {
       const row = await db.kysely.selectFrom('blobs').select('data').where('key', '=', key).executeTakeFirstOrThrow();
       return new Uint8Array(row.data);
+    },
+    async delete(key) {
+      await db.kysely.deleteFrom('blobs').where('key', '=', key).execute();
     },
   };
 }

@@ -13,6 +13,7 @@ export const JOB_NAMES = [
   'renew-timestamps',
   'send-reminders',
   'warn-expiring',
+  'purge-documents',
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];

@@ -141,6 +141,11 @@ export const catalogue = {
     code: 'document_not_completed',
     message: 'The document is not completed yet.',
   },
+  document_not_ended: {
+    status: 409,
+    code: 'document_not_ended',
+    message: 'Only a document that has ended (completed, declined, withdrawn, expired or discarded) can be purged.',
+  },
   invalid_file: { status: 400, code: 'invalid_file', message: 'The file is not a readable, unencrypted PDF.' },
   file_too_large: {
     status: 413,

@@ -8,6 +8,9 @@ import { AUTH_ERRORS, IdParam, errorResponses } from '../http/schemas.js';
 import { auditCertificate, auditTrail, getDocument, previewPlacement, signedPdf } from './documents.service.js';
 import { AuditTrailOut, DocumentOut, PreviewBody, PreviewOut } from './signing.schemas.js';
 import { withdrawDocument } from './sender.service.js';
+import { purgeDocument } from './purge.js';
+import { PurgedOut } from './purge.schemas.js';
+import { keyActor } from './presenters.js';
 import type { SigningDeps } from './signing.service.js';
 
 /** A PDF answer; its example is the start of a file. */
@@ -48,6 +51,23 @@ export async function documentsRoutes(fastify: FastifyInstance, deps: SigningDep
       await withdrawDocument(deps, authOf(req), req.params.id);
       return getDocument(deps, authOf(req).workspace.id, req.params.id);
     },
+  );
+
+  app.delete(
+    '/documents/:id',
+    {
+      schema: {
+        tags,
+        summary:
+          'Purge an ended document: its files, signers’ data, events and audit chain are deleted; a tombstone with ' +
+          'its hashes stays, so its sealed PDF still verifies as ours. Repeating it answers the same; 409 ' +
+          'document_not_ended while it is in progress.',
+        params: IdParam,
+        response: { 200: PurgedOut, ...errorResponses(404, 409, ...AUTH_ERRORS) },
+      },
+    },
+    async (req) =>
+      purgeDocument(deps, { workspaceId: authOf(req).workspace.id, id: req.params.id, actor: keyActor(authOf(req)) }),
   );
 
   app.get(

@@ -36,6 +36,11 @@ describe('renew-timestamps', () => {
   test('ten years on, after yearly runs, the document still verifies valid at B-LTA', async () => {
     // The job runs daily in a worker; here every half year, 20 times.
     const renewedAt: number[] = [];
+    const first = await e.h.db.kysely
+      .selectFrom('documents')
+      .select('signed_blob')
+      .where('id', '=', done.documentId)
+      .executeTakeFirstOrThrow();
     for (let half = 0; half <= 20; half++) {
       if (half > 0) e.h.clock.advance(YEAR_MS / 2);
       const r = await e.h.runtime.runJob('renew-timestamps');
@@ -72,6 +77,9 @@ describe('renew-timestamps', () => {
     const doc = await e.api('GET', `/v1/documents/${done.documentId}`);
     assert.equal(doc.json.signed_sha256, createHash('sha256').update(now).digest('hex'));
     assert.equal(doc.json.pades_level, 'B-LTA');
+    // The file it replaced is deleted (issue 26: no older copy of a document outlives its purge).
+    await e.h.runtime.runJob('purge-documents');
+    await assert.rejects(e.h.runtime.blobs.get(first.signed_blob!), 'the previous sealed file is gone');
 
     const v = await e.h.request('POST', '/v1/verifications', {
       token: e.token,

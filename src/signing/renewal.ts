@@ -6,6 +6,8 @@
 // chain records it. Guarantees: claims go through the one lease mechanism, so several workers (or a `signet jobs
 // run` beside them) renew each document once; a failure keeps the claim until a retry time, then any worker retries.
 import type { Db } from '../db/db.js';
+import { migrationApplied } from '../db/migrate.js';
+import { queueBlobDeletions } from '../documents/blob-deletions.repo.js';
 import { appendAudit } from '../documents/audit.repo.js';
 import type { BlobStore } from '../documents/blob-store.js';
 import { renewArchive, type LongTermOptions } from '../documents/pdf/long-term.js';
@@ -105,14 +107,19 @@ async function renewOne(deps: RenewalDeps, tools: RenewalTools, id: string): Pro
   const result = await renewArchive(before, tools);
   const signedSha256 = sha256Hex(result.pdf);
   const now = deps.clock.now();
+  // Migration 021: the blob no row names any more (the previous file, or this one when the lease was lost or the
+  // document purged meanwhile) is queued for deletion with the change, so no older copy outlives a purge.
+  const queue = await migrationApplied(deps.db, '021-purge');
   return deps.db.kysely.transaction().execute(async (trx) => {
+    const renewed = await deps.blobs.put(result.pdf, 'signed', trx);
     const written = await recordRenewal(trx, id, deps.workerId, {
-      signed_blob: await deps.blobs.put(result.pdf, 'signed', trx),
+      signed_blob: renewed,
       signed_sha256: signedSha256,
       ltv_renew_at: result.lastTimestamp!.certNotAfter - LTV_RENEW_BEFORE_MS,
       ltv_algorithms: ltvAlgorithms(result.lastTimestamp!.algorithms),
       updated_at: now,
     });
+    if (queue) await queueBlobDeletions(trx, [written ? doc.signed_blob! : renewed], now);
     if (!written) return false;
     await appendAudit(
       trx,

@@ -74,6 +74,13 @@ export const DOCUMENT_MOVES = {
 } as const satisfies Record<string, Move<DocumentStatus>>;
 export type DocumentMove = keyof typeof DOCUMENT_MOVES;
 
+/** A document in one of these has ended: nothing can change it any more, and it may be purged. */
+export const ENDED_DOCUMENT_STATUSES: readonly DocumentStatus[] = DOCUMENT_STATUSES.filter(
+  (s) => !(LIVE_DOCUMENT_STATUSES as readonly string[]).includes(s),
+);
+export const isEndedDocument = (status: string): boolean =>
+  (ENDED_DOCUMENT_STATUSES as readonly string[]).includes(status);
+
 /** Whether a request in `status` can make `move`. */
 export const canMoveRequest = (move: RequestMove, status: string): boolean =>
   (REQUEST_MOVES[move].from as readonly string[]).includes(status);

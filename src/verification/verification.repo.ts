@@ -1,9 +1,16 @@
 // The documents a verified file can be: the one whose seal revision (a prefix of every copy, renewed ones
-// included) or whose current signed file has one of the given hashes.
+// included) or whose current signed file has one of the given hashes; or, once purged, its tombstone.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
-export type SealedDocument = { id: string; title: string; completed_at: number | null; status: string };
+export type SealedDocument = {
+  id: string;
+  title: string;
+  completed_at: number | null;
+  status: string;
+  /** Set when only its tombstone is left (migration 021). */
+  purged_at: number | null;
+};
 
 export async function findSealedDocument(
   db: Kysely<Database>,
@@ -23,5 +30,18 @@ export async function findSealedDocument(
     .where('status', '=', 'completed')
     .orderBy('completed_at', 'asc')
     .executeTakeFirst();
-  return row ?? null;
+  if (row) return { ...row, purged_at: null };
+  const tomb = await db
+    .selectFrom('document_tombstones')
+    .select(['id', 'completed_at', 'status', 'purged_at'])
+    .where((eb) =>
+      eb.or([
+        eb('signed_sha256', '=', fileSha256),
+        ...(hashes.length ? [eb('seal_revision_sha256', 'in', hashes)] : []),
+      ]),
+    )
+    .where('status', '=', 'completed')
+    .orderBy('completed_at', 'asc')
+    .executeTakeFirst();
+  return tomb ? { ...tomb, title: '' } : null;
 }

@@ -48,6 +48,14 @@ export const VerificationOut = Type.Object({
       title: Type.String(),
       completed_at: Nullable(Type.String()),
       audit_chain_valid: Type.Boolean(),
+      purged_at: Nullable(
+        Type.String({
+          description:
+            'Set when the document’s record was purged (DELETE /v1/documents/{id} or its workspace’s retention): ' +
+            'the file was sealed by this service, but its title and audit chain are gone (`title` is empty and ' +
+            '`audit_chain_valid` false).',
+        }),
+      ),
     }),
     Type.Null(),
   ]),
@@ -72,6 +80,7 @@ export const VerificationResponse = Type.Object(
             title: 'Purchase contract',
             completed_at: '2026-11-23T09:30:12.000Z',
             audit_chain_valid: true,
+            purged_at: null,
           },
           problems: [],
           problem_codes: [],

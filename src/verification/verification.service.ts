@@ -32,12 +32,17 @@ async function documentOf(deps: VerificationDeps, report: PdfVerification, sha25
   const hashes = report.signatures.filter((s) => s.kind === 'signature').map((s) => s.revision_sha256);
   const doc = await findSealedDocument(deps.db.kysely, hashes, sha256);
   if (!doc) return null;
+  const completed_at = doc.completed_at === null ? null : iso(Number(doc.completed_at));
+  // A purged document's record is gone: no title, no audit chain to check; its tombstone says when.
+  if (doc.purged_at !== null)
+    return { id: doc.id, title: '', completed_at, audit_chain_valid: false, purged_at: iso(Number(doc.purged_at)) };
   const entries = await listAudit(deps.db.kysely, doc.id);
   return {
     id: doc.id,
     title: doc.title,
-    completed_at: doc.completed_at === null ? null : iso(doc.completed_at),
+    completed_at,
     audit_chain_valid: verifyChain(doc.id, entries) === null,
+    purged_at: null,
   };
 }
 

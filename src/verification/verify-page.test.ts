@@ -63,3 +63,26 @@ test('every language names both levels in its own words', () => {
     assert.ok(!html.get('Stamp')!.includes(s['page.signatureLevel']), `${locale}: no level for a timestamp`);
   }
 });
+
+test('a purged document: sealed by this service, its record purged on a date, in every language', () => {
+  const purged: VerificationOut = {
+    ...report,
+    document: {
+      id: 'doc_1',
+      title: '',
+      completed_at: '2026-11-23T09:30:12.000Z',
+      audit_chain_valid: false,
+      purged_at: '2027-02-21T10:00:00.000Z',
+    },
+  };
+  const en = renderVerifyPage({ locale: 'en', stylesheet: '/x.css', report: purged });
+  assert.match(
+    en,
+    /<p class="purged">Sealed by this service on [^<]*2026[^<]*; its record was purged on [^<]*2027[^<]*\.<\/p>/,
+  );
+  assert.doesNotMatch(en, /audit trail/i, 'no word on an audit trail that is gone');
+  for (const locale of KNOWN_LOCALES) {
+    const html = renderVerifyPage({ locale, stylesheet: '/x.css', report: purged });
+    assert.match(html, /<p class="purged">[^<]*2027/, locale);
+  }
+});

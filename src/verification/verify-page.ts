@@ -38,11 +38,13 @@ function report(locale: Locale, r: VerificationOut): string {
   const s = strings(locale, 'verify');
   const when = (iso: string | null) => (iso ? formatDateTime(locale, Date.parse(iso)) : '—');
   const yesNo = (b: boolean) => (b ? s['page.yes'] : s['page.no']);
-  const doc = r.document
-    ? `<p>${esc(fill(s['page.document'], { title: r.document.title, time: when(r.document.completed_at) }))} ${esc(
-        r.document.audit_chain_valid ? s['page.auditValid'] : s['page.auditBroken'],
-      )}</p>`
-    : `<p>${esc(s['page.notOurs'])}</p>`;
+  const doc = r.document?.purged_at
+    ? `<p class="purged">${esc(fill(s['page.purged'], { time: when(r.document.completed_at), purged: when(r.document.purged_at) }))}</p>`
+    : r.document
+      ? `<p>${esc(fill(s['page.document'], { title: r.document.title, time: when(r.document.completed_at) }))} ${esc(
+          r.document.audit_chain_valid ? s['page.auditValid'] : s['page.auditBroken'],
+        )}</p>`
+      : `<p>${esc(s['page.notOurs'])}</p>`;
   // A document timestamp is no signature in eIDAS's sense: no level row for it.
   const level = (l: VerificationOut['signatures'][number]['level']) =>
     l

@@ -1,11 +1,16 @@
-// A workspace's settings as operators change them, from the CLI (`signet workspace reminders`) or the dashboard's
+// A workspace's settings as operators change them, from the CLI (`signet workspace reminders`, `workspace update`) or the dashboard's
 // Settings page: one function per setting, so both apply the same rules and leave the same audit-log row, written
 // in the change's own transaction (the change and its row commit together or not at all).
 import type { Db } from '../db/db.js';
 import { migrationApplied } from '../db/migrate.js';
 import { recordAudit } from '../audit/audit-log.repo.js';
-import { REMINDER_AFTER_DAYS, REMINDER_EVERY_DAYS } from '../limits.js';
-import { setWorkspaceReminderDefault, workspaceReminderDefault } from './workspaces.repo.js';
+import { REMINDER_AFTER_DAYS, REMINDER_EVERY_DAYS, RETENTION_DAYS } from '../limits.js';
+import {
+  findWorkspace,
+  setWorkspaceReminderDefault,
+  setWorkspaceRetention,
+  workspaceReminderDefault,
+} from './workspaces.repo.js';
 
 /** A reminder policy; null: no automatic reminders. */
 export type ReminderPolicy = { after_days: number; every_days: number } | null;
@@ -53,6 +58,40 @@ export async function setWorkspaceReminders(
         action: 'workspace.reminders_set',
         detail: { reminders: o.policy },
       },
+      now,
+    );
+  });
+  return { ok: true };
+}
+
+/** Whole days within RETENTION_DAYS, from a typed value or a number; null when refused. */
+export const parseRetentionDays = (v: string | number): number | null => {
+  const n = typeof v === 'number' ? v : /^\s*\d{1,6}\s*$/.test(v) ? Number(v) : NaN;
+  return Number.isInteger(n) && n >= RETENTION_DAYS.min && n <= RETENTION_DAYS.max ? n : null;
+};
+
+export const workspaceRetention = async (db: Db, workspaceId: string): Promise<number | null> => {
+  const days = (await findWorkspace(db.kysely, workspaceId))?.retention_days;
+  return days == null ? null : Number(days);
+};
+
+/**
+ * Sets how many days after they ended the workspace's documents are purged (null: kept for ever), and records
+ * `workspace.retention_set`. The next hourly purge-documents run applies it, to documents that ended before too.
+ */
+export async function setWorkspaceRetentionDays(
+  db: Db,
+  o: { workspaceId: string; days: number | null; actor: string },
+  now: number,
+): Promise<{ ok: true } | { ok: false; problem: 'days' | 'unavailable' }> {
+  if (o.days !== null && parseRetentionDays(o.days) === null) return { ok: false, problem: 'days' };
+  if (!(await migrationApplied(db, '021-purge'))) return { ok: false, problem: 'unavailable' };
+  await db.kysely.transaction().execute(async (trx) => {
+    if (!(await setWorkspaceRetention(trx, o.workspaceId, o.days))) throw new Error(`no workspace ${o.workspaceId}`);
+    const detail = { retention_days: o.days };
+    await recordAudit(
+      trx,
+      { workspaceId: o.workspaceId, actor: o.actor, action: 'workspace.retention_set', detail },
       now,
     );
   });

@@ -65,3 +65,17 @@ export async function setWorkspaceReminderDefault(
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
+
+/** Sets (or, with null, clears) the retention of ended documents, in days; run by settings.service.ts only. */
+export async function setWorkspaceRetention(
+  db: Kysely<Database>,
+  workspaceId: string,
+  days: number | null,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('workspaces')
+    .set({ retention_days: days })
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

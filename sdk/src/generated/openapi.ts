@@ -1651,7 +1651,108 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    delete?: never;
+    /** Purge an ended document: its files, signers’ data, events and audit chain are deleted; a tombstone with its hashes stays, so its sealed PDF still verifies as ours. Repeating it answers the same; 409 document_not_ended while it is in progress. */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
+             *       "status": "purged",
+             *       "ended_status": "completed",
+             *       "original_sha256": "9f2c0e1d4b7a6c5e3f8a1b2c4d6e8f0a1b3c5d7e9f0a2b4c6d8e0f1a3b5c7d9e",
+             *       "signed_sha256": "4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b",
+             *       "audit_last_hash": "0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d",
+             *       "completed_at": "2026-11-23T09:30:12.000Z",
+             *       "ended_at": "2026-11-23T09:30:12.000Z",
+             *       "purged_at": "2027-02-21T10:00:00.000Z"
+             *     }
+             */
+            'application/json': {
+              id: string;
+              /** @enum {string} */
+              status: 'purged';
+              /** @description The status the document ended in (completed, declined, …). */
+              ended_status: string;
+              original_sha256: string;
+              signed_sha256: string | null;
+              audit_last_hash: string | null;
+              completed_at: string | null;
+              ended_at: string | null;
+              purged_at: string;
+            };
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        402: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Every error: a human-readable `error`, a stable `code`, optional `meta`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -5289,7 +5390,8 @@ export interface paths {
              *           "id": "doc_8d3f1a2b4c6e8f0a1b3c5d7e",
              *           "title": "Purchase contract",
              *           "completed_at": "2026-11-23T09:30:12.000Z",
-             *           "audit_chain_valid": true
+             *           "audit_chain_valid": true,
+             *           "purged_at": null
              *         },
              *         "problems": [],
              *         "problem_codes": [],
@@ -5359,6 +5461,7 @@ export interface paths {
                   title: string;
                   completed_at: string | null;
                   audit_chain_valid: boolean;
+                  purged_at: string | null;
                 } | null;
                 problems: string[];
                 problem_codes: string[];
