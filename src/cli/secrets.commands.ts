@@ -16,7 +16,7 @@ export function addSecretsCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { newKeyFile?: string; json?: boolean }) => {
       const { rotateSecrets } = await import('../secrets/rotate.js');
-      const r = await withDb((db) => rotateSecrets(config, db.kysely, o.newKeyFile ?? null));
+      const r = await withDb((db) => rotateSecrets(config, db, o.newKeyFile ?? null));
       const next = r.key_file
         ? `the new key is in ${r.key_file}`
         : 'now set SIGNET_SECRET_KEY to the new key and start Signet';

@@ -66,7 +66,7 @@ export function addJobCommands(program: Command): void {
         import('../secrets/keyring.js'),
       ]);
       const r = await withDb(async (db) => {
-        const keyring = await prepareSecrets(config, db.kysely);
+        const keyring = await prepareSecrets(config, db);
         let pki = null as ReturnType<typeof createPkiServices> | null;
         const jobs = scheduledJobs({
           db,

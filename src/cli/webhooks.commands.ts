@@ -26,7 +26,7 @@ async function deliverNow(db: Db): Promise<number> {
     clock: systemClock,
     workerId: workerId(),
     allowPrivateNetwork: config.allowPrivateNetwork,
-    keyring: await prepareSecrets(config, db.kysely),
+    keyring: await prepareSecrets(config, db),
   });
   const n = await d.runOnce();
   await d.stop();

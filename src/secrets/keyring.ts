@@ -10,13 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Kysely } from 'kysely';
 import { parseSecretKey, type Config } from '../config.js';
 import type { Db } from '../db/db.js';
-import type { Database } from '../db/schema.js';
 import type { Logger } from '../lib/logger.js';
 import { decryptSecret, encryptSecret, keyringOf, SecretKeyError, type Keyring } from '../lib/secret-box.js';
 import { anyEncryptedKeyFile, sealKeyFiles } from '../pki/key-files.js';
+import { afterRewrite, beforeRewrite } from './secrets.repo.js';
 import { anyEncryptedSecret, replaceSecret, secretsNotUnder } from '../webhooks/hooks.repo.js';
 
 export const KEY_FILE = 'secret.key';
@@ -78,14 +77,10 @@ export async function createKeyFile(file: string, key = randomBytes(32)): Promis
  * The keyring this process runs with, after every stored secret was brought under its key (or checked plain, with
  * a warning, when there is none). Throws SecretsError, one line, when a stored value cannot be opened.
  */
-export async function prepareSecrets(
-  config: Config,
-  db: Kysely<Database>,
-  logger?: Pick<Logger, 'warn'>,
-): Promise<Keyring | null> {
+export async function prepareSecrets(config: Config, db: Db, logger?: Pick<Logger, 'warn'>): Promise<Keyring | null> {
   const keys = await resolveKeys(config);
   if (!keys) {
-    const where = (await anyEncryptedSecret(db))
+    const where = (await anyEncryptedSecret(db.kysely))
       ? 'webhook secrets in the database'
       : (await anyEncryptedKeyFile(config.dataDir))
         ? `PKI key files in ${config.dataDir}`
@@ -109,7 +104,7 @@ export async function configuredKeyring(config: Config): Promise<Keyring | null>
 /** prepareSecrets for start-up: a database the caller opened for it (`own`) is closed when start stops here. */
 export async function prepareSecretsOrClose(config: Config, db: Db, own: boolean, logger?: Pick<Logger, 'warn'>) {
   try {
-    return await prepareSecrets(config, db.kysely, logger);
+    return await prepareSecrets(config, db, logger);
   } catch (err) {
     if (own) await db.close();
     throw err;
@@ -120,14 +115,16 @@ export async function prepareSecretsOrClose(config: Config, db: Db, own: boolean
 export async function bringUnder(
   ring: Keyring,
   dataDir: string,
-  db: Kysely<Database>,
+  db: Db,
   source: string,
 ): Promise<{ hooks: number; keyFiles: number }> {
   const cannot = (what: string, err: SecretKeyError) =>
     new SecretsError(`${source} (key id ${ring.primary.id}) cannot open ${what}: ${err.message}`);
   let hooks = 0;
-  await db.transaction().execute(async (trx) => {
-    for (const row of await secretsNotUnder(trx, ring.primary.id)) {
+  const rows = await secretsNotUnder(db.kysely, ring.primary.id);
+  if (rows.length > 0) await beforeRewrite(db);
+  await db.kysely.transaction().execute(async (trx) => {
+    for (const row of rows) {
       let plain: string;
       try {
         plain = decryptSecret(ring, 'hook-secret', row.id, row.secret);
@@ -138,6 +135,7 @@ export async function bringUnder(
       if (await replaceSecret(trx, row.id, row.secret, encryptSecret(ring, 'hook-secret', row.id, plain))) hooks++;
     }
   });
+  if (rows.length > 0) await afterRewrite(db);
   try {
     return { hooks, keyFiles: await sealKeyFiles(dataDir, ring) };
   } catch (err) {

@@ -7,9 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Kysely } from 'kysely';
 import { parseSecretKey, type Config } from '../config.js';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../db/db.js';
 import { keyIdOf, keyringOf } from '../lib/secret-box.js';
 import { bringUnder, KEY_FILE, NEW_KEY_FILE, resolveKeys, SecretsError } from './keyring.js';
 
@@ -22,11 +21,7 @@ export type Rotation = {
   key_file: string | null;
 };
 
-export async function rotateSecrets(
-  config: Config,
-  db: Kysely<Database>,
-  newKeyFile: string | null,
-): Promise<Rotation> {
+export async function rotateSecrets(config: Config, db: Db, newKeyFile: string | null): Promise<Rotation> {
   const keys = await resolveKeys(config);
   if (!keys) throw new SecretsError('SIGNET_SECRET_KEY is not set: there is no key to rotate from');
   const given = newKeyFile ? parseSecretKey('--new-key-file', await readKeyText(newKeyFile)) : null;
@@ -46,7 +41,7 @@ export async function rotateSecrets(
   return r;
 }
 
-async function rotateTo(config: Config, db: Kysely<Database>, next: Buffer, previous: Buffer, keyFile: string | null) {
+async function rotateTo(config: Config, db: Db, next: Buffer, previous: Buffer, keyFile: string | null) {
   if (keyIdOf(next) === keyIdOf(previous)) throw new SecretsError('the new key is the current key');
   const ring = keyringOf(next, [previous]);
   const counts = await bringUnder(ring, config.dataDir, db, 'the new key');
