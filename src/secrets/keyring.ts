@@ -15,7 +15,7 @@ import type { Db } from '../db/db.js';
 import type { Logger } from '../lib/logger.js';
 import { decryptSecret, encryptSecret, keyringOf, SecretKeyError, type Keyring } from '../lib/secret-box.js';
 import { anyEncryptedKeyFile, sealKeyFiles } from '../pki/key-files.js';
-import { afterRewrite, beforeRewrite } from './secrets.repo.js';
+import { afterRewrite, beforeRewrite } from '../db/overwrite.js';
 import { anyEncryptedSecret, replaceSecret, secretsNotUnder } from '../webhooks/hooks.repo.js';
 
 export const KEY_FILE = 'secret.key';
