@@ -7,6 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.js';
@@ -21,7 +23,8 @@ import { extractSignature, makeTextPdf } from '../documents/pdf/testing/seal-fix
 import { createRuntime } from '../runtime.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { bothDatabases } from '../testing/services.js';
-import { dataDirBytes, oneErrorLine, oneJson, startReceiver, verifySignature } from '../cli/testing/cli.js';
+import { dataDirBytes, oneErrorLine, oneJson, verifySignature } from '../cli/testing/cli.js';
+import { plainPdf, signers } from '../signing/testing/requests.js';
 import { runSignet } from '../testing/child-server.js';
 import { createDispatcher } from '../webhooks/dispatcher.js';
 import { createHook } from '../webhooks/hooks.repo.js';
@@ -29,19 +32,49 @@ import { databaseBytes } from './testing/dump.js';
 import { configuredKeyring, KEY_FILE, prepareSecrets } from './keyring.js';
 import { rotateSecrets } from './rotate.js';
 
+type Receiver = {
+  url(path: string): string;
+  /** Each request with the path it came to: a hook's own path says which hook sent it. */
+  received: { path: string; signature: string; body: string }[];
+  close(): Promise<void>;
+};
+
+async function startReceiver(): Promise<Receiver> {
+  const received: Receiver['received'] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const signature = String(req.headers['x-service-signature']);
+      received.push({ path: req.url ?? '', signature, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    received,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
 for (const d of await bothDatabases()) {
   describe(`secrets at rest (${d.name})`, { skip: d.skip }, () => {
     const pg = d.database !== 'sqlite';
     // PostgreSQL takes the key from SIGNET_SECRET_KEY; SQLite generates DATA_DIR/secret.key.
     const env: Record<string, string> = pg ? { SIGNET_SECRET_KEY: randomBytes(32).toString('base64') } : {};
     let h: Harness;
-    let rx: Awaited<ReturnType<typeof startReceiver>>;
+    let rx: Receiver;
     let token: string;
-    const secrets = new Map<string, string>(); // hook id → the secret shown at creation
+    let workspaceId: string;
+    /** Each hook by its receiver path: its id and the secret shown at its creation. */
+    const hooks = new Map<string, { id: string; secret: string }>();
     before(async () => {
       h = await startHarness({ database: d.database, secretsAtRest: true, env, start: Date.now() });
       rx = await startReceiver();
-      token = (await h.tenant()).token;
+      const t = await h.tenant('business');
+      [token, workspaceId] = [t.token, t.workspaceId];
     });
     after(async () => {
       await rx?.close();
@@ -49,11 +82,15 @@ for (const d of await bothDatabases()) {
     });
     const dataDir = () => h.config.dataDir;
 
-    /** A test event to every hook, sent by a dispatcher with `config`'s keyring; each verifies with its secret. */
+    /**
+     * A test event to every hook, sent by a dispatcher with `config`'s keyring: every request the receiver gets
+     * verifies with the secret shown when its hook was created, and every hook got one.
+     */
     async function deliverAndVerify(config = h.config) {
-      const before = rx.received.length;
-      for (const id of secrets.keys()) {
-        assert.equal((await h.request('POST', `/v1/hooks/${id}/test`, { token })).status, 202);
+      const from = rx.received.length;
+      for (const { id } of hooks.values()) {
+        const sent = await h.request('POST', `/v1/hooks/${id}/test`, { token });
+        assert.equal(sent.status, 202, sent.text);
       }
       const keyring = await configuredKeyring(config);
       const dispatcher = createDispatcher({
@@ -63,30 +100,17 @@ for (const d of await bothDatabases()) {
         allowPrivateNetwork: true,
         keyring,
       });
-      assert.equal(await dispatcher.runOnce(), secrets.size);
+      while ((await dispatcher.runOnce()) > 0);
       await dispatcher.stop();
-      const got = rx.received.slice(before);
-      assert.equal(got.length, secrets.size);
-      for (const r of got) {
-        const event = JSON.parse(r.body) as { data: { hook_id?: string } } & Record<string, unknown>;
-        const header = r.headers['x-service-signature'] as string;
-        // The event names no hook: each delivery must verify with exactly one of the secrets shown at creation.
-        const verified = [...secrets.values()].filter((s) => {
-          try {
-            verifySignature(header, s, r.body);
-            return true;
-          } catch {
-            return false;
-          }
-        });
-        assert.equal(verified.length, 1, `delivery ${JSON.stringify(event).slice(0, 80)} verifies with its secret`);
-      }
+      const got = rx.received.slice(from);
+      assert.deepEqual(new Set(got.map((r) => r.path)), new Set(hooks.keys()), 'every hook got a delivery');
+      for (const r of got) verifySignature(r.signature, hooks.get(r.path)!.secret, r.body);
     }
 
     /** What must be nowhere at rest: every hook secret, every PKI private key (PEM body and DER). */
     async function assertNothingInClear(config = h.config) {
       const keyring = await configuredKeyring(config);
-      const needles: [string, Buffer][] = [...secrets].map(([id, s]) => [`secret of ${id}`, Buffer.from(s)]);
+      const needles: [string, Buffer][] = [...hooks.values()].map((x) => [`secret of ${x.id}`, Buffer.from(x.secret)]);
       for (const g of await existingGenerations(dataDir())) {
         for (const name of KEY_FILES) {
           const pem = await readKeyFile(dataDir(), path.join(g.dir, name), keyring);
@@ -105,17 +129,42 @@ for (const d of await bothDatabases()) {
     test('hook secrets and PKI keys are encrypted at rest, plain ones from before brought under the key at start', async () => {
       if (!pg) assert.equal(fs.statSync(path.join(dataDir(), KEY_FILE)).mode & 0o777, 0o600);
       // From before encryption: a plain hook row and a plain PKI.
-      const ws = (await h.db.kysely.selectFrom('api_keys').select('workspace_id').executeTakeFirstOrThrow())
-        .workspace_id;
-      const old = await createHook(h.db.kysely, { workspaceId: ws, targetUrl: rx.url, events: [], source: 'api' }, 1);
-      secrets.set(old.id, old.secret);
+      const old = await createHook(
+        h.db.kysely,
+        { workspaceId, targetUrl: rx.url('/old'), events: [], source: 'api' },
+        1,
+      );
+      hooks.set('/old', old);
       await loadOrCreatePki({ dataDir: dataDir(), clock: h.clock });
       assert.match(fs.readFileSync(path.join(dataDir(), 'pki', 'seal.key'), 'utf8'), /BEGIN PRIVATE KEY/);
-      const created = await h.request('POST', '/v1/hooks', { token, body: { target_url: rx.url } });
+      const created = await h.request('POST', '/v1/hooks', { token, body: { target_url: rx.url('/api') } });
       assert.equal(created.status, 201, created.text);
       assert.match(created.json.secret, /^whsec_/);
-      secrets.set(created.json.id, created.json.secret);
+      hooks.set('/api', created.json);
+      // A document's callback hook: its secret is shown once, in the signing request's answer.
+      const doc = await h.request('POST', '/v1/signing-requests', {
+        token,
+        body: {
+          signers: signers(1),
+          file: { name: 'a.pdf', content_base64: await plainPdf(1) },
+          placement: 'auto_append',
+          callback_url: rx.url('/callback'),
+        },
+      });
+      assert.equal(doc.status, 201, doc.text);
+      hooks.set('/callback', { id: doc.json.callback.hook_id, secret: doc.json.callback.secret });
 
+      // Created encrypted: through the API and as a document's callback.
+      const storedNow = async (path: string) =>
+        (
+          await h.db.kysely
+            .selectFrom('hooks')
+            .select('secret')
+            .where('id', '=', hooks.get(path)!.id)
+            .executeTakeFirst()
+        )?.secret;
+      for (const p of ['/api', '/callback']) assert.match((await storedNow(p)) ?? '', /^enc:v1:/, p);
+      assert.equal(await storedNow('/old'), old.secret);
       // A start brings the plain ones under the key.
       await prepareSecrets(h.config, h.db);
       const stored = await h.db.kysely.selectFrom('hooks').select(['id', 'secret']).execute();
@@ -139,7 +188,7 @@ for (const d of await bothDatabases()) {
         assert.deepEqual(r, {
           key_id: keyIdOf(Buffer.from(next, 'hex')),
           previous_key_id: oldId,
-          hooks: secrets.size,
+          hooks: hooks.size,
           key_files: 3,
           key_file: null,
         });
@@ -150,7 +199,7 @@ for (const d of await bothDatabases()) {
         const r = oneJson(await runSignet(dataDir(), ['secrets', 'rotate', '--json']), 'secrets rotate');
         assert.equal(r.previous_key_id, oldId);
         assert.notEqual(r.key_id, oldId);
-        assert.deepEqual([r.hooks, r.key_files, r.key_file], [secrets.size, 3, path.join(dataDir(), KEY_FILE)]);
+        assert.deepEqual([r.hooks, r.key_files, r.key_file], [hooks.size, 3, path.join(dataDir(), KEY_FILE)]);
         assert.notEqual(fs.readFileSync(path.join(dataDir(), KEY_FILE), 'utf8'), saved);
         assert.ok(!fs.existsSync(path.join(dataDir(), `${KEY_FILE}.new`)), 'the rotation finished');
         assert.equal(fs.statSync(path.join(dataDir(), KEY_FILE)).mode & 0o777, 0o600);
@@ -183,6 +232,8 @@ for (const d of await bothDatabases()) {
     });
 
     test('a wrong key stops `signet serve` with one line; no key on PostgreSQL: refused over encrypted values, plain with a warning otherwise', async () => {
+      const stored = await h.db.kysely.selectFrom('hooks').select('secret').executeTakeFirstOrThrow();
+      assert.match(stored.secret, /^enc:v1:/, 'there is something to open (else `serve` would start)');
       if (!pg) {
         const wrong = randomBytes(32).toString('base64');
         const line = oneErrorLine(
