@@ -210,6 +210,28 @@ for (const d of await bothDatabases()) {
       await assertNothingInClear(newConfig);
       await deliverAndVerify(newConfig);
 
+      // A process still running with the old key sends nothing: the attempt fails, to be retried after its restart.
+      const api = hooks.get('/api')!;
+      assert.equal((await h.request('POST', `/v1/hooks/${api.id}/test`, { token })).status, 202);
+      const stale = createDispatcher({
+        db: h.db,
+        clock: h.clock,
+        workerId: 'stale',
+        allowPrivateNetwork: true,
+        keyring: await configuredKeyring(oldConfig),
+      });
+      const sentBefore = rx.received.length;
+      assert.equal(await stale.runOnce(), 1);
+      await stale.stop();
+      assert.equal(rx.received.length, sentBefore, 'nothing sent under a secret it cannot open');
+      const failed = await h.db.kysely
+        .selectFrom('deliveries')
+        .select(['status', 'last_error'])
+        .where('hook_id', '=', api.id)
+        .where('status', '=', 'retrying')
+        .executeTakeFirstOrThrow();
+      assert.match(failed.last_error ?? '', /^hook secret: it is encrypted under key id [0-9a-f]{8}, which is not/);
+
       const pki = await loadOrCreatePki({
         dataDir: dataDir(),
         clock: h.clock,
