@@ -243,6 +243,15 @@ for (const d of await bothDatabases()) {
       assert.ok(check.intact, 'the seal verifies');
       assert.ok(check.timestamp?.intact, 'its timestamp verifies');
       assert.deepEqual(Buffer.from(check.signerCertDer!), Buffer.from(pki.seal.certDer));
+      if (!pg) {
+        // `signet verify` reads the local CAs (their CRL keys encrypted) with the key in DATA_DIR.
+        const file = path.join(dataDir(), 'sealed.pdf');
+        fs.writeFileSync(file, pdf);
+        const r = await runSignet(dataDir(), ['verify', file, '--json']);
+        assert.equal(r.stderr, '', 'signet verify reads the encrypted PKI');
+        assert.equal(JSON.parse(r.stdout).signatures[0].intact, true, r.stdout);
+        fs.rmSync(file);
+      }
 
       await assert.rejects(
         createRuntime(oldConfig, { api: true, worker: true, db: h.db, clock: h.clock, logger: false }),
