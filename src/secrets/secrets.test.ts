@@ -29,7 +29,7 @@ import { runSignet } from '../testing/child-server.js';
 import { createDispatcher } from '../webhooks/dispatcher.js';
 import { createHook } from '../webhooks/hooks.repo.js';
 import { databaseBytes } from './testing/dump.js';
-import { configuredKeyring, KEY_FILE, prepareSecrets } from './keyring.js';
+import { configuredKeyring, KEY_FILE, prepareSecrets, resolveKeys } from './keyring.js';
 import { rotateSecrets } from './rotate.js';
 
 type Receiver = {
@@ -123,6 +123,11 @@ for (const d of await bothDatabases()) {
       for (const [what, bytes] of needles) {
         assert.equal(db.indexOf(bytes), -1, `${what} is in the database`);
         assert.equal(files.indexOf(bytes), -1, `${what} is in DATA_DIR`);
+      }
+      // Nor is the master key in the database (on SQLite it is DATA_DIR/secret.key, by design).
+      const master = (await resolveKeys(config))!.primary;
+      for (const form of [master, Buffer.from(master.toString('base64')), Buffer.from(master.toString('hex'))]) {
+        assert.equal(db.indexOf(form), -1, 'the master key is in the database');
       }
     }
 
