@@ -13,7 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.js';
 import { openDb } from '../db/db.js';
-import { keyIdOf } from '../lib/secret-box.js';
+import { decryptSecret, keyIdOf } from '../lib/secret-box.js';
+import { runBackup } from '../backup/backup.js';
+import { runRestore } from '../backup/restore.js';
 import { pemToDer } from '../pki/cms.js';
 import { existingGenerations, KEY_FILES, readKeyFile } from '../pki/key-files.js';
 import { loadOrCreatePki } from '../pki/pki.js';
@@ -178,6 +180,40 @@ for (const d of await bothDatabases()) {
       assert.equal(fs.statSync(path.join(dataDir(), 'pki', 'seal.key')).mode & 0o777, 0o600);
       await assertNothingInClear();
       await deliverAndVerify();
+    });
+
+    test('a backup holds the generated key: the restored DATA_DIR starts and its secrets open', async (t) => {
+      if (pg) return t.skip('with SIGNET_SECRET_KEY the key is kept with the configuration, not in DATA_DIR');
+      const to = path.join(os.tmpdir(), `signet-secrets-${randomBytes(4).toString('hex')}.tar.gz`);
+      const restoredDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-secrets-restored-'));
+      try {
+        const summary = await runBackup({ dataDir: dataDir(), databaseUrl: h.config.databaseUrl, to, clock: h.clock });
+        assert.ok(!summary.skipped.includes(KEY_FILE), JSON.stringify(summary.skipped));
+        const databaseUrl = `sqlite:${path.join(restoredDir, 'signet.db')}`;
+        await runRestore({ archive: to, dataDir: restoredDir, databaseUrl });
+        const keyFile = path.join(restoredDir, KEY_FILE);
+        assert.equal(fs.readFileSync(keyFile, 'utf8'), fs.readFileSync(path.join(dataDir(), KEY_FILE), 'utf8'));
+        assert.equal(fs.statSync(keyFile).mode & 0o777, 0o600);
+        const config = loadConfig({ DATA_DIR: restoredDir });
+        const db = await openDb(databaseUrl);
+        try {
+          const ring = await prepareSecrets(config, db);
+          for (const x of hooks.values()) {
+            const row = await db.kysely
+              .selectFrom('hooks')
+              .select('secret')
+              .where('id', '=', x.id)
+              .executeTakeFirstOrThrow();
+            assert.equal(decryptSecret(ring, 'hook-secret', x.id, row.secret), x.secret);
+          }
+          await loadOrCreatePki({ dataDir: restoredDir, clock: h.clock, keyring: ring });
+        } finally {
+          await db.close();
+        }
+      } finally {
+        fs.rmSync(to, { force: true });
+        fs.rmSync(restoredDir, { recursive: true, force: true });
+      }
     });
 
     test('after `signet secrets rotate` deliveries verify, a new seal verifies, and the old key refuses start', async () => {
