@@ -131,8 +131,7 @@ export type RuntimeOptions = {
   db?: Db;
   /** Webhook response timeout; tests shorten it, production keeps the spec's 15 s. */
   deliveryTimeoutMs?: number;
-  /** Secrets at rest; absent: prepared from the config (secrets/keyring.ts), which may refuse start. */
-  keyring?: PkiOptions['keyring'];
+  keyring?: PkiOptions['keyring']; // secrets at rest; absent: prepared from the config (may refuse start)
 };
 
 export type Runtime = {
@@ -220,7 +219,6 @@ export async function createPkiServices(config: Config, clock: Clock, keyring: P
 }
 
 export type PkiServices = Awaited<ReturnType<typeof createPkiServices>>;
-
 /** The CA side of the PKI for the public routes and the verifier; loads the CAs on first use, never a seal key. */
 export function trustStoreFor(config: Config, clock: Clock, keyring: PkiOptions['keyring'] = null): TrustStore {
   const pki = () => import('./pki/pki.js');
