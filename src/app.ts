@@ -61,6 +61,7 @@ import { VERIFY_ASSETS } from './verification/verify.assets.js';
 import { verifyPageRoutes } from './verification/verify-page.routes.js';
 import { verificationRoutes } from './verification/verification.routes.js';
 import { renderTooManyRequestsPage } from './web/html.js';
+import type { Keyring } from './lib/secret-box.js';
 
 /** Every feature's static files, served under /assets; a page may link any of them by name. */
 const ASSET_TABLES = [
@@ -94,6 +95,8 @@ export type AppDeps = {
   wake?: Wakers;
   /** The qualified signing provider (qes/service.ts); null or absent: signature_level "qes" answers 503. */
   qes?: QesService | null;
+  /** Secrets at rest (secrets/keyring.ts); absent: new hook secrets are stored plain. */
+  keyring?: Keyring | null;
 };
 
 export type App = FastifyInstance & {
@@ -144,6 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     emit,
     allowPrivateNetwork: deps.config.allowPrivateNetwork,
     wakeDeliveries: () => wake.deliveries(),
+    keyring: deps.keyring,
   });
   const signing: SigningDeps = {
     db: deps.db,
@@ -157,6 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     files: deps.files,
     config: deps.config,
     qesProvider: deps.qes?.name ?? null,
+    keyring: deps.keyring,
   };
   const verification = { db: deps.db, clock: deps.clock, pdf: deps.pdf, trust: deps.trust };
   app.addHook('onClose', async () => lastUsed.close());

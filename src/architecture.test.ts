@@ -26,6 +26,7 @@ const LAYERS = {
     'verification',
     'qes',
     'backup',
+    'secrets',
   ],
   gate: ['http'],
   infrastructure: [

@@ -225,3 +225,23 @@ test('every integer variable notes its range; the timeouts reach an hour', () =>
     (e: unknown) => e instanceof ConfigError && e.message === 'PORT must be an integer from 0 to 65535, got "65536"',
   );
 });
+
+test('SIGNET_SECRET_KEY: 32 bytes as base64 or hex; unset is null; anything else is one line naming it, never echoed', () => {
+  const key = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
+  assert.equal(loadConfig({}).secretKey, null);
+  assert.deepEqual(loadConfig({ SIGNET_SECRET_KEY: key.toString('base64') }).secretKey, key);
+  assert.deepEqual(loadConfig({ SIGNET_SECRET_KEY: key.toString('base64url') }).secretKey, key);
+  assert.deepEqual(loadConfig({ SIGNET_SECRET_KEY: key.toString('hex') }).secretKey, key);
+  assert.deepEqual(loadConfig({ SIGNET_SECRET_KEY: `${key.toString('hex').toUpperCase()}\n` }).secretKey, key);
+  for (const bad of ['short', key.subarray(0, 31).toString('base64'), key.toString('hex') + '00', 'x'.repeat(44)]) {
+    assert.throws(
+      () => loadConfig({ SIGNET_SECRET_KEY: bad }),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        /^SIGNET_SECRET_KEY must be 32 bytes/.test(e.message) &&
+        !e.message.includes(bad) &&
+        !e.message.includes('\n'),
+      bad,
+    );
+  }
+});

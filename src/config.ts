@@ -65,6 +65,11 @@ export type Config = {
   retention: Retention;
   /** HTTPS served by this process (TLS_CERT_FILE, TLS_KEY_FILE); null: plain HTTP, TLS ends in front of it. */
   tls: TlsFiles | null;
+  /**
+   * The master key of secrets at rest (SIGNET_SECRET_KEY, 32 bytes); null: on the SQLite default one is generated
+   * into DATA_DIR/secret.key, on PostgreSQL secrets stay plain (secrets/keyring.ts).
+   */
+  secretKey: Buffer | null;
 };
 
 export type TlsFiles = { certFile: string; keyFile: string };
@@ -255,6 +260,18 @@ function parseTierCaps(value: string | undefined): Record<string, number> {
   return caps;
 }
 
+/** A 32-byte key written as base64 (44 characters, or base64url) or hex (64 characters); anything else is refused. */
+export function parseSecretKey(name: string, raw: string): Buffer {
+  const text = raw.trim();
+  const hex = /^[0-9a-fA-F]{64}$/.test(text);
+  const b64 = /^[A-Za-z0-9+/_-]{43}=?$/.test(text);
+  const key = hex ? Buffer.from(text, 'hex') : b64 ? Buffer.from(text, 'base64') : null;
+  if (key?.length !== 32) {
+    throw new ConfigError(`${name} must be 32 bytes in base64 or hex (e.g. \`openssl rand -base64 32\`)`);
+  }
+  return key;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parseInteger(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '::';
@@ -306,6 +323,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     qes: parseQes(env),
     retention: parseRetention(env),
     tls: parseTls(env),
+    secretKey: env.SIGNET_SECRET_KEY ? parseSecretKey('SIGNET_SECRET_KEY', env.SIGNET_SECRET_KEY) : null,
   };
 }
 

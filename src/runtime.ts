@@ -50,7 +50,8 @@ import { purgeDocumentsJob } from './signing/purge.js';
 import { noWake, type Wakers } from './signing/transition.js';
 import { createTrustStore, type TrustStore } from './pki/trust.js';
 import { createQesService } from './qes/service.js';
-import type { Pki } from './pki/pki.js';
+import type { Pki, PkiOptions } from './pki/pki.js';
+import { prepareSecretsOrClose } from './secrets/keyring.js';
 
 export const newWorkerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
@@ -130,6 +131,7 @@ export type RuntimeOptions = {
   db?: Db;
   /** Webhook response timeout; tests shorten it, production keeps the spec's 15 s. */
   deliveryTimeoutMs?: number;
+  keyring?: PkiOptions['keyring']; // secrets at rest; absent: prepared from the config (may refuse start)
 };
 
 export type Runtime = {
@@ -154,7 +156,7 @@ export type Runtime = {
 
 // The PKI and sealing modules (pkijs, @peculiar/x509, pdf-lib) load with the first seal, not at start. The sealer
 // follows the PKI's generations: when a new one is due, the next seal uses it (and its own worker pool).
-export async function createPkiServices(config: Config, clock: Clock) {
+export async function createPkiServices(config: Config, clock: Clock, keyring: PkiOptions['keyring'] = null) {
   const [{ createPkiManager }, { createTsaClient }, { createSealer }, { createValidationSource }, revocation] =
     await Promise.all([
       import('./pki/pki.js'),
@@ -169,6 +171,7 @@ export async function createPkiServices(config: Config, clock: Clock) {
     sealP12: config.sealP12 ?? undefined,
     sealP12Password: config.sealP12Password,
     publicBaseUrl: config.baseUrl,
+    keyring,
   });
   const trustedTsaCas = config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : undefined;
   const externalTsa = config.tsaUrl
@@ -216,14 +219,13 @@ export async function createPkiServices(config: Config, clock: Clock) {
 }
 
 export type PkiServices = Awaited<ReturnType<typeof createPkiServices>>;
-
 /** The CA side of the PKI for the public routes and the verifier; loads the CAs on first use, never a seal key. */
-export function trustStoreFor(config: Config, clock: Clock): TrustStore {
+export function trustStoreFor(config: Config, clock: Clock, keyring: PkiOptions['keyring'] = null): TrustStore {
   const pki = () => import('./pki/pki.js');
   return createTrustStore({
     clock,
     loadCas: async () =>
-      (await pki()).loadOrCreateCas({ dataDir: config.dataDir, clock, publicBaseUrl: config.baseUrl }),
+      (await pki()).loadOrCreateCas({ dataDir: config.dataDir, clock, publicBaseUrl: config.baseUrl, keyring }),
     generationNumbers: async () => (await pki()).generationNumbers(config.dataDir),
     // An external TSA's CAs and the qualified provider's: their signatures are reported as trusted.
     extraAnchors: async () => [
@@ -244,6 +246,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
   const workerId = newWorkerId();
   const db =
     opts.db ?? (await openDb(config.databaseUrl, { migrate: config.autoMigrate, poolMax: config.databasePoolMax }));
+  const keyring = opts.keyring !== undefined ? opts.keyring : await prepareSecretsOrClose(config, db, !opts.db, logger);
   const limiter = opts.limiter ?? (await createRateLimiter({ redisUrl: config.redisUrl, clock, logger }));
   const mailer = createMailer({
     db,
@@ -272,6 +275,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
         allowPrivateNetwork: config.allowPrivateNetwork,
         logger,
         timeoutMs: opts.deliveryTimeoutMs,
+        keyring,
       })
     : null;
   let sealing: Runner | null = null;
@@ -285,7 +289,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
   };
   // The PKI (and its worker pool) is loaded on first use, so API-only processes never touch the seal key.
   let pkiServices: Promise<PkiServices> | null = null;
-  const pkiNow = () => (pkiServices ??= createPkiServices(config, clock));
+  const pkiNow = () => (pkiServices ??= createPkiServices(config, clock, keyring));
   const sealer: Pick<Sealer, 'seal'> = { seal: async (pdf, meta) => (await pkiNow()).sealer.seal(pdf, meta) };
   if (opts.worker) {
     sealing = createSealingRunner({
@@ -302,8 +306,6 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
       workerId,
       logger,
     });
-  }
-  if (opts.worker) {
     bulkSends = createBulkSendRunner({
       db,
       clock,
@@ -340,9 +342,10 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
         blobs,
         files,
         pdf: pdfEngine,
-        trust: trustStoreFor(config, clock),
+        trust: trustStoreFor(config, clock, keyring),
         wake,
         qes,
+        keyring,
       })
     : null;
 

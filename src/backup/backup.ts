@@ -12,6 +12,9 @@ import { sqliteFileOf } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { SourceGone, writeArchive, type ManifestEntry, type Source } from './archive.js';
 import { readSnapshot, snapshotSqlite, type TableCounts } from './backup.repo.js';
+import { KEY_FILE, NEW_KEY_FILE } from '../secrets/keyring.js';
+
+const SECRET_KEY_FILES = [KEY_FILE, NEW_KEY_FILE];
 
 export const FORMAT = { format: 'signet-backup', version: 1 } as const;
 /** The archive's name for the SQLite database; restore puts it where DATABASE_URL says. */
@@ -117,6 +120,11 @@ async function* sources(dataDir: string, work: string, blobKeys: Set<string> | n
     if (missing) throw new SourceGone(`blobs/${missing}`);
   }
   yield* tree(path.join(dataDir, 'pki'), 'pki');
+  // The generated key of secrets at rest (SQLite default): without it the hook secrets and PKI keys do not open.
+  for (const name of SECRET_KEY_FILES) {
+    const file = path.join(dataDir, name);
+    if (await isFile(file)) yield { name, file, required: true };
+  }
 }
 
 async function* tree(dir: string, name: string): AsyncGenerator<Source> {
@@ -144,7 +152,7 @@ async function skipped(dataDir: string, sqlite: string | null): Promise<string[]
   const live = sqlite ? ['', '-wal', '-shm', '-journal'].map((s) => path.resolve(sqlite + s)) : [];
   return (await entries(dataDir))
     .map((e) => e.name)
-    .filter((n) => !n.startsWith('.') && n !== 'pki' && !(n === 'blobs' && sqlite))
+    .filter((n) => !n.startsWith('.') && n !== 'pki' && !(n === 'blobs' && sqlite) && !SECRET_KEY_FILES.includes(n))
     .filter((n) => !live.includes(path.resolve(dataDir, n)))
     .sort();
 }

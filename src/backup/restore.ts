@@ -24,8 +24,11 @@ export type RestoreSummary = {
   not_covered: string[];
 };
 
-/** The only names an archive may hold: the database, blob files and PKI files (no `..`, no hidden names). */
-const ALLOWED = /^(signet\.db|blobs\/[a-z-]+\/[0-9a-f]{32}|pki(\/[a-z0-9][a-z0-9.-]*)+)$/;
+/**
+ * The only names an archive may hold: the database, blob files, PKI files and the generated key of secrets at rest
+ * (no `..`, no hidden names).
+ */
+const ALLOWED = /^(signet\.db|blobs\/[a-z-]+\/[0-9a-f]{32}|pki(\/[a-z0-9][a-z0-9.-]*)+|secret\.key(\.new)?)$/;
 
 export async function runRestore(o: RestoreOptions): Promise<RestoreSummary> {
   const sqlite = sqliteFileOf(o.databaseUrl);

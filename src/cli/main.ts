@@ -11,6 +11,7 @@ import { addVerifyCommands } from './verify.commands.js';
 import { addWebhookCommands } from './webhooks.commands.js';
 import { addMailCommands, addSmsCommands } from './outbox.commands.js';
 import { addBackupCommands } from './backup.commands.js';
+import { addSecretsCommands } from './secrets.commands.js';
 
 const program = new Command('signet').description('Signet e-signature service').exitOverride();
 addServerCommands(program);
@@ -19,6 +20,7 @@ addKeyCommands(program);
 addUserCommands(program);
 addWebhookCommands(program);
 addPkiCommands(program);
+addSecretsCommands(program);
 addMailCommands(program);
 addTemplateCommands(program);
 addSmsCommands(program);

@@ -36,13 +36,17 @@ export function addPkiCommands(program: Command): void {
       'print the CA certificate (PEM) that issues the seal and timestamp certificates; add it to your trust store',
     )
     .action(async () => {
-      const { loadOrCreatePki } = await import('../pki/pki.js');
+      const [{ loadOrCreatePki }, { configuredKeyring }] = await Promise.all([
+        import('../pki/pki.js'),
+        import('../secrets/keyring.js'),
+      ]);
       const pki = await loadOrCreatePki({
         dataDir: config.dataDir,
         clock: systemClock,
         sealP12: config.sealP12 ?? undefined,
         sealP12Password: config.sealP12Password,
         publicBaseUrl: config.baseUrl,
+        keyring: await configuredKeyring(config),
       });
       process.stdout.write(pki.caCertPem.endsWith('\n') ? pki.caCertPem : `${pki.caCertPem}\n`);
     });
@@ -56,17 +60,19 @@ export function addJobCommands(program: Command): void {
     .description(`run one job once now: ${JOB_NAMES.join(', ')}`)
     .option('--json', 'print JSON')
     .action(async (name: string, o: { json?: boolean }) => {
-      const [{ scheduledJobs, createPkiServices }, { runJob }] = await Promise.all([
+      const [{ scheduledJobs, createPkiServices }, { runJob }, { prepareSecrets }] = await Promise.all([
         import('../runtime.js'),
         import('../jobs/scheduler.js'),
+        import('../secrets/keyring.js'),
       ]);
       const r = await withDb(async (db) => {
+        const keyring = await prepareSecrets(config, db);
         let pki = null as ReturnType<typeof createPkiServices> | null;
         const jobs = scheduledJobs({
           db,
           clock: systemClock,
           config,
-          pki: () => (pki ??= createPkiServices(config, systemClock)),
+          pki: () => (pki ??= createPkiServices(config, systemClock, keyring)),
         });
         try {
           return await runJob(jobs, name);

@@ -44,11 +44,17 @@ export function addVerifyCommands(program: Command): void {
 }
 
 async function localTrust() {
-  const [{ createTrustStore, NO_TRUST }, pki] = await Promise.all([import('../pki/trust.js'), import('../pki/pki.js')]);
+  const [{ createTrustStore, NO_TRUST }, pki, secrets] = await Promise.all([
+    import('../pki/trust.js'),
+    import('../pki/pki.js'),
+    import('../secrets/keyring.js'),
+  ]);
   if ((await pki.generationNumbers(config.dataDir)).length === 0) return NO_TRUST;
+  // The CAs' CRL keys are read with them: encrypted at rest, they need the configured key.
+  const keyring = await secrets.configuredKeyring(config);
   return createTrustStore({
     clock: systemClock,
-    loadCas: () => pki.loadOrCreateCas({ dataDir: config.dataDir, clock: systemClock }),
+    loadCas: () => pki.loadOrCreateCas({ dataDir: config.dataDir, clock: systemClock, keyring }),
     generationNumbers: () => pki.generationNumbers(config.dataDir),
   });
 }

@@ -16,15 +16,17 @@ import { CliError, config, print, withDb } from './context.js';
 
 /** Sends due deliveries from this process, for operators who run no worker while testing a hook. */
 async function deliverNow(db: Db): Promise<number> {
-  const [{ createDispatcher }, { newWorkerId: workerId }] = await Promise.all([
+  const [{ createDispatcher }, { newWorkerId: workerId }, { prepareSecrets }] = await Promise.all([
     import('../webhooks/dispatcher.js'),
     import('../runtime.js'),
+    import('../secrets/keyring.js'),
   ]);
   const d = createDispatcher({
     db,
     clock: systemClock,
     workerId: workerId(),
     allowPrivateNetwork: config.allowPrivateNetwork,
+    keyring: await prepareSecrets(config, db),
   });
   const n = await d.runOnce();
   await d.stop();

@@ -234,6 +234,7 @@ describe('caller address unknown', () => {
       clock: h.clock,
       limiter: createMemoryLimiter({ clock: h.clock }),
       logger: false,
+      keyring: null,
     });
     const app = rt.app!;
     await app.listen({ path: sock });

@@ -8,6 +8,8 @@ import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import type { Clock } from '../lib/clock.js';
 import { derToPem, randomSerial, toHex } from './cms.js';
+import type { Keyring } from '../lib/secret-box.js';
+import { keyFileText } from './key-files.js';
 
 /** The public routes of generation `n`'s CA: the first keeps the short paths its certificates already name. */
 export const publishedPaths = (n: number) =>
@@ -33,6 +35,7 @@ export async function generate(
   clock: Clock,
   n: number,
   publicBaseUrl?: string,
+  keyring: Keyring | null = null,
 ): Promise<void> {
   await mkdir(dataDir, { recursive: true });
   const tmp = await mkdtemp(join(dataDir, '.pki-')); // mode 0700
@@ -99,14 +102,20 @@ export async function generate(
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.timeStamping], true),
     );
 
-    const keyPem = async (k: CryptoKey) =>
-      derToPem(new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', k)), 'PRIVATE KEY');
+    // Encrypted for the path it is published at (`dir`), the authenticated data of its ciphertext.
+    const keyPem = async (k: CryptoKey, name: string) =>
+      keyFileText(
+        dataDir,
+        join(dir, name),
+        derToPem(new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', k)), 'PRIVATE KEY'),
+        keyring,
+      );
     await writeFile(join(tmp, 'ca.crt'), ca.toString('pem') + '\n', { mode: 0o644 });
-    await writeFile(join(tmp, 'ca.key'), await keyPem(caKeys.privateKey), { mode: 0o600 });
+    await writeFile(join(tmp, 'ca.key'), await keyPem(caKeys.privateKey, 'ca.key'), { mode: 0o600 });
     await writeFile(join(tmp, 'seal.crt'), seal.cert.toString('pem') + '\n', { mode: 0o644 });
-    await writeFile(join(tmp, 'seal.key'), await keyPem(seal.keys.privateKey), { mode: 0o600 });
+    await writeFile(join(tmp, 'seal.key'), await keyPem(seal.keys.privateKey, 'seal.key'), { mode: 0o600 });
     await writeFile(join(tmp, 'tsa.crt'), tsa.cert.toString('pem') + '\n', { mode: 0o644 });
-    await writeFile(join(tmp, 'tsa.key'), await keyPem(tsa.keys.privateKey), { mode: 0o600 });
+    await writeFile(join(tmp, 'tsa.key'), await keyPem(tsa.keys.privateKey, 'tsa.key'), { mode: 0o600 });
 
     try {
       // Atomic publish; replaces an empty dir, fails with ENOTEMPTY/EEXIST when another process won.

@@ -4,7 +4,7 @@
 // certificate has less than PKI_ROLL_BEFORE_MS left, the next use creates generation n+1 (a new CA, seal and TSA),
 // so a document timestamp taken for renewal always has years ahead of it. Every generation's CA stays trusted and
 // keeps signing CRLs for the certificates it issued.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../lib/clock.js';
 import { derToPem, importSigningKey, parseCert, pemToDer, serialHexOf } from './cms.js';
@@ -12,6 +12,8 @@ import type { CrlIssuer } from './crl.js';
 import { generate, PKI_FILES } from './generate.js';
 import { createLocalTsa, type LocalTsa } from './local-tsa.js';
 import { loadP12 } from './p12.js';
+import { existingGenerations, openKeyFile, readKeyFile } from './key-files.js';
+import type { Keyring } from '../lib/secret-box.js';
 import type { SealIdentity } from './types.js';
 
 export type { SealIdentity, Tsa, TimestampResult } from './types.js';
@@ -48,21 +50,26 @@ export type PkiOptions = {
    * (generate.ts, publishedPaths). Certificates generated before keep what they have.
    */
   publicBaseUrl?: string;
+  /** Encrypts the key files written and opens encrypted ones (key-files.ts); without it they are PEM. */
+  keyring?: Keyring | null;
 };
+
+const key = (opts: PkiOptions): Keyring | null => opts.keyring ?? null;
 
 /** The newest generation, creating the first (or the next, when due) as needed. */
 export async function loadOrCreatePki(opts: PkiOptions): Promise<Pki> {
   let gens = await generationDirs(opts);
-  const newest = await readAll(gens.at(-1)!.dir);
+  const newest = await readAll(opts, gens.at(-1)!.dir);
   const tsaNotAfter = parseCert(pemToDer(newest['tsa.crt'])).notAfter.value.getTime();
   if (opts.clock.now() >= tsaNotAfter - PKI_ROLL_BEFORE_MS) {
     const n = gens.at(-1)!.n + 1;
-    await generate(opts.dataDir, join(opts.dataDir, 'pki', `gen-${n}`), opts.clock, n, opts.publicBaseUrl);
+    const dir = join(opts.dataDir, 'pki', `gen-${n}`);
+    await generate(opts.dataDir, dir, opts.clock, n, opts.publicBaseUrl, key(opts));
     gens = await generationDirs(opts);
   }
   const last = gens.at(-1)!;
-  const files = await readAll(last.dir);
-  const cas = await Promise.all(gens.map((g) => readCa(g.n, g.dir)));
+  const files = await readAll(opts, last.dir);
+  const cas = await Promise.all(gens.map((g) => readCa(opts, g.n, g.dir)));
   const ca = cas.at(-1)!;
   const tsaCertDer = pemToDer(files['tsa.crt']);
   const localTsa = createLocalTsa({
@@ -116,46 +123,37 @@ export function createPkiManager(opts: PkiOptions): { current(): Promise<Pki> } 
  * the verifier need, without reading a seal identity.
  */
 export async function loadOrCreateCas(opts: PkiOptions): Promise<CaGeneration[]> {
-  return Promise.all((await generationDirs(opts)).map((g) => readCa(g.n, g.dir)));
+  return Promise.all((await generationDirs(opts)).map((g) => readCa(opts, g.n, g.dir)));
 }
 
 /** The generation numbers on disk (none before the first start). */
-export async function generationNumbers(dataDir: string): Promise<number[]> {
-  const names = await readdir(join(dataDir, 'pki')).catch(() => [] as string[]);
-  if (!names.includes('ca.crt')) return [];
-  return [
-    1,
-    ...names
-      .map((n) => /^gen-(\d+)$/.exec(n))
-      .filter((m) => m !== null)
-      .map((m) => Number(m![1])),
-  ];
-}
+export const generationNumbers = async (dataDir: string): Promise<number[]> =>
+  (await existingGenerations(dataDir)).map((g) => g.n);
 
-async function readCa(n: number, dir: string): Promise<CaGeneration> {
+async function readCa(opts: PkiOptions, n: number, dir: string): Promise<CaGeneration> {
   const caCertDer = pemToDer(await readFile(join(dir, 'ca.crt'), 'utf8'));
-  const caKey = await importSigningKey(pemToDer(await readFile(join(dir, 'ca.key'), 'utf8')));
+  const caKey = await importSigningKey(pemToDer(await readKeyFile(opts.dataDir, join(dir, 'ca.key'), key(opts))));
   return { n, caCertDer, ca: { caCertDer, caKey } };
 }
 
 /** The generations on disk, oldest first; the first is created when there is none. */
 async function generationDirs(opts: PkiOptions): Promise<{ n: number; dir: string }[]> {
   const dir = join(opts.dataDir, 'pki');
-  if (!(await exists(join(dir, 'ca.crt')))) await generate(opts.dataDir, dir, opts.clock, 1, opts.publicBaseUrl);
-  const later = (await readdir(dir))
-    .map((name) => /^gen-(\d+)$/.exec(name))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ n: Number(m[1]), dir: join(dir, m[0]) }))
-    .sort((a, b) => a.n - b.n);
-  return [{ n: 1, dir }, ...later];
+  if (!(await exists(join(dir, 'ca.crt'))))
+    await generate(opts.dataDir, dir, opts.clock, 1, opts.publicBaseUrl, key(opts));
+  const gens = await existingGenerations(opts.dataDir);
+  // A pki/ without ca.crt (another process's was not published here): read as the first, reported incomplete.
+  return gens.length > 0 ? gens : [{ n: 1, dir }];
 }
 
-async function readAll(dir: string): Promise<Record<(typeof PKI_FILES)[number], string>> {
+/** A generation's files, key files opened (PEM). */
+async function readAll(opts: PkiOptions, dir: string): Promise<Record<(typeof PKI_FILES)[number], string>> {
   const out = {} as Record<(typeof PKI_FILES)[number], string>;
   const missing: string[] = [];
   for (const f of PKI_FILES) {
     try {
-      out[f] = await readFile(join(dir, f), 'utf8');
+      const text = await readFile(join(dir, f), 'utf8');
+      out[f] = f.endsWith('.key') ? openKeyFile(opts.dataDir, join(dir, f), text, key(opts)) : text;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       missing.push(f);

@@ -102,7 +102,7 @@ function documentRow(
  * caller's own, hashed into the audit chain as given).
  */
 export async function openDocument(
-  deps: Pick<SigningDeps, 'blobs'>,
+  deps: Pick<SigningDeps, 'blobs' | 'keyring'>,
   tx: Tx,
   o: {
     auth: AuthContext;
@@ -123,6 +123,7 @@ export async function openDocument(
       tx.trx,
       { workspaceId: doc.workspace_id, targetUrl: o.callbackUrl, events: [], documentId: doc.id, source: 'callback' },
       tx.now,
+      deps.keyring,
     );
     doc.callback_hook_id = hook.id;
     callback = { hook_id: hook.id, secret: hook.secret };

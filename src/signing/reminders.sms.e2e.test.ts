@@ -34,6 +34,7 @@ for (const d of databases) {
         clock: e.h.clock,
         db: e.h.db,
         logger: false,
+        keyring: null, // as the harness's own runtime: hook secrets plain
       });
     });
     after(async () => {

@@ -2,6 +2,7 @@
 // views, signs or declines through their link; the sender withdraws or reminds (sender.service.ts). Guarantees, besides
 // those of `transition` and the moves table (states.ts): signer links are never returned by the API; a reminder or a
 // sequential release mails a fresh link and invalidates the old one (only hashes are kept).
+import type { Keyring } from '../lib/secret-box.js';
 import type { Config } from '../config.js';
 import type { BlobStore } from '../documents/blob-store.js';
 import type { FileFetcher } from '../documents/fetch-file.js';
@@ -43,6 +44,8 @@ export type SigningDeps = TransitionDeps & {
   config: Pick<Config, 'baseUrl' | 'tierCaps' | 'allowPrivateNetwork' | 'qes'>;
   /** The qualified provider's name for the signer page; null without one. */
   qesProvider?: string | null;
+  /** Secrets at rest (a callback's hook secret); without it they are stored plain. */
+  keyring?: Keyring | null;
 };
 
 const userAgentOf = (meta: ClientMeta) => meta.userAgent?.slice(0, 512) ?? null;

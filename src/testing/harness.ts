@@ -57,6 +57,11 @@ export type HarnessOptions = {
   deliveryTimeoutMs?: number;
   /** Listen port (0: any); a test that must know BASE_URL before start picks one with `freePort`. */
   port?: number;
+  /**
+   * Secrets at rest as `signet serve` has them (secrets/keyring.ts: a key in DATA_DIR on SQLite, SIGNET_SECRET_KEY
+   * from `env`); by default none, so tests may build dispatchers of their own and read hook rows as they are.
+   */
+  secretsAtRest?: boolean;
 };
 
 /** A port free right now on 127.0.0.1 (for a BASE_URL that names the harness's own address). */
@@ -109,6 +114,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     limiter,
     logger: false,
     deliveryTimeoutMs: opts.deliveryTimeoutMs,
+    ...(opts.secretsAtRest ? {} : { keyring: null }),
   });
   const app = runtime.app!;
   const listenHost = opts.listenHost ?? '127.0.0.1';

@@ -32,6 +32,8 @@ import {
 import { isHookGone } from './hooks.repo.js';
 import { createPoster } from './post.js';
 import { deliveryHeaders } from './signature.js';
+import { createHookSecretOpener } from './hook-secrets.js';
+import { SecretKeyError, type Keyring } from '../lib/secret-box.js';
 
 export const DEFAULT_LEASE_MS = 60_000;
 /** Characters of a response body kept for the record; the rest is never buffered. */
@@ -59,6 +61,8 @@ export type DispatcherOptions = {
   /** Real-time sleep of the background loop when nothing was due. */
   pollIntervalMs?: number;
   logger?: Logger;
+  /** Opens the hooks' stored secrets; without it they must be plain. */
+  keyring?: Keyring | null;
 };
 
 /** runOnce resolves with the number of HTTP attempts made. */
@@ -74,12 +78,26 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     opts.agent ?? createGuardedAgent({ allowPrivateNetwork: opts.allowPrivateNetwork, connections: concurrency });
   const poster = createPoster(agent, timeoutMs, RESPONSE_BODY_LIMIT);
   const writer = createWriter(db, workerId, logger, () => poster.inFlight > 0);
+  const openSecret = createHookSecretOpener(opts.keyring ?? null);
 
   async function attempt(d: ClaimedDelivery): Promise<AttemptOutcome> {
     const startedAt = clock.now();
     const t0 = performance.now();
-    const headers = deliveryHeaders(d.secret, Math.floor(startedAt / 1000), d.eventId, d.eventName, d.body);
-    const r = await poster.post(d.targetUrl, headers, d.body);
+    let secret: string;
+    let r: Awaited<ReturnType<typeof poster.post>>;
+    try {
+      secret = openSecret(d.hookId, d.secret);
+    } catch (err) {
+      // Only after a key change under a running process (start refuses a key that cannot open the stored secrets).
+      if (!(err instanceof SecretKeyError)) throw err;
+      secret = '';
+      r = { statusCode: null, body: null, timedOut: false, error: new Error(`hook secret: ${err.message}`) };
+    }
+    r ??= await poster.post(
+      d.targetUrl,
+      deliveryHeaders(secret, Math.floor(startedAt / 1000), d.eventId, d.eventName, d.body),
+      d.body,
+    );
     const statusCode = r.statusCode;
     const responseBody = r.body;
     let error: string | null =
@@ -87,7 +105,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         ? null
         : r.timedOut
           ? `timeout: no complete response within ${timeoutMs} ms`
-          : describeError(r.error, [d.secret]);
+          : describeError(r.error, secret ? [secret] : []);
     const durationMs = Math.round(performance.now() - t0);
     const ok = error === null && statusCode !== null && statusCode >= 200 && statusCode < 300;
     if (!ok && error === null) {

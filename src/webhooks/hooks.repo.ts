@@ -1,12 +1,14 @@
-// All SQL for hook rows. A hook's secret is stored as it is (signing needs it) and leaves only at creation.
+// All SQL for hook rows. A hook's secret leaves only at creation. It is stored encrypted under the keyring, with the
+// hook's id as authenticated data (hook-secrets.ts opens it for signing), or plain without a keyring.
 import type { Kysely } from 'kysely';
+import { encryptSecret, type Keyring } from '../lib/secret-box.js';
 import type { Database, HooksTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import { newWebhookSecret } from './signature.js';
 
 export type Hook = HooksTable;
 
-/** Creates a hook; the returned secret is the only time it leaves the service. */
+/** Creates a hook; the returned secret (in clear) is the only time it leaves the service. */
 export async function createHook(
   db: Kysely<Database>,
   input: {
@@ -17,6 +19,7 @@ export async function createHook(
     source: 'api' | 'callback' | 'dashboard';
   },
   now: number,
+  keyring: Keyring | null = null,
 ): Promise<Hook> {
   const hook: Hook = {
     id: newId('hook'),
@@ -29,7 +32,11 @@ export async function createHook(
     created_at: now,
     deleted_at: null,
   };
-  await db.insertInto('hooks').values(hook).execute();
+  const stored = keyring ? encryptSecret(keyring, 'hook-secret', hook.id, hook.secret) : hook.secret;
+  await db
+    .insertInto('hooks')
+    .values({ ...hook, secret: stored })
+    .execute();
   return hook;
 }
 
@@ -71,3 +78,28 @@ export async function deleteHook(db: Kysely<Database>, workspaceId: string, id: 
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
+
+/** Every hook's stored secret not written under key `keyId` (plain, or under another key), deleted hooks too. */
+export const secretsNotUnder = (db: Kysely<Database>, keyId: string) =>
+  db
+    .selectFrom('hooks')
+    .select(['id', 'secret'])
+    .where('secret', 'not like', `enc:v1:${keyId}:%`)
+    .orderBy('id')
+    .execute();
+
+/** Replaces a stored secret only if it is still `from` (another process may have rewritten it first). */
+export async function replaceSecret(db: Kysely<Database>, id: string, from: string, to: string): Promise<boolean> {
+  const r = await db
+    .updateTable('hooks')
+    .set({ secret: to })
+    .where('id', '=', id)
+    .where('secret', '=', from)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Whether any hook's secret is stored encrypted. */
+export const anyEncryptedSecret = async (db: Kysely<Database>): Promise<boolean> =>
+  (await db.selectFrom('hooks').select('id').where('secret', 'like', 'enc:%').limit(1).executeTakeFirst()) !==
+  undefined;

@@ -4,6 +4,7 @@
 // unchanged, since GET /v1/hooks is the API's hottest read); history and replay reach only a live hook of
 // the caller's workspace and its own deliveries, and a replay re-sends the same event (same id and body). An
 // operator's change (the dashboard names its `actor`) writes its audit_log row in the change's own transaction.
+import type { Keyring } from '../lib/secret-box.js';
 import type { Kysely } from 'kysely';
 import { recordAudit, type AuditRow } from '../audit/audit-log.repo.js';
 import type { Db } from '../db/db.js';
@@ -88,6 +89,8 @@ export type HooksDeps = {
   allowPrivateNetwork: boolean;
   /** Nudges the delivery worker after an event was committed. */
   wakeDeliveries(): void;
+  /** Secrets at rest: new hooks' secrets are stored encrypted under it; without it, plain. */
+  keyring?: Keyring | null;
 };
 
 export type HooksService = ReturnType<typeof createHooksService>;
@@ -106,7 +109,9 @@ export function createHooksService(deps: HooksDeps) {
       const targetUrl = await validateTargetUrl(body.target_url, deps.allowPrivateNetwork);
       const now = deps.clock.now();
       return db.kysely.transaction().execute(async (trx) => {
-        const hook = presentCreatedHook(await createHook(trx, { workspaceId, targetUrl, events, source: 'api' }, now));
+        const hook = presentCreatedHook(
+          await createHook(trx, { workspaceId, targetUrl, events, source: 'api' }, now, deps.keyring),
+        );
         const detail = { target_url: hook.target_url, events: hook.events };
         await auditAs(trx, actor, { workspaceId, action: 'hook.created', targetId: hook.id, detail }, now);
         return hook;
