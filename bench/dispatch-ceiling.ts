@@ -8,6 +8,7 @@
 // The verdict is the median of the per-round ratios (signet ÷ raw). Bounded: N events per round, a deadline per
 // round; children are stopped by their own handles. Prints a table; writes nothing outside its temp directory.
 import { spawn, fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +34,7 @@ const WORKERS = (process.env.DISPATCH_WORKERS ?? '1,2').split(',').map(Number);
 const DBS = (process.env.DISPATCH_DBS ?? 'sqlite,pg').split(',');
 const ROUND_DEADLINE_MS = Number(process.env.DISPATCH_DEADLINE_MS ?? 60_000);
 const RAW_CONNECTIONS = 16;
+const SECRET_KEY = randomBytes(32).toString('hex');
 const RAW_IN_FLIGHT = 64;
 /** Issue 25 point 4, with two workers. */
 export const CEILING_TARGETS: Record<string, number> = { sqlite: 0.75, pg: 0.6 };
@@ -149,6 +151,8 @@ function startWorkers(n: number, url: string, tmp: string): ChildProcess[] {
         DATABASE_URL: url,
         DATA_DIR: path.join(tmp, `worker-${i}`),
         SIGNET_ALLOW_PRIVATE_NETWORK: '1',
+        // One key for every worker, as processes sharing one database must have (each has its own DATA_DIR here).
+        SIGNET_SECRET_KEY: SECRET_KEY,
         LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'inherit', 'inherit'],
