@@ -19,6 +19,8 @@ import { PASSWORD } from './testing/client.js';
 
 const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-settings-shots-'));
 const NOW_OFF = 'Now: no automatic reminders.';
+// The page has a form per setting, each with its own Save: these steps use the reminders' one.
+const reminders = (page: Page) => page.locator('section[aria-labelledby="reminders-title"]');
 const now = (after: number, every: number) =>
   `Now: the first reminder ${after} days after the invitation, then every ${every} days.`;
 
@@ -103,7 +105,7 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
     await page.getByRole('switch', { name: 'Send automatic reminders' }).check();
     await page.getByLabel('First reminder after (days)').fill('3');
     await page.getByLabel('Then every (days)').fill('2');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await reminders(page).getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').getByText('Reminder settings saved.').waitFor();
     await page.getByText(now(3, 2)).waitFor();
     assert.equal(await page.getByRole('switch', { name: 'Send automatic reminders' }).isChecked(), true);
@@ -114,7 +116,7 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
 
     // Out of bounds: the page's own message beside the field (not the browser's bubble), nothing saved.
     await page.getByLabel('Then every (days)').fill('31');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await reminders(page).getByRole('button', { name: 'Save' }).click();
     assert.equal(await fieldError(page, 'every-days'), 'Repeat: enter whole days from 1 to 30.');
     assert.equal(await page.locator('#after-days').getAttribute('aria-invalid'), null, 'the other field is fine');
     assert.equal(await page.getByLabel('Then every (days)').inputValue(), '31', 'what was typed stays');
@@ -123,7 +125,7 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
     await look(page, t, 'settings-refused-en');
     await page.getByLabel('First reminder after (days)').fill('0');
     await page.getByLabel('Then every (days)').fill('2');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await reminders(page).getByRole('button', { name: 'Save' }).click();
     assert.equal(await fieldError(page, 'after-days'), 'First reminder: enter whole days from 1 to 60.');
     assert.deepEqual(await saved(), { after_days: 3, every_days: 2 }, 'nothing saved');
 
@@ -136,7 +138,7 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
     await page.getByText(fill(strings('ar', 'dashboard')['settings.current'], { after: 3, every: 2 })).waitFor();
     await look(page, t, 'settings-ar');
     await page.getByLabel('ثم كل (أيام)').fill('0');
-    await page.getByRole('button', { name: 'حفظ' }).click();
+    await reminders(page).getByRole('button', { name: 'حفظ' }).click();
     assert.equal(await fieldError(page, 'every-days'), 'التكرار: أدخل عددًا صحيحًا من الأيام من 1 إلى 30.');
     await look(page, t, 'settings-refused-ar');
     assert.deepEqual(await saved(), { after_days: 3, every_days: 2 }, 'nothing saved');
@@ -147,17 +149,17 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
     await signIn(owner.page, 'owner');
     await owner.page.getByRole('link', { name: 'Settings' }).click();
     await owner.page.getByLabel('First reminder after (days)').fill('99');
-    await owner.page.getByRole('button', { name: 'Save' }).click();
+    await reminders(owner.page).getByRole('button', { name: 'Save' }).click();
     assert.equal(await fieldError(owner.page, 'after-days'), 'First reminder: enter whole days from 1 to 60.');
     await owner.page.getByLabel('First reminder after (days)').fill('5');
     await owner.page.getByLabel('Then every (days)').fill('7');
-    await owner.page.getByRole('button', { name: 'Save' }).click();
+    await reminders(owner.page).getByRole('button', { name: 'Save' }).click();
     await owner.page.getByText('Reminder settings saved.').waitFor();
     await owner.page.getByText(now(5, 7)).waitFor();
     assert.deepEqual(await saved(), { after_days: 5, every_days: 7 });
     await look(owner.page, t, 'settings-nojs-saved', false); // the same markup is audited with JavaScript on
     await owner.page.getByRole('switch', { name: 'Send automatic reminders' }).uncheck();
-    await owner.page.getByRole('button', { name: 'Save' }).click();
+    await reminders(owner.page).getByRole('button', { name: 'Save' }).click();
     await owner.page.getByText(NOW_OFF).waitFor();
     assert.equal(await saved(), null, 'unchecked turns them off');
     // Off keeps no day counts: on again starts from the suggested 3 and 2.
@@ -165,7 +167,7 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
     await owner.page.getByRole('switch', { name: 'Send automatic reminders' }).check();
     await owner.page.getByLabel('First reminder after (days)').fill('5');
     await owner.page.getByLabel('Then every (days)').fill('7');
-    await owner.page.getByRole('button', { name: 'Save' }).click();
+    await reminders(owner.page).getByRole('button', { name: 'Save' }).click();
     await owner.page.getByText(now(5, 7)).waitFor();
 
     const member = await open();
