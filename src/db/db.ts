@@ -142,6 +142,18 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message);
 }
 
+// No space left: the file system (ENOSPC, or a quota), SQLite's own "database or disk is full", PostgreSQL's disk_full.
+const OUT_OF_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+
+/**
+ * True when a write failed for lack of storage space (a blob file or the database). Nothing of the write remains (a
+ * transaction rolls back; a blob's temp file is removed), and the same request may succeed once space is freed.
+ */
+export function isOutOfSpace(err: unknown): boolean {
+  const e = err as { code?: unknown } | null;
+  return e !== null && typeof e === 'object' && typeof e.code === 'string' && OUT_OF_SPACE_CODES.has(e.code);
+}
+
 type Prepared = Pick<Database.Statement, 'reader' | 'busy' | 'all' | 'run' | 'iterate'>;
 
 /**

@@ -9,6 +9,8 @@
 //   to 8 ms) until it runs or BUSY_WAIT_MS have passed, then fails with SQLite's own error. A failed statement changed
 //   nothing, so running it again is safe; a statement inside a transaction is never retried alone.
 // - The connection's busy handler is off (busy_timeout 0) once this driver runs, so all waiting happens here.
+// - A transaction SQLite already rolled back itself (after a full disk, say) is not rolled back again: the caller
+//   sees the error that ended it.
 import type Database from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -75,7 +77,11 @@ class WaitingSqliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
   commitTransaction = (c: DatabaseConnection) => this.#inner.commitTransaction(c);
-  rollbackTransaction = (c: DatabaseConnection) => this.#inner.rollbackTransaction(c);
+  // SQLite rolls a transaction back by itself after some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM): a ROLLBACK
+  // then fails with "no transaction is active" and would hide the error that caused it (a full disk became a 500).
+  rollbackTransaction = async (c: DatabaseConnection) => {
+    if (this.#sqlite.inTransaction) await this.#inner.rollbackTransaction(c);
+  };
   savepoint: SqliteDriver['savepoint'] = (c, name, compile) => this.#inner.savepoint(c, name, compile);
   rollbackToSavepoint: SqliteDriver['rollbackToSavepoint'] = (c, name, compile) =>
     this.#inner.rollbackToSavepoint(c, name, compile);

@@ -32,13 +32,19 @@ export function createFileBlobStore(dir: string): BlobStore {
       made.add(folder);
       const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
       try {
-        await fs.writeFile(tmp, bytes);
+        try {
+          await fs.writeFile(tmp, bytes);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+          await fs.mkdir(folder, { recursive: true });
+          await fs.writeFile(tmp, bytes);
+        }
+        await fs.rename(tmp, file);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        await fs.mkdir(folder, { recursive: true });
-        await fs.writeFile(tmp, bytes);
+        // A full disk leaves a partly written temp file: it goes, so a failed put leaves nothing behind.
+        await fs.rm(tmp, { force: true }).catch(() => undefined);
+        throw err;
       }
-      await fs.rename(tmp, file);
       return key;
     },
     async get(key) {

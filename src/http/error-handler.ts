@@ -2,10 +2,12 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError } from '../lib/errors.js';
-import { isDatabaseUnavailable } from '../db/db.js';
+import { isDatabaseUnavailable, isOutOfSpace } from '../db/db.js';
 import { hasBody } from './deadlines.js';
 
 const DATABASE_RETRY_AFTER_S = 2;
+// Space comes back when an operator frees some: not within seconds.
+const OUT_OF_SPACE_RETRY_AFTER_S = 60;
 
 function toApiError(err: FastifyError): ApiError {
   if (err instanceof ApiError) return err;
@@ -35,6 +37,12 @@ function toApiError(err: FastifyError): ApiError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return apiError('invalid_request', { message: 'The body is not valid JSON.' });
   }
+  if (isOutOfSpace(err)) {
+    return apiError('service_unavailable', {
+      message: 'The server is out of storage space; nothing was saved. Retry after the time in Retry-After.',
+      headers: { 'Retry-After': String(OUT_OF_SPACE_RETRY_AFTER_S) },
+    });
+  }
   if (isDatabaseUnavailable(err)) {
     return apiError('service_unavailable', {
       message: 'The database cannot be reached; retry after the time in Retry-After.',
@@ -51,6 +59,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const e = toApiError(err);
     if (e.status >= 500 && e.code !== 'service_unavailable') req.log.error({ err }, 'request failed');
+    else if (isOutOfSpace(err)) req.log.error({ err }, 'out of storage space: a write was refused');
     else if (e.code === 'service_unavailable' && !(err instanceof ApiError))
       req.log.warn({ err }, 'database unavailable');
     if (e.headers) reply.headers(e.headers);

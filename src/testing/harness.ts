@@ -62,6 +62,8 @@ export type HarnessOptions = {
    * from `env`); by default none, so tests may build dispatchers of their own and read hook rows as they are.
    */
   secretsAtRest?: boolean;
+  /** An existing, empty DATA_DIR (e.g. on a small file system) instead of a new temp folder; removed at close. */
+  dataDir?: string;
 };
 
 /** A port free right now on 127.0.0.1 (for a BASE_URL that names the harness's own address). */
@@ -86,7 +88,7 @@ const agentFor = (localAddress?: string): Agent => {
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const clock = new ManualClock(opts.start ?? Date.parse('2026-11-22T10:00:00.000Z'));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-'));
+  const dir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-'));
   let db: Db;
   let dropDb = async () => undefined as void;
   if (!opts.database || opts.database === 'sqlite') {
