@@ -1,6 +1,6 @@
 // The documents a verified file can be: the one whose seal revision (a prefix of every copy, renewed ones
 // included) or whose current signed file has one of the given hashes; or, once purged, its tombstone.
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
 export type SealedDocument = {
@@ -12,21 +12,27 @@ export type SealedDocument = {
   purged_at: number | null;
 };
 
+/** The hash match both tables share: the current signed file, or one of the seal revisions. */
+const sealedAs =
+  (revisionHashes: string[], fileSha256: string) =>
+  (eb: ExpressionBuilder<Database, 'documents'> | ExpressionBuilder<Database, 'document_tombstones'>) => {
+    const b = eb as ExpressionBuilder<Database, 'documents'>;
+    return b.or([
+      b('signed_sha256', '=', fileSha256),
+      ...(revisionHashes.length ? [b('seal_revision_sha256', 'in', revisionHashes)] : []),
+    ]);
+  };
+
 export async function findSealedDocument(
   db: Kysely<Database>,
   revisionHashes: string[],
   fileSha256: string,
 ): Promise<SealedDocument | null> {
-  const hashes = revisionHashes.filter(Boolean);
+  const matches = sealedAs(revisionHashes.filter(Boolean), fileSha256);
   const row = await db
     .selectFrom('documents')
     .select(['id', 'title', 'completed_at', 'status'])
-    .where((eb) =>
-      eb.or([
-        eb('signed_sha256', '=', fileSha256),
-        ...(hashes.length ? [eb('seal_revision_sha256', 'in', hashes)] : []),
-      ]),
-    )
+    .where(matches)
     .where('status', '=', 'completed')
     .orderBy('completed_at', 'asc')
     .executeTakeFirst();
@@ -34,12 +40,7 @@ export async function findSealedDocument(
   const tomb = await db
     .selectFrom('document_tombstones')
     .select(['id', 'completed_at', 'status', 'purged_at'])
-    .where((eb) =>
-      eb.or([
-        eb('signed_sha256', '=', fileSha256),
-        ...(hashes.length ? [eb('seal_revision_sha256', 'in', hashes)] : []),
-      ]),
-    )
+    .where(matches)
     .where('status', '=', 'completed')
     .orderBy('completed_at', 'asc')
     .executeTakeFirst();
