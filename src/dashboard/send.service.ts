@@ -87,19 +87,22 @@ export async function createDraft(
   }
   const now = deps.clock.now();
   const id = newId('drf');
-  const blob = await deps.blobs.put(upload.bytes, 'draft');
-  await insertDraft(deps.db.kysely, {
-    id,
-    workspace_id: v.workspace.id,
-    created_by: v.user.id,
-    file_name: (upload.fileName || 'document.pdf').slice(0, 255),
-    pdf_blob: blob,
-    pages: JSON.stringify(pages),
-    form: JSON.stringify(form),
-    fields: JSON.stringify([]),
-    created_at: now,
-    updated_at: now,
-  });
+  const bytes = upload.bytes;
+  // One transaction: a draft row that cannot be written takes its file with it (blob-store.ts).
+  await deps.db.kysely.transaction().execute(async (trx) =>
+    insertDraft(trx, {
+      id,
+      workspace_id: v.workspace.id,
+      created_by: v.user.id,
+      file_name: (upload.fileName || 'document.pdf').slice(0, 255),
+      pdf_blob: await deps.blobs.put(bytes, 'draft', trx),
+      pages: JSON.stringify(pages),
+      form: JSON.stringify(form),
+      fields: JSON.stringify([]),
+      created_at: now,
+      updated_at: now,
+    }),
+  );
   return id;
 }
 

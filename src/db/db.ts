@@ -7,7 +7,7 @@ import { Kysely, PostgresDialect, sql, type LogConfig, type SelectQueryBuilder, 
 import type { Database as Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
 import { poolSizeFor } from '../config.js';
-import { WaitingSqliteDialect } from './sqlite-driver.js';
+import { RollbackHooks, WaitingSqliteDialect } from './sqlite-driver.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -22,6 +22,11 @@ export type Db = {
    * data_version, read every WORK_POLL_MS). Returns the unsubscribe.
    */
   watchWork(listener: (table: string | null) => void): () => void;
+  /**
+   * SQLite only (null on PostgreSQL, where a blob is a row of the transaction): runs `undo` if the transaction open
+   * on this process's connection rolls back; outside a transaction it does nothing (sqlite-driver.ts).
+   */
+  onRollback: ((undo: () => Promise<void>) => void) | null;
   close(): Promise<void>;
 };
 
@@ -79,10 +84,15 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
     sqlite.pragma('foreign_keys = ON');
     let writes = 0;
     const database = cachingPrepare(sqlite, STATEMENT_CACHE_SIZE, () => void writes++);
-    const kysely = new Kysely<Schema>({ dialect: new WaitingSqliteDialect({ database }, sqlite), log: captureLog() });
+    const hooks = new RollbackHooks();
+    const kysely = new Kysely<Schema>({
+      dialect: new WaitingSqliteDialect({ database }, sqlite, hooks),
+      log: captureLog(),
+    });
     db = {
       kysely,
       dialect: 'sqlite',
+      onRollback: (undo) => hooks.onRollback(undo),
       probe: sqliteChangeProbe(sqlite, () => writes),
       watchWork: sqliteWorkWatch(sqlite),
       close: () => kysely.destroy(),
@@ -110,6 +120,7 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
     db = {
       kysely,
       dialect: 'postgres',
+      onRollback: null,
       probe,
       watchWork: (listener) => probe.watchWork(listener),
       close: async () => {

@@ -21,6 +21,7 @@ import * as m018 from './migrations/018-work-notices.js';
 import * as m019 from './migrations/019-callback-hooks.js';
 import * as m020 from './migrations/020-claim-room.js';
 import * as m021 from './migrations/021-purge.js';
+import * as m022 from './migrations/022-workspace-face.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -45,6 +46,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '019-callback-hooks': m019,
   '020-claim-room': m020,
   '021-purge': m021,
+  '022-workspace-face': m022,
 };
 
 export type MigrationName = keyof typeof list;

@@ -26,7 +26,9 @@ export type WorkspacesTable = {
   created_at: number;
 } & ReminderPolicyColumns &
   /** Migration 021: ended documents are purged this many days after they ended; null keeps them. */
-  Optional<'retention_days', number>;
+  Optional<'retention_days', number> &
+  /** Migration 022: accent colour `#rrggbb`, logo blob and its media type, hosting region (null: none of each). */
+  Optional<'brand_color' | 'logo_blob' | 'logo_type' | 'region', string>;
 /** A reminder policy (migration 012): both null means no automatic reminders. */
 type ReminderPolicyColumns = Optional<'reminder_after_days' | 'reminder_every_days', number>;
 

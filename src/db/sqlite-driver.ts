@@ -11,6 +11,9 @@
 // - The connection's busy handler is off (busy_timeout 0) once this driver runs, so all waiting happens here.
 // - A transaction SQLite already rolled back itself (after a full disk, say) is not rolled back again: the caller
 //   sees the error that ended it.
+// - What `onRollback` registered during a transaction runs after that transaction rolls back (its commit failing
+//   included) and is forgotten when it commits: one connection per process holds one transaction at a time, so
+//   "the open transaction" is unambiguous. Blob files written for it go this way (documents/blob-store.ts).
 import type Database from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -22,6 +25,30 @@ import {
   type SqliteDialectConfig,
   type TransactionSettings,
 } from 'kysely';
+
+/** Undo steps for the transaction open on this process's connection (see the guarantees above). */
+export class RollbackHooks {
+  #open = false;
+  #undo: (() => Promise<void>)[] = [];
+  /** Registers `undo` for the open transaction; outside one there is nothing to undo and it is dropped. */
+  onRollback(undo: () => Promise<void>): void {
+    if (this.#open) this.#undo.push(undo);
+  }
+  begin(): void {
+    this.#open = true;
+    this.#undo = [];
+  }
+  committed(): void {
+    this.#open = false;
+    this.#undo = [];
+  }
+  async rolledBack(): Promise<void> {
+    const undo = this.#undo;
+    this.committed();
+    // An undo step that fails leaves what the orphan check (blob-orphans.ts) finds; the rollback itself stands.
+    for (const step of undo) await step().catch(() => undefined);
+  }
+}
 
 /** How long a statement waits for another writer, in all; the same bound the busy handler had. */
 export const BUSY_WAIT_MS = 5_000;
@@ -58,9 +85,12 @@ class WaitingSqliteDriver implements Driver {
   readonly #sqlite: Database.Database;
   #connection: { inner: DatabaseConnection; outer: DatabaseConnection } | undefined;
 
-  constructor(config: SqliteDialectConfig, sqlite: Database.Database) {
+  readonly #hooks: RollbackHooks;
+
+  constructor(config: SqliteDialectConfig, sqlite: Database.Database, hooks: RollbackHooks) {
     this.#inner = new SqliteDriver(config);
     this.#sqlite = sqlite;
+    this.#hooks = hooks;
   }
   async init() {
     await this.#inner.init();
@@ -75,12 +105,20 @@ class WaitingSqliteDriver implements Driver {
   }
   async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings) {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    this.#hooks.begin();
   }
-  commitTransaction = (c: DatabaseConnection) => this.#inner.commitTransaction(c);
+  commitTransaction = async (c: DatabaseConnection) => {
+    await this.#inner.commitTransaction(c);
+    this.#hooks.committed();
+  };
   // SQLite rolls a transaction back by itself after some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM): a ROLLBACK
   // then fails with "no transaction is active" and would hide the error that caused it (a full disk became a 500).
   rollbackTransaction = async (c: DatabaseConnection) => {
-    if (this.#sqlite.inTransaction) await this.#inner.rollbackTransaction(c);
+    try {
+      if (this.#sqlite.inTransaction) await this.#inner.rollbackTransaction(c);
+    } finally {
+      await this.#hooks.rolledBack();
+    }
   };
   savepoint: SqliteDriver['savepoint'] = (c, name, compile) => this.#inner.savepoint(c, name, compile);
   rollbackToSavepoint: SqliteDriver['rollbackToSavepoint'] = (c, name, compile) =>
@@ -91,16 +129,18 @@ class WaitingSqliteDriver implements Driver {
   destroy = () => this.#inner.destroy();
 }
 
-/** SqliteDialect with the waiting driver above, over `sqlite` (the handle behind `config.database`). */
+/** SqliteDialect with the waiting driver above, over `sqlite` (the handle behind `config.database`), reporting to `hooks`. */
 export class WaitingSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
   readonly #sqlite: Database.Database;
-  constructor(config: SqliteDialectConfig, sqlite: Database.Database) {
+  readonly #hooks: RollbackHooks;
+  constructor(config: SqliteDialectConfig, sqlite: Database.Database, hooks: RollbackHooks) {
     super(config);
     this.#config = config;
     this.#sqlite = sqlite;
+    this.#hooks = hooks;
   }
   override createDriver(): Driver {
-    return new WaitingSqliteDriver(this.#config, this.#sqlite);
+    return new WaitingSqliteDriver(this.#config, this.#sqlite, this.#hooks);
   }
 }

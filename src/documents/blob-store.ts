@@ -1,6 +1,8 @@
 // PDFs and signature images, where db/ says they live (`blobHome`): files under DATA_DIR/blobs (written atomically,
 // by temp file + rename) beside the embedded default, or database rows, so every instance sees every blob and a
 // blob written inside a transaction commits with it. Keys are generated here, never taken from a caller.
+// A file written for a transaction (`trx` given) is removed again if that transaction rolls back (db.onRollback), so
+// a write refused for lack of space, or any other failure after the put, leaves no orphan file.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -20,11 +22,14 @@ export type BlobStore = {
 const newKey = (kind: string) => `${kind}/${randomBytes(16).toString('hex')}`;
 const KEY_SHAPE = /^[a-z-]+\/[0-9a-f]{32}$/;
 
-export function createFileBlobStore(dir: string): BlobStore {
+export function createFileBlobStore(
+  dir: string,
+  onRollback: ((undo: () => Promise<void>) => void) | null = null,
+): BlobStore {
   // Each kind's folder is made once per process, not on every put; one removed since is made again.
   const made = new Set<string>();
   return {
-    async put(bytes, kind) {
+    async put(bytes, kind, trx) {
       const key = newKey(kind);
       const file = path.join(dir, key);
       const folder = path.dirname(file);
@@ -45,6 +50,7 @@ export function createFileBlobStore(dir: string): BlobStore {
         await fs.rm(tmp, { force: true }).catch(() => undefined);
         throw err;
       }
+      if (trx) onRollback?.(() => fs.rm(file, { force: true }));
       return key;
     },
     async get(key) {
@@ -85,4 +91,6 @@ export function createDbBlobStore(db: Db, clock: Clock): BlobStore {
 
 /** The store where the database says blobs live (`blobHome`). */
 export const createBlobStore = (db: Db, clock: Clock, dataDir: string): BlobStore =>
-  blobHome(db) === 'database' ? createDbBlobStore(db, clock) : createFileBlobStore(path.join(dataDir, 'blobs'));
+  blobHome(db) === 'database'
+    ? createDbBlobStore(db, clock)
+    : createFileBlobStore(path.join(dataDir, 'blobs'), db.onRollback);
