@@ -151,3 +151,8 @@ export const PRUNE_TIME_BUDGET_MS = 10 * MIN;
 export const RETENTION_DAYS = { min: 1, max: 36_500 } as const;
 /** Documents purged per transaction by the purge-documents job (each purge is a handful of short statements). */
 export const PURGE_BATCH_DOCUMENTS = 20;
+/**
+ * A blob nothing names is deleted once it is this old (blob-orphans.ts): younger, its transaction may still commit,
+ * or the template editor's upload may still be published.
+ */
+export const BLOB_ORPHAN_GRACE_MS = 24 * 3600_000;

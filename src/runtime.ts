@@ -35,6 +35,7 @@ import { createTwilioTransport } from './sms/transport.js';
 import { expireReviewsJob } from './templates/staging.js';
 import { pruneEmbedSessionsJob } from './embedded/sessions.service.js';
 import { createBlobStore, type BlobStore } from './documents/blob-store.js';
+import { sweepOrphanBlobsJob } from './documents/blob-orphans.js';
 import { createFileFetcher, type FileFetcher } from './documents/fetch-file.js';
 import { pdfEngine } from './documents/pdf/engine.js';
 import { closePdfWorkers } from './documents/pdf/pool.js';
@@ -51,6 +52,7 @@ import { noWake, type Wakers } from './signing/transition.js';
 import { createTrustStore, type TrustStore } from './pki/trust.js';
 import { createQesService } from './qes/service.js';
 import type { Pki, PkiOptions } from './pki/pki.js';
+import { pemCertsToDer } from './pki/pem.js';
 import { prepareSecretsOrClose } from './secrets/keyring.js';
 
 export const newWorkerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -96,6 +98,7 @@ const JOBS: Record<JobName, (deps: JobDeps) => ScheduledJob> = {
   'send-reminders': (deps) => sendRemindersJob({ ...transitionDeps(deps), config: deps.config }),
   'warn-expiring': (deps) => warnExpiringJob({ ...transitionDeps(deps), config: deps.config }),
   'purge-documents': (deps) => purgeDocumentsJob(deps),
+  'sweep-orphan-blobs': (deps) => sweepOrphanBlobsJob(deps),
 };
 
 const transitionDeps = ({ db, clock, wake }: JobDeps) => ({
@@ -173,7 +176,7 @@ export async function createPkiServices(config: Config, clock: Clock, keyring: P
     publicBaseUrl: config.baseUrl,
     keyring,
   });
-  const trustedTsaCas = config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : undefined;
+  const trustedTsaCas = config.tsaCaFile ? pemCertsToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : undefined;
   const externalTsa = config.tsaUrl
     ? createTsaClient({ url: config.tsaUrl, clock, trustedCaDer: trustedTsaCas })
     : undefined;
@@ -229,16 +232,11 @@ export function trustStoreFor(config: Config, clock: Clock, keyring: PkiOptions[
     generationNumbers: async () => (await pki()).generationNumbers(config.dataDir),
     // An external TSA's CAs and the qualified provider's: their signatures are reported as trusted.
     extraAnchors: async () => [
-      ...(config.tsaCaFile ? pemToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : []),
-      ...(config.qes ? pemToDer(await fs.readFile(config.qes.caFile, 'utf8')) : []),
+      ...(config.tsaCaFile ? pemCertsToDer(await fs.readFile(config.tsaCaFile, 'utf8')) : []),
+      ...(config.qes ? pemCertsToDer(await fs.readFile(config.qes.caFile, 'utf8')) : []),
     ],
   });
 }
-
-const pemToDer = (pem: string): Uint8Array[] =>
-  [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map(
-    (m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')),
-  );
 
 export async function createRuntime(config: Config, opts: RuntimeOptions): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;

@@ -240,7 +240,7 @@ function checkSchema(check: typeof createCheck | typeof versionCheck, body: unkn
   throw invalid(where, `${where} ${first.message}.`);
 }
 
-/** Keeps an uploaded PDF until the form is published; returns its key for the form's hidden field. */
+/** Keeps an uploaded PDF until the form is published (a day at least: then the orphan sweep may take it); returns its key for the form's hidden field. */
 export const keepUpload = (deps: DashboardDeps, v: Viewer, bytes: Uint8Array) =>
   deps.blobs.put(bytes, uploadKind(v.workspace.id));
 

@@ -142,7 +142,8 @@ for (const d of databases) {
       ])
         ok(await owner.get(path));
       // The scheduled jobs, on the seeded due rows.
-      for (const name of JOB_NAMES) await e.h.runtime.runJob(name);
+      // Not the daily orphan sweep: it reads each table with a blob column once by design (blob-orphans.ts).
+      for (const name of JOB_NAMES) if (name !== 'sweep-orphan-blobs') await e.h.runtime.runJob(name);
 
       const api = e.api;
       // /v1: workspace, hooks, signing requests (with a callback hook), reads, template instantiate, embed session.

@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import { blobHome, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
+import { blobKeysBefore } from './blob-orphans.repo.js';
 
 export type BlobStore = {
   /** Stores bytes under a new key; `trx` makes the write part of that transaction where the store can. */
@@ -17,6 +18,8 @@ export type BlobStore = {
   get(key: string): Promise<Uint8Array>;
   /** Deletes a blob; one already gone is no error (a retried deletion). Only documents/blob-deletions.ts calls it. */
   delete(key: string): Promise<void>;
+  /** Every key written before `before` (epoch ms; a file's modification time), for the orphan check only. */
+  list(before: number): AsyncIterable<string>;
 };
 
 const newKey = (kind: string) => `${kind}/${randomBytes(16).toString('hex')}`;
@@ -61,6 +64,20 @@ export function createFileBlobStore(
       if (!KEY_SHAPE.test(key)) throw new Error('bad blob key');
       await fs.rm(path.join(dir, key), { force: true });
     },
+    async *list(before) {
+      // Temp files (`<key>.<hex>.tmp`) are not keys: a failed put removes its own.
+      for (const kind of await fs.readdir(dir).catch(() => [] as string[])) {
+        const folder = path.join(dir, kind);
+        const entries = await fs.opendir(folder).catch(() => null);
+        if (!entries) continue;
+        for await (const e of entries) {
+          const key = `${kind}/${e.name}`;
+          if (!e.isFile() || !KEY_SHAPE.test(key)) continue;
+          const st = await fs.stat(path.join(folder, e.name)).catch(() => null);
+          if (st && st.mtimeMs < before) yield key;
+        }
+      }
+    },
   };
 }
 
@@ -85,6 +102,15 @@ export function createDbBlobStore(db: Db, clock: Clock): BlobStore {
     },
     async delete(key) {
       await db.kysely.deleteFrom('blobs').where('key', '=', key).execute();
+    },
+    async *list(before) {
+      let after = '';
+      for (;;) {
+        const keys = await blobKeysBefore(db.kysely, before, after, 1000);
+        yield* keys;
+        if (keys.length < 1000) return;
+        after = keys.at(-1)!;
+      }
     },
   };
 }

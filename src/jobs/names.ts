@@ -14,6 +14,7 @@ export const JOB_NAMES = [
   'send-reminders',
   'warn-expiring',
   'purge-documents',
+  'sweep-orphan-blobs',
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];
