@@ -1,6 +1,7 @@
 // The orphan check's SQL (blob-orphans.ts). The candidates live in a temporary table on one pinned connection; what
 // names a blob is every column called `*_blob` (the schema's convention) and the deletion queue.
 import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 
 const CANDIDATES = 'blob_orphan_candidates';
@@ -24,33 +25,25 @@ export async function addCandidates(conn: Kysely<Database>, keys: readonly strin
     on conflict do nothing`.execute(conn);
 }
 
-/** Drops the candidates `table.column` names: one pass over that table, whatever the number of candidates. */
-export async function dropNamed(conn: Kysely<Database>, table: string, column: string): Promise<void> {
-  await sql`delete from ${sql.table(CANDIDATES)} where key in
-    (select ${sql.ref(column)} from ${sql.table(table)} where ${sql.ref(column)} is not null)`.execute(conn);
-}
-
-export const remainingCandidates = async (conn: Kysely<Database>, limit: number): Promise<string[]> =>
-  (
-    await sql<{ key: string }>`select key from ${sql.table(CANDIDATES)} order by key limit ${limit}`.execute(conn)
-  ).rows.map((r) => r.key);
-
 /**
- * Queues the candidates still named by nothing, checked again in one statement (one snapshot: a blob a draft hands to
- * its document between two of the passes above is seen in one column or the other). Returns the keys queued.
+ * The candidates nothing names, read in one statement (one snapshot: a blob a draft hands to its document is seen in
+ * one column or the other) and without the write lock. Each column is read once per statement: SQLite evaluates an
+ * uncorrelated `not in` once into a temporary index, PostgreSQL turns `not exists` into an anti-join (its `not in`
+ * falls back to a scan per row once the keys outgrow work_mem).
  */
-export async function queueUnnamed(
+export async function unnamedCandidates(
   conn: Kysely<Database>,
+  dialect: Dialect,
   columns: readonly { table: string; column: string }[],
-  now: number,
+  limit: number,
 ): Promise<string[]> {
-  const named = columns.map(
-    (c) => sql`not exists (select 1 from ${sql.table(c.table)} where ${sql.ref(c.column)} = c.key)`,
+  const named = [...columns, { table: 'blob_deletions', column: 'key' }].map((c) =>
+    dialect === 'sqlite'
+      ? sql`c.key not in (select ${sql.ref(c.column)} from ${sql.table(c.table)} where ${sql.ref(c.column)} is not null)`
+      : sql`not exists (select 1 from ${sql.table(c.table)} t where t.${sql.ref(c.column)} = c.key)`,
   );
-  const r = await sql<{ key: string }>`insert into blob_deletions (key, created_at, attempts, last_error)
-    select c.key, ${now}, 0, null from ${sql.table(CANDIDATES)} c
-    where ${sql.join([...named, sql`not exists (select 1 from blob_deletions d where d.key = c.key)`], sql` and `)}
-    on conflict do nothing returning key`.execute(conn);
+  const r = await sql<{ key: string }>`select c.key from ${sql.table(CANDIDATES)} c
+    where ${sql.join(named, sql` and `)} order by c.key limit ${limit}`.execute(conn);
   return r.rows.map((row) => row.key);
 }
 

@@ -2,10 +2,12 @@
 // rollback removes its files itself, blob-store.ts), or an editor upload never published. Guarantees:
 // - A blob younger than BLOB_ORPHAN_GRACE_MS is never touched, so a transaction still open or an upload still in a
 //   form keeps its blob.
-// - A blob named by any `*_blob` column is never deleted: the last check and the queueing are one statement.
+// - A blob named by any `*_blob` column is never deleted: what is unnamed is read in one statement (one snapshot), and
+//   a blob unnamed past the grace is never named later (keys are made by `put` and named in its transaction; a
+//   draft's blob is named by the draft until its document names it, in one transaction).
 // - Orphans go through the deletion queue (blob-deletions.ts), so a crash mid-sweep repeats work and loses none.
 // - The cost is one pass over the store's listing and one over each table with a blob column, whatever the number
-//   of blobs; the write lock is held only for the final statement, over the few candidates left.
+//   of blobs, and no write lock but for queueing the orphans found.
 import type { Db } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { BLOB_ORPHAN_GRACE_MS } from '../limits.js';
@@ -18,12 +20,13 @@ import {
   blobColumns,
   createCandidates,
   dropCandidates,
-  dropNamed,
-  queueUnnamed,
-  remainingCandidates,
+  unnamedCandidates,
 } from './blob-orphans.repo.js';
+import { queueBlobDeletions } from './blob-deletions.repo.js';
 
 const INSERT_BATCH = 500;
+/** Orphans one sweep deletes at most; the next run takes the rest. */
+const MAX_SWEEP = 100_000;
 
 /**
  * Finds the blobs older than the grace that nothing names; with `remove`, queues and deletes them. Returns the keys
@@ -53,17 +56,18 @@ export async function sweepOrphanBlobs(
       }
       await addCandidates(conn, batch);
       checked += batch.length;
-      for (const c of columns) await dropNamed(conn, c.table, c.column);
-      await dropNamed(conn, 'blob_deletions', 'key');
-      if (!o.remove) return { checked, orphans: await remainingCandidates(conn, o.limit ?? 1000), queued: false };
-      const queued = await conn.transaction().execute((trx) => queueUnnamed(trx, columns, clock.now()));
-      return { checked, orphans: queued, queued: true };
+      const orphans = await unnamedCandidates(conn, db.dialect, columns, o.remove ? MAX_SWEEP : (o.limit ?? 1000));
+      return { checked, orphans };
     } finally {
       await dropCandidates(conn);
     }
   });
   // After the pinned connection is given back: on SQLite it is the only one, and the drain needs it.
-  const deleted = found.queued ? (await drainBlobDeletions(db, clock, blobs, { keys: found.orphans })).deleted : 0;
+  let deleted = 0;
+  if (o.remove && found.orphans.length) {
+    await queueBlobDeletions(db.kysely, found.orphans, clock.now());
+    deleted = (await drainBlobDeletions(db, clock, blobs, { keys: found.orphans })).deleted;
+  }
   return { checked: found.checked, orphans: found.orphans.slice(0, o.limit ?? 1000), deleted };
 }
 
