@@ -11,6 +11,7 @@ import { startHarness, type Harness } from '../testing/harness.js';
 import { runSignet, startServer, type ChildServer } from '../testing/child-server.js';
 import { bothDatabases, freshPostgres } from '../testing/services.js';
 import { openDb, type Db } from '../db/db.js';
+import { migrateToLatest } from '../db/migrate.js';
 import { createWorkspace } from './workspaces.repo.js';
 
 const databases = await bothDatabases();
@@ -130,3 +131,46 @@ for (const d of databases) {
     });
   });
 }
+
+describe('SIGNET_REGION on a database before migration 022 (SIGNET_AUTO_MIGRATE=0)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-region-old-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('workspace create refuses with one line naming the migration; without a region it still works', async () => {
+    const url = `sqlite:${path.join(dir, 'signet.db')}`;
+    const db = await openDb(url, { migrate: false });
+    await migrateToLatest(db, '021-purge');
+    await db.close();
+    const env = { DATABASE_URL: url, SIGNET_AUTO_MIGRATE: '0' };
+    const refused = await runSignet(dir, ['workspace', 'create', '--name', 'X', '--json'], {
+      ...env,
+      SIGNET_REGION: 'eu-central',
+    });
+    assert.notEqual(refused.code, 0);
+    assert.equal(refused.stdout, '');
+    assert.match(
+      refused.stderr,
+      /^signet: SIGNET_REGION needs migration 022-workspace-face; run signet migrate first\n$/,
+    );
+    const plain = await runSignet(dir, ['workspace', 'create', '--name', 'Y', '--json'], env);
+    assert.equal(plain.code, 0, plain.stderr);
+    const ws = JSON.parse(plain.stdout).workspace;
+    assert.deepEqual(Object.keys(ws).sort(), INTERFACE_FIELDS);
+
+    // A server ahead of its schema (and told a region) still authenticates and answers /v1/me, without a region.
+    const old = await openDb(url, { migrate: false });
+    const k = await createKey(old.kysely, { workspaceId: ws.id, legacy: false }, Date.now());
+    await old.close();
+    const server = await startServer(dir, { env: { ...env, SIGNET_REGION: 'eu-central' } });
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}/v1/me`, {
+        headers: { authorization: `Bearer ${k.plaintext}` },
+      });
+      assert.equal(res.status, 200);
+      assert.deepEqual(Object.keys((await res.json()) as object).sort(), INTERFACE_FIELDS);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+});
