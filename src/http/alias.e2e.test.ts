@@ -94,6 +94,15 @@ for (const d of databases) {
       }
       e.h.clock.advance(60_000);
       assert.equal((await viaAlias('GET', '/v1/hooks', { token: t.token })).status, 200, 'a new window');
+      // The key-use audit names the canonical route, whichever address was called.
+      await e.h.app.flushKeyUses();
+      const routes = await e.h.db.kysely
+        .selectFrom('key_uses')
+        .select(['route', 'status'])
+        .where('key_id', '=', t.keyId)
+        .execute();
+      assert.equal(routes.length, 63);
+      assert.deepEqual([...new Set(routes.map((r) => r.route))], ['/v1/hooks']);
     });
 
     test('only /v1 is served under the alias’s path; the OpenAPI document keeps both servers', async () => {
