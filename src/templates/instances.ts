@@ -7,9 +7,8 @@
 // - a release (at once, or at confirm) emits exactly one `signing_request.sent` (source `template_instance`) for the
 //   first recipient released; later turns emit none (signing.service.ts releases them);
 // - review links carry a one-time link token (lib/tokens.ts); only its hash is stored;
-// - with review staging switched off (SIGNET_REVIEW_STAGING=0), `review: true` is refused first, before any lookup,
-//   with 503 review_unavailable and no Retry-After: waiting will not bring it back. Staged instances made before
-//   the switch can still be confirmed or discarded (staging.ts).
+// - with review staging off (SIGNET_REVIEW_STAGING=0), `review: true` is refused before any lookup: 503
+//   review_unavailable without Retry-After (waiting will not help); instances staged earlier still confirm or discard.
 import { iso } from '../lib/clock.js';
 import { apiError, ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
