@@ -10,6 +10,7 @@ import type { Db } from './db/db.js';
 import type { BlobStore } from './documents/blob-store.js';
 import type { FileFetcher } from './documents/fetch-file.js';
 import type { PdfEngine } from './documents/pdf/engine.js';
+import { aliasRewrite } from './http/alias.js';
 import { registerAuth } from './http/auth.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling, notFound } from './http/error-handler.js';
 import { frontDoor } from './http/front-door.js';
@@ -125,6 +126,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     forceCloseConnections: 'idle',
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // The alias address's path prefix comes off before routing (http/alias.ts).
+    rewriteUrl: aliasRewrite(deps.config.aliasBaseUrl),
     ...serverOptions(deps.config.limits, tls ? secureContextOptions(tls) : undefined),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: true } },
     schemaController: {

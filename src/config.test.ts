@@ -16,6 +16,19 @@ test('defaults: port 3000, dual-stack host, SQLite in ./data, base URL on the po
   assert.equal(c.redisUrl, null);
   assert.equal(c.allowPrivateNetwork, false);
   assert.deepEqual(c.tierCaps, { starter: 50, business: 1000 });
+  assert.equal(c.region, null);
+  assert.equal(c.reviewStaging, true);
+});
+
+test('SIGNET_REGION is a short label; SIGNET_REVIEW_STAGING is 1 or 0; an alias may have a path', () => {
+  assert.equal(loadConfig({ SIGNET_REGION: 'eu-central' }).region, 'eu-central');
+  assert.equal(loadConfig({ SIGNET_REGION: 'a'.repeat(32) }).region, 'a'.repeat(32));
+  assert.equal(loadConfig({ SIGNET_REVIEW_STAGING: '0' }).reviewStaging, false);
+  assert.equal(loadConfig({ SIGNET_REVIEW_STAGING: '1' }).reviewStaging, true);
+  assert.equal(
+    loadConfig({ ALIAS_BASE_URL: 'https://legacy.example.com/esign/' }).aliasBaseUrl,
+    'https://legacy.example.com/esign',
+  );
 });
 
 test('explicit values are honoured', () => {
@@ -46,6 +59,14 @@ test('a bad value stops start-up with one line naming the variable, never echoin
     [{ BASE_URL: 'localhost:3000' }, /^BASE_URL /],
     [{ BASE_URL: 'ftp://x' }, /^BASE_URL /],
     [{ ALIAS_BASE_URL: '::' }, /^ALIAS_BASE_URL /],
+    [{ ALIAS_BASE_URL: 'https://legacy.example.com/v1' }, /^ALIAS_BASE_URL/],
+    [{ ALIAS_BASE_URL: 'https://legacy.example.com/esign?x=1' }, /^ALIAS_BASE_URL /],
+    [{ SIGNET_REGION: 'EU-Central' }, /^SIGNET_REGION /],
+    [{ SIGNET_REGION: 'eu central' }, /^SIGNET_REGION /],
+    [{ SIGNET_REGION: 'a'.repeat(33) }, /^SIGNET_REGION /],
+    [{ SIGNET_REGION: 'eu_central' }, /^SIGNET_REGION /],
+    [{ SIGNET_REVIEW_STAGING: 'off' }, /^SIGNET_REVIEW_STAGING /],
+    [{ SIGNET_REVIEW_STAGING: 'true' }, /^SIGNET_REVIEW_STAGING /],
     [{ DATABASE_URL: 'mysql://u:secretpw@h/db' }, /^DATABASE_URL /],
     [{ REDIS_URL: 'http://cache' }, /^REDIS_URL /],
     [{ SIGNET_ALLOW_PRIVATE_NETWORK: 'maybe' }, /^SIGNET_ALLOW_PRIVATE_NETWORK /],

@@ -20,7 +20,18 @@ export type Config = {
   port: number;
   host: string;
   baseUrl: string;
+  /**
+   * A second permanent address of the same API. With a path (`https://legacy.example.com/esign`), `/v1` is also
+   * served under that path (http/alias.ts); links keep using baseUrl.
+   */
   aliasBaseUrl: string | null;
+  /** The hosting region this deployment records on each workspace it creates (SIGNET_REGION); null: none. */
+  region: string | null;
+  /**
+   * Template instances may be staged for review (`review: true`); `SIGNET_REVIEW_STAGING=0` turns that off, and such
+   * calls answer 503 review_unavailable without Retry-After.
+   */
+  reviewStaging: boolean;
   dataDir: string;
   databaseUrl: string;
   /** PostgreSQL connections per process (DATABASE_POOL_MAX; default poolSizeFor(cores)). Unused on SQLite. */
@@ -211,6 +222,26 @@ function parseRetention(env: NodeJS.ProcessEnv): Retention {
   };
 }
 
+/** A short label such as `eu-central`: what a customer reads on /v1/me, so nothing that needs escaping. */
+function parseRegion(value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  if (!/^[a-z0-9-]{1,32}$/.test(value)) {
+    throw new ConfigError(`SIGNET_REGION must be 1 to 32 lowercase letters, digits or hyphens, got "${value}"`);
+  }
+  return value;
+}
+
+/** The alias's path may not sit under /v1: /v1/… would then name two different things. */
+function parseAliasBaseUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  const alias = parseUrl('ALIAS_BASE_URL', value, ['http:', 'https:']).replace(/\/+$/, '');
+  const u = new URL(alias);
+  if (u.search || u.hash) throw new ConfigError(`ALIAS_BASE_URL must have no query or fragment, got "${value}"`);
+  if (/^\/v1(\/|$)/.test(u.pathname))
+    throw new ConfigError(`ALIAS_BASE_URL's path may not start with /v1, got "${value}"`);
+  return alias;
+}
+
 const TIERS = ['free', 'starter', 'business', 'enterprise'] as const;
 
 function parseUrl(name: string, value: string, protocols: string[]): string {
@@ -231,6 +262,13 @@ function parseBool(name: string, value: string | undefined): boolean {
   if (['1', 'true', 'yes', 'on'].includes(value.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(value.toLowerCase())) return false;
   throw new ConfigError(`${name} must be 1/0/true/false, got "${value}"`);
+}
+
+/** `1` (the default) or `0`, nothing else: a switch whose spelling is never guessed. */
+function parseSwitch(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === '1') return true;
+  if (value === '0') return false;
+  throw new ConfigError(`${name} must be 1 or 0, got "${value}"`);
 }
 
 function parseTrustProxy(value: string | undefined): string[] {
@@ -279,9 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     /\/+$/,
     '',
   );
-  const aliasBaseUrl = env.ALIAS_BASE_URL
-    ? parseUrl('ALIAS_BASE_URL', env.ALIAS_BASE_URL, ['http:', 'https:']).replace(/\/+$/, '')
-    : null;
+  const aliasBaseUrl = parseAliasBaseUrl(env.ALIAS_BASE_URL);
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const databaseUrl = env.DATABASE_URL || `sqlite:${path.join(dataDir, 'signet.db')}`;
   if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
@@ -302,6 +338,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     baseUrl,
     aliasBaseUrl,
+    region: parseRegion(env.SIGNET_REGION),
+    reviewStaging: parseSwitch('SIGNET_REVIEW_STAGING', env.SIGNET_REVIEW_STAGING),
     dataDir,
     databaseUrl,
     databasePoolMax: parseInteger(env, 'DATABASE_POOL_MAX', poolSizeFor(os.availableParallelism()), 1, 1000),

@@ -2,6 +2,7 @@
 // dashboard people, its templates.
 import type { Command } from 'commander';
 import { tiers } from '../config.js';
+import { migrationApplied } from '../db/migrate.js';
 import { systemClock } from '../lib/clock.js';
 import { ROLES, type Role } from '../dashboard/people.repo.js';
 import { createUserLink } from '../dashboard/people.service.js';
@@ -33,10 +34,18 @@ export function addWorkspaceCommands(program: Command): void {
       if (!name || name.length > 200) throw new CliError('--name must be 1 to 200 characters');
       if (!(tiers as readonly string[]).includes(o.tier))
         throw new CliError(`--tier must be one of ${tiers.join('|')}`);
-      const ws = await withDb((db) =>
-        createWorkspace(db.kysely, { name, tier: o.tier, replyTo: o.replyTo }, systemClock.now()),
+      // The deployment's region is recorded on the workspace now and kept, whatever SIGNET_REGION says later.
+      const region = config.region;
+      const ws = await withDb(async (db) => {
+        if (region && !(await migrationApplied(db, '022-workspace-face')))
+          throw new CliError('SIGNET_REGION needs migration 022-workspace-face; run signet migrate first');
+        return createWorkspace(db.kysely, { name, tier: o.tier, replyTo: o.replyTo, region }, systemClock.now());
+      });
+      print(
+        !!o.json,
+        { workspace: presentWorkspace(ws) },
+        `${ws.id}\t${ws.slug}\t${ws.tier}${ws.region ? `\t${ws.region}` : ''}`,
       );
-      print(!!o.json, { workspace: presentWorkspace(ws) }, `${ws.id}\t${ws.slug}\t${ws.tier}`);
     });
   workspace
     .command('reminders')

@@ -98,7 +98,8 @@ export async function useForm(deps: DashboardDeps, v: Viewer, id: string) {
       options: f.options ?? null,
       default: f.default === undefined ? '' : String(f.default),
     }));
-  return { tpl, senderFields, slots: tpl.slots };
+  // No "review first" box where staging is switched off (SIGNET_REVIEW_STAGING=0): it could only be refused.
+  return { tpl, senderFields, slots: tpl.slots, reviewStaging: deps.config.reviewStaging };
 }
 
 const INPUT_TYPE: Record<string, string> = { number: 'number', date: 'date', email: 'email', checkbox: 'checkbox' };

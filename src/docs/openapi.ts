@@ -29,6 +29,20 @@ window (\`GET /v1/me\` excepted); successful answers and 429s carry \`RateLimit-
 \`RateLimit-Reset\` and \`RateLimit-Policy\`. A POST or DELETE may carry \`Idempotency-Key\`: a repeat within 24 hours
 gets the stored answer with \`Idempotent-Replayed: true\`.
 
+# Addresses
+
+\`servers\` lists the service's address and, where the deployment has one, its permanent alias address. Both serve
+the same API with the same keys, one rate-limit window per key and one set of Idempotency-Key records; an alias with
+a path serves \`/v1\` under that path. Links in answers and events (\`signed_pdf_url\`, \`audit_trail_url\`, review
+and signer links) always use the first address.
+
+# Review staging
+
+A deployment may switch review staging off: instantiate or generate with \`review: true\` then answers 503
+\`review_unavailable\` without \`Retry-After\` (waiting will not bring it back) and creates nothing; without
+\`review\` they work as usual. The same code with \`Retry-After\` means the deployment's database is not yet
+migrated for templates: retry later.
+
 # Errors
 
 Every error has the same body: a human-readable \`error\` (its text may change), a stable \`code\` to branch on, and

@@ -19,6 +19,7 @@ import type { RateDecision, RateLimiter } from '../ratelimit/ratelimit.js';
 import { RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
 import { apiError } from '../lib/errors.js';
 import { clientAddress } from './request-context.js';
+import { migrationGate } from './feature-gate.js';
 
 export const API_TIERS_WITHOUT_ACCESS = new Set(['free']);
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -91,7 +92,12 @@ export function registerAuth(
   app.decorateRequest('keyUseAt', 0);
   app.decorateRequest('keyUseIp', null);
   app.decorateRequest('keyUseRoute', undefined);
-  const keys = createAuthLookup({ load: (hash) => findKeyForAuth(deps.db.kysely, hash), probe: deps.db.probe });
+  // The workspace's region is read once its column exists (a server ahead of its schema keeps serving).
+  const region = migrationGate(deps.db, '022-workspace-face');
+  const keys = createAuthLookup({
+    load: async (hash) => findKeyForAuth(deps.db.kysely, hash, { region: await region.available() }),
+    probe: deps.db.probe,
+  });
 
   function limited(req: FastifyRequest, decision: RateDecision, done: Done): void {
     req.rate = decision;

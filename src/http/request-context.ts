@@ -9,7 +9,8 @@ export type AuthContext = {
   keyId: string | null;
   /** Who the audit trail names when it is not the key, e.g. `user:<email>` (dashboard/people.service.ts actorOf). */
   actor?: string;
-  workspace: { id: string; name: string; slug: string; tier: string };
+  /** `region`: where the workspace's documents live (recorded at its creation); null or absent: none recorded. */
+  workspace: { id: string; name: string; slug: string; tier: string; region?: string | null };
   allowedOrigins: string[];
 };
 

@@ -56,6 +56,9 @@ describe('auth lookup cache', () => {
     assert.equal(a!.allowIp!('192.0.2.1'), false);
     assert.deepEqual(a!.allowedOrigins, ['https://app.example.com']);
     assert.deepEqual(a!.workspace, { id: 'ws_1', name: 'Acme', slug: 'acme', tier: 'business' });
+    const regional = hashKey(`${PLAINTEXT.slice(0, -1)}0`);
+    f.rows.set(regional, row(regional, { ws_region: 'eu-central' }));
+    assert.equal((await keys.load(regional))!.workspace.region, 'eu-central', 'the region travels with the key');
     assert.ok(
       Object.isFrozen(a) && Object.isFrozen(a!.workspace) && Object.isFrozen(a!.allowedOrigins),
       'Object.isFrozen(a) && Object.isFrozen(a!.workspace) && Object.isFrozen(a!.allowedOrigins)',

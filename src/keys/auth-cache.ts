@@ -16,7 +16,7 @@ export type AuthEntry = {
   /** null: no restriction (the stored list is empty). Compiled once per entry. */
   readonly allowIp: AllowlistMatcher | null;
   readonly allowedOrigins: readonly string[];
-  readonly workspace: Readonly<{ id: string; name: string; slug: string; tier: string }>;
+  readonly workspace: Readonly<{ id: string; name: string; slug: string; tier: string; region?: string | null }>;
 };
 
 export const AUTH_CACHE_SIZE = 5000;
@@ -28,7 +28,13 @@ function toEntry(row: AuthRow): AuthEntry {
     rateLimit: row.rate_limit,
     allowIp: row.allowed_ips === '[]' ? null : compileAllowlist(JSON.parse(row.allowed_ips) as string[]),
     allowedOrigins: Object.freeze(JSON.parse(row.allowed_origins) as string[]),
-    workspace: Object.freeze({ id: row.workspace_id, name: row.ws_name, slug: row.ws_slug, tier: row.ws_tier }),
+    workspace: Object.freeze({
+      id: row.workspace_id,
+      name: row.ws_name,
+      slug: row.ws_slug,
+      tier: row.ws_tier,
+      ...(row.ws_region ? { region: row.ws_region } : {}),
+    }),
   });
 }
 

@@ -53,10 +53,19 @@ export type AuthRow = {
   ws_name: string;
   ws_slug: string;
   ws_tier: string;
+  /** The workspace's hosting region (migration 022); absent when not read. */
+  ws_region?: string | null;
 };
 
-/** The key with this hash and its workspace: what the /v1 gate needs, in one read. */
-export const findKeyForAuth = (db: Kysely<Database>, keyHash: string): Promise<AuthRow | undefined> =>
+/**
+ * The key with this hash and its workspace: what the /v1 gate needs, in one read. `region`: also the workspace's
+ * region, only once migration 022 has run (a server ahead of its schema keeps serving).
+ */
+export const findKeyForAuth = (
+  db: Kysely<Database>,
+  keyHash: string,
+  o: { region?: boolean } = {},
+): Promise<AuthRow | undefined> =>
   db
     .selectFrom('api_keys')
     .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
@@ -72,6 +81,7 @@ export const findKeyForAuth = (db: Kysely<Database>, keyHash: string): Promise<A
       'workspaces.slug as ws_slug',
       'workspaces.tier as ws_tier',
     ])
+    .$if(o.region === true, (q) => q.select('workspaces.region as ws_region'))
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst();
 

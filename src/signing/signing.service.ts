@@ -41,7 +41,7 @@ export type SigningDeps = TransitionDeps & {
   blobs: BlobStore;
   pdf: PdfEngine;
   files: FileFetcher;
-  config: Pick<Config, 'baseUrl' | 'tierCaps' | 'allowPrivateNetwork' | 'qes'>;
+  config: Pick<Config, 'baseUrl' | 'tierCaps' | 'allowPrivateNetwork' | 'qes' | 'reviewStaging'>;
   /** The qualified provider's name for the signer page; null without one. */
   qesProvider?: string | null;
   /** Secrets at rest (a callback's hook secret); without it they are stored plain. */

@@ -53,6 +53,15 @@ export const RecipientIn = Type.Object(
 );
 export type RecipientIn = Static<typeof RecipientIn>;
 const Recipients = Type.Array(RecipientIn, { maxItems: MAX_SIGNERS });
+const Review = Type.Optional(
+  Type.Boolean({
+    description:
+      'true: stage the instance for review (a 14-day window to confirm or discard) instead of releasing it. A ' +
+      'deployment may switch staging off (`SIGNET_REVIEW_STAGING=0`): `review: true` then answers 503 ' +
+      '`review_unavailable` without `Retry-After` (it will not come back by waiting) and creates nothing; without ' +
+      '`review` the call works as usual.',
+  }),
+);
 const FieldValues = Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { maxProperties: MAX_FIELDS });
 
 export const InstantiateBody = Type.Object(
@@ -60,7 +69,7 @@ export const InstantiateBody = Type.Object(
     recipients: Recipients,
     field_values: Type.Optional(FieldValues),
     version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-    review: Type.Optional(Type.Boolean()),
+    review: Review,
     title: Type.Optional(Type.String({ maxLength: 200 })),
     message: Type.Optional(Type.String({ maxLength: 2000 })),
     locale: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
@@ -87,7 +96,7 @@ export const GenerateBody = Type.Object(
   {
     field_values: Type.Optional(FieldValues),
     version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-    review: Type.Optional(Type.Boolean()),
+    review: Review,
     title: Type.Optional(Type.String({ maxLength: 200 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH })),
   },

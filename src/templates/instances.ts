@@ -6,7 +6,9 @@
 //   document: nobody is invited and nothing is sealed until it is confirmed;
 // - a release (at once, or at confirm) emits exactly one `signing_request.sent` (source `template_instance`) for the
 //   first recipient released; later turns emit none (signing.service.ts releases them);
-// - review links carry a one-time link token (lib/tokens.ts); only its hash is stored.
+// - review links carry a one-time link token (lib/tokens.ts); only its hash is stored;
+// - with review staging off (SIGNET_REVIEW_STAGING=0), `review: true` is refused before any lookup: 503
+//   review_unavailable without Retry-After (waiting will not help); instances staged earlier still confirm or discard.
 import { iso } from '../lib/clock.js';
 import { apiError, ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -107,8 +109,17 @@ type Prepared = {
   now: number;
 };
 
+/** `review: true` on a deployment whose review staging is off: refused before anything else is looked at. */
+function assertStagingOn(deps: TemplatesDeps, review: boolean | undefined): void {
+  if (review === true && !deps.config.reviewStaging)
+    throw apiError('review_unavailable', {
+      message: 'Staging for review is switched off on this deployment; send without review.',
+    });
+}
+
 /** Every check of instantiate but the monthly cap, in its order; looks things up, writes nothing. */
 async function checkInstantiate(deps: TemplatesDeps, auth: AuthContext, templateId: string, body: InstantiateBody) {
+  assertStagingOn(deps, body.review);
   checkChannels(auth, body.recipients);
   const now = deps.clock.now();
   const tpl = await templateOf(deps, auth, templateId, { archived: false });
@@ -181,6 +192,7 @@ export async function generate(
   body: GenerateBody,
   meta: ClientMeta,
 ): Promise<InstanceCreated> {
+  assertStagingOn(deps, body.review);
   const now = deps.clock.now();
   const tpl = await templateOf(deps, auth, templateId, { archived: false });
   const version = await versionOf(deps, tpl, body.version);

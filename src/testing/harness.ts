@@ -133,7 +133,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     port,
     url: (p, host = listenHost.startsWith('::ffff:') ? '127.0.0.1' : listenHost) =>
       `http://${host.includes(':') ? `[${host}]` : host}:${port}${p}`,
-    workspace: (tier = 'starter', name = 'Test Workspace') => createWorkspace(db.kysely, { name, tier }, clock.now()),
+    // As `signet workspace create` does: the deployment's region (if any) is recorded.
+    workspace: (tier = 'starter', name = 'Test Workspace') =>
+      createWorkspace(db.kysely, { name, tier, region: config.region }, clock.now()),
     async key(workspaceId, o = {}) {
       const r = await createKey(db.kysely, { workspaceId, legacy: !!o.legacy }, clock.now());
       return { id: r.key.id, plaintext: r.plaintext };

@@ -16,8 +16,30 @@ export async function meRoutes(fastify: FastifyInstance): Promise<void> {
         summary: "The key's workspace. Exempt from the rate limit: uses no token, carries no RateLimit headers.",
         response: {
           200: Type.Object(
-            { id: Type.String(), name: Type.String(), slug: Type.String(), tier: Type.String() },
-            { examples: [{ id: 'ws_4f1c2a9e8b7d6c5a3e2f1b0d', name: 'Acme', slug: 'acme', tier: 'business' }] },
+            {
+              id: Type.String(),
+              name: Type.String(),
+              slug: Type.String(),
+              tier: Type.String(),
+              region: Type.Optional(
+                Type.String({
+                  description:
+                    'Signet addition: the hosting region where the workspace’s documents live (the deployment’s ' +
+                    '`SIGNET_REGION` when the workspace was created). Absent when none was recorded.',
+                }),
+              ),
+            },
+            {
+              examples: [
+                {
+                  id: 'ws_4f1c2a9e8b7d6c5a3e2f1b0d',
+                  name: 'Acme',
+                  slug: 'acme',
+                  tier: 'business',
+                  region: 'eu-central',
+                },
+              ],
+            },
           ),
           ...errorResponses(401, 402, 403),
         },

@@ -15,10 +15,14 @@ export const slugify = (name: string): string =>
     .replace(/^-+|-+$/g, '')
     .slice(0, 48) || 'workspace';
 
-/** Creates a workspace with a unique slug (a short suffix is added when the plain slug is taken). */
+/**
+ * Creates a workspace with a unique slug (a short suffix is added when the plain slug is taken). `region` is the
+ * deployment's SIGNET_REGION at this moment, recorded for good; it is written only when set, so a schema before
+ * migration 022 still takes workspaces without one.
+ */
 export async function createWorkspace(
   db: Kysely<Database>,
-  input: { name: string; tier: string; replyTo?: string | null },
+  input: { name: string; tier: string; replyTo?: string | null; region?: string | null },
   now: number,
 ): Promise<Workspace> {
   const base = slugify(input.name);
@@ -30,6 +34,7 @@ export async function createWorkspace(
       tier: input.tier,
       reply_to: input.replyTo ?? null,
       created_at: now,
+      ...(input.region ? { region: input.region } : {}),
     };
     try {
       await db.insertInto('workspaces').values(row).execute();

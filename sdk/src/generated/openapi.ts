@@ -29,7 +29,8 @@ export interface paths {
              *       "id": "ws_4f1c2a9e8b7d6c5a3e2f1b0d",
              *       "name": "Acme",
              *       "slug": "acme",
-             *       "tier": "business"
+             *       "tier": "business",
+             *       "region": "eu-central"
              *     }
              */
             'application/json': {
@@ -37,6 +38,8 @@ export interface paths {
               name: string;
               slug: string;
               tier: string;
+              /** @description Signet addition: the hosting region where the workspace’s documents live (the deployment’s `SIGNET_REGION` when the workspace was created). Absent when none was recorded. */
+              region?: string;
             };
           };
         };
@@ -3771,6 +3774,7 @@ export interface paths {
               [key: string]: unknown;
             };
             version?: number;
+            /** @description true: stage the instance for review (a 14-day window to confirm or discard) instead of releasing it. A deployment may switch staging off (`SIGNET_REVIEW_STAGING=0`): `review: true` then answers 503 `review_unavailable` without `Retry-After` (it will not come back by waiting) and creates nothing; without `review` the call works as usual. */
             review?: boolean;
             title?: string;
             message?: string;
@@ -4039,6 +4043,7 @@ export interface paths {
               [key: string]: unknown;
             };
             version?: number;
+            /** @description true: stage the instance for review (a 14-day window to confirm or discard) instead of releasing it. A deployment may switch staging off (`SIGNET_REVIEW_STAGING=0`): `review: true` then answers 503 `review_unavailable` without `Retry-After` (it will not come back by waiting) and creates nothing; without `review` the call works as usual. */
             review?: boolean;
             title?: string;
             callback_url?: string;
