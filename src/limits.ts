@@ -151,3 +151,11 @@ export const PRUNE_TIME_BUDGET_MS = 10 * MIN;
 export const RETENTION_DAYS = { min: 1, max: 36_500 } as const;
 /** Documents purged per transaction by the purge-documents job (each purge is a handful of short statements). */
 export const PURGE_BATCH_DOCUMENTS = 20;
+
+/** A workspace's logo (issue 27): a PNG or JPEG file of at most this many bytes and pixels a side. */
+export const LOGO_MAX_BYTES = 512 * 1024;
+export const LOGO_MAX_SIDE = 1000;
+/** A workspace's accent colour must reach this WCAG contrast against white text and every page background. */
+export const BRAND_MIN_CONTRAST = 4.5;
+/** A workspace's display name, in characters (as `signet workspace create --name`). */
+export const WORKSPACE_NAME_MAX = 200;

@@ -79,3 +79,35 @@ export async function setWorkspaceRetention(
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
+
+/** Renames the workspace (the slug stays: links and scripts may name it); run by settings.service.ts only. */
+export async function setWorkspaceName(db: Kysely<Database>, id: string, name: string): Promise<boolean> {
+  const r = await db.updateTable('workspaces').set({ name }).where('id', '=', id).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Sets (or, with null, clears) the Reply-To of the workspace's mail; run by settings.service.ts only. */
+export async function setWorkspaceReplyTo(db: Kysely<Database>, id: string, replyTo: string | null): Promise<boolean> {
+  const r = await db.updateTable('workspaces').set({ reply_to: replyTo }).where('id', '=', id).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Sets (or, with null, clears) the accent colour `#rrggbb`; run by settings.service.ts only. */
+export async function setWorkspaceBrandColor(db: Kysely<Database>, id: string, color: string | null): Promise<boolean> {
+  const r = await db.updateTable('workspaces').set({ brand_color: color }).where('id', '=', id).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Points the workspace at a new logo blob (or, with null, none); run by settings.service.ts only. */
+export async function setWorkspaceLogo(
+  db: Kysely<Database>,
+  id: string,
+  logo: { blob: string; type: 'image/png' | 'image/jpeg' } | null,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('workspaces')
+    .set({ logo_blob: logo?.blob ?? null, logo_type: logo?.type ?? null })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
