@@ -96,31 +96,35 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const startsWith = (b: Uint8Array, sig: readonly number[]) => b.length >= sig.length && sig.every((x, i) => b[i] === x);
 const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(...b.subarray(from, to));
 
-/** What a refused file looks like it is, to say so: SVG and GIF by name. */
-function sniffOther(b: Uint8Array): string {
-  if (ascii(b, 0, 6) === 'GIF87a' || ascii(b, 0, 6) === 'GIF89a') return 'a GIF image';
-  if (ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'a WebP image';
+/** What a refused file looks like it is, to say so: SVG, GIF and WebP by name ('' for anything else). */
+function sniffOther(b: Uint8Array): 'SVG' | 'GIF' | 'WebP' | '' {
+  if (ascii(b, 0, 6) === 'GIF87a' || ascii(b, 0, 6) === 'GIF89a') return 'GIF';
+  if (ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'WebP';
   const head = Buffer.from(b.subarray(0, 4096))
     .toString('utf8')
     .replace(/^\uFEFF/, '');
-  if (/<svg[\s>]/i.test(head) || /^\s*<\?xml/i.test(head)) return 'an SVG image';
-  return 'not an image Signet accepts';
+  if (/<svg[\s>]/i.test(head) || /^\s*<\?xml/i.test(head)) return 'SVG';
+  return '';
 }
+
+/** The refusal of a logo file of `size` bytes, over LOGO_MAX_BYTES (for callers that know the size before reading). */
+export const logoTooBig = (size: number): LogoRefusal =>
+  refuse('size', `The logo is ${kb(size)}; at most ${kb(LOGO_MAX_BYTES)} is accepted.`, {
+    size: kb(size),
+    max: kb(LOGO_MAX_BYTES),
+  });
 
 /** The logo, checked and rebuilt without metadata, or why it is refused. */
 export function checkLogo(bytes: Uint8Array): { ok: true; logo: Logo } | LogoRefusal {
-  if (bytes.byteLength > LOGO_MAX_BYTES)
-    return refuse('size', `The logo is ${kb(bytes.byteLength)}; at most ${kb(LOGO_MAX_BYTES)} is accepted.`, {
-      size: kb(bytes.byteLength),
-      max: kb(LOGO_MAX_BYTES),
-    });
+  if (bytes.byteLength > LOGO_MAX_BYTES) return logoTooBig(bytes.byteLength);
   return startsWith(bytes, PNG_SIGNATURE)
     ? cleanPng(bytes)
     : bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff
       ? cleanJpeg(bytes)
       : (() => {
-          const kind = sniffOther(bytes);
-          return refuse('type', `The logo is ${kind}; only PNG or JPEG images are accepted (never SVG).`, { kind });
+          const format = sniffOther(bytes);
+          const kind = format === 'SVG' ? 'an SVG image' : format ? `a ${format} image` : 'not an image we accept';
+          return refuse('type', `The logo is ${kind}; only PNG or JPEG images are accepted (never SVG).`, { format });
         })();
 }
 
@@ -241,7 +245,10 @@ function cleanPng(b: Uint8Array): { ok: true; logo: Logo } | LogoRefusal {
   let pixels: Buffer;
   try {
     pixels = inflateSync(Buffer.concat(idat), { maxOutputLength: expected + 1 });
-  } catch {
+  } catch (err) {
+    // More data than the header's size allows stops inflating at the limit (no decompression bomb).
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      return damaged('its image data has the wrong size');
     return damaged('its image data does not decompress');
   }
   if (pixels.length !== expected) return damaged('its image data has the wrong size');
