@@ -83,7 +83,7 @@ for (const d of databases) {
       assert.equal(light.status, 400);
       assert.match(
         light.text,
-        /<small id="brand-color-error">Accent colour #ffd700 has a contrast of only 1\.\d\d:1 against white text or the page background \(#eef0f4\); at least 4\.5:1 is needed\. Choose a darker colour\.<\/small>/,
+        /<small id="brand-color-error" class="field-error">Accent colour #ffd700 has a contrast of only 1\.\d\d:1 against white text or the page background \(#eef0f4\); at least 4\.5:1 is needed\. Choose a darker colour\.<\/small>/,
       );
       assert.match(light.text, /id="brand-color"[^>]*value="#ffd700"[^>]*aria-invalid="true"/, 'the value as typed');
       const bad = await owner.post('/dashboard/settings/workspace', {
@@ -92,11 +92,14 @@ for (const d of databases) {
         brand_color: '',
       });
       assert.equal(bad.status, 400);
-      assert.match(bad.text, /<small id="reply-to-error">Reply-to address: enter one plain e-mail address/);
+      assert.match(
+        bad.text,
+        /<small id="reply-to-error" class="field-error">Reply-to address: enter one plain e-mail address/,
+      );
       const noName = await owner.post('/dashboard/settings/workspace', { name: ' ', reply_to: '', brand_color: '' });
       assert.match(
         noName.text,
-        /<small id="name-error">Display name: enter 1 to 200 characters on one line\.<\/small>/,
+        /<small id="name-error" class="field-error">Display name: enter 1 to 200 characters on one line\.<\/small>/,
       );
       assert.deepEqual(
         [(await row()).name, (await row()).brand_color],
