@@ -5,6 +5,8 @@
 // are refused (403) if they post anyway; the region shows read-only.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { bothDatabases } from '../testing/services.js';
 import { logoToken } from '../workspaces/brand.js';
@@ -194,6 +196,37 @@ for (const d of databases) {
       }
       assert.equal((await row()).logo_blob, null, 'nothing saved');
       assert.equal((await audit('workspace.logo_set')).length, 2, 'only the two earlier uploads');
+    });
+
+    test('two uploads at once: one logo stays, the other’s blob is deleted, none is left unreferenced', async () => {
+      await owner.get('/dashboard/settings');
+      const both = await Promise.all(
+        [solidPng(20, 20), solidPng(30, 30)].map((content, i) =>
+          owner.postMultipart(
+            '/dashboard/settings/logo',
+            {},
+            { logo: { name: `l${i}.png`, content, type: 'image/png' } },
+          ),
+        ),
+      );
+      assert.deepEqual(
+        both.map((r) => r.status),
+        [303, 303],
+      );
+      const stored =
+        d.name === 'SQLite'
+          ? fs.readdirSync(path.join(h.config.dataDir, 'blobs', 'logo')).map((f) => `logo/${f}`)
+          : (await h.db.kysely.selectFrom('blobs').select('key').where('key', 'like', 'logo/%').execute()).map(
+              (r) => r.key,
+            );
+      assert.deepEqual(stored, [(await row()).logo_blob]);
+      assert.equal(
+        (await h.db.kysely.selectFrom('blob_deletions').select('key').execute()).length,
+        0,
+        'nothing left queued',
+      );
+      await owner.get('/dashboard/settings');
+      assert.equal((await owner.post('/dashboard/settings/logo/remove')).status, 303);
     });
 
     test('members see the values read-only, no form, and are refused if they post', async () => {

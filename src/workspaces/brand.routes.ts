@@ -24,7 +24,9 @@ export async function brandRoutes(app: FastifyInstance, deps: { db: Db; blobs: B
       const row = await findWorkspace(deps.db.kysely, workspace);
       const logo = row ? brandOf(row).logo : null;
       if (!logo || !safeEqual(logoToken(logo.blob), token)) throw apiError('not_found');
-      const bytes = await deps.blobs.get(logo.blob);
+      // Replaced between the row's read and this one (its blob deleted after that commit): gone, like any old token.
+      const bytes = await deps.blobs.get(logo.blob).catch(() => null);
+      if (!bytes) throw apiError('not_found');
       return reply
         .headers({
           'content-type': logo.type,

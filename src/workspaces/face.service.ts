@@ -21,6 +21,7 @@ import { checkBrandColor, checkLogo, type Logo } from './brand-rules.js';
 import { brandOf } from './brand.js';
 import {
   findWorkspace,
+  findWorkspaceForUpdate,
   setWorkspaceBrandColor,
   setWorkspaceLogo,
   setWorkspaceName,
@@ -138,7 +139,7 @@ export async function updateWorkspaceFace(
   const actions: string[] = [];
   const replaced: string[] = [];
   await deps.db.kysely.transaction().execute(async (trx) => {
-    const row = await findWorkspace(trx, o.workspaceId);
+    const row = await findWorkspaceForUpdate(deps.db, trx, o.workspaceId);
     if (!row) throw new Error(`no workspace ${o.workspaceId}`);
     const audit = (action: string, detail: unknown) => {
       actions.push(action);

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, WorkspacesTable } from '../db/schema.js';
-import { isUniqueViolation } from '../db/db.js';
+import { forUpdate, isUniqueViolation, type Db } from '../db/db.js';
 import { newId } from '../lib/ids.js';
 import { randomHex } from '../lib/crypto.js';
 
@@ -43,6 +43,11 @@ export async function createWorkspace(
 
 export const findWorkspace = (db: Kysely<Database>, id: string) =>
   db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** The workspace's row, locked for the rest of `trx` where the database locks rows (two logo changes at once must
+ * each see the other's blob, so neither is left unreferenced). */
+export const findWorkspaceForUpdate = (db: Db, trx: Kysely<Database>, id: string) =>
+  forUpdate(db, trx.selectFrom('workspaces').selectAll().where('id', '=', id)).executeTakeFirst();
 
 /** A workspace's default reminder policy (migration 012); null: none set, or a schema without the columns. */
 export async function workspaceReminderDefault(db: Kysely<Database>, id: string) {
