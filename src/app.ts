@@ -47,6 +47,7 @@ import { hooksRoutes } from './webhooks/hooks.routes.js';
 import { createHooksService, type HooksService } from './webhooks/hooks.service.js';
 import { createEmitter, type Emit } from './webhooks/outbox.repo.js';
 import { meRoutes } from './workspaces/me.routes.js';
+import { brandRoutes } from './workspaces/brand.routes.js';
 import { embeddedRoutes } from './embedded/embedded.routes.js';
 import { EMBED_ASSETS } from './embedded/embed.assets.js';
 import { embedRoutes } from './embedded/embed.routes.js';
@@ -234,6 +235,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await keyless.register(docsRoutes);
     await keyless.register(trustRoutes, { trust: deps.trust });
     await keyless.register(verifyPageRoutes, verification);
+    await keyless.register(brandRoutes, { db: deps.db, blobs: deps.blobs });
   });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   app.get('/', { schema: { hide: true } }, frontDoor);

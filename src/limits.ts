@@ -156,3 +156,13 @@ export const PURGE_BATCH_DOCUMENTS = 20;
  * or the template editor's upload may still be published.
  */
 export const BLOB_ORPHAN_GRACE_MS = 24 * 3600_000;
+
+/** A workspace's logo (issue 27): a PNG or JPEG file of at most this many bytes and pixels a side. */
+export const LOGO_MAX_BYTES = 512 * 1024;
+export const LOGO_MAX_SIDE = 1000;
+/** The dashboard's logo upload form: a bigger file is still read (and refused by its size, in the form) up to this. */
+export const LOGO_FORM_BODY_LIMIT = 8 * 1024 * 1024;
+/** A workspace's accent colour must reach this WCAG contrast against white text and every page background. */
+export const BRAND_MIN_CONTRAST = 4.5;
+/** A workspace's display name, in characters (as `signet workspace create --name`). */
+export const WORKSPACE_NAME_MAX = 200;

@@ -12,13 +12,12 @@ describe('signet workspace update --retention-days', () => {
   test('sets, refuses and clears the retention, with an audit row each time it changes', async () => {
     const ws = await createWorkspace(cli.db.kysely, { name: 'Retained', tier: 'business' }, Date.now());
     const update = (...args: string[]) => cli.signet(['workspace', 'update', ws.id, ...args]);
-    assert.deepEqual(oneJson(await update('--retention-days', '30', '--json'), 'set'), {
-      workspace_id: ws.id,
-      retention_days: 30,
-    });
+    const set = oneJson(await update('--retention-days', '30', '--json'), 'set');
+    assert.equal(set.workspace_id, ws.id);
+    assert.equal(set.retention_days, 30);
     assert.match(oneErrorLine(await update('--retention-days', '0'), 'zero'), /whole number from 1 to 36500, or off/);
     assert.equal(Number((await findWorkspace(cli.db.kysely, ws.id))?.retention_days), 30, 'the refusal saved nothing');
-    assert.equal((await update('--retention-days', 'off')).stdout, 'retention: keep for ever\n');
+    assert.match((await update('--retention-days', 'off')).stdout, /^retention: keep for ever$/m);
     assert.equal((await findWorkspace(cli.db.kysely, ws.id))?.retention_days, null);
     assert.match(
       oneErrorLine(await cli.signet(['workspace', 'update', 'ws_nope', '--retention-days', '3']), 'unknown'),

@@ -1,5 +1,6 @@
-// `signet workspace create|reminders|update`, `user create` and `templates list`: a workspace, its settings, its
-// dashboard people, its templates.
+// `signet workspace create|reminders|update` (name, reply-to, brand colour, logo, retention), `user create` and
+// `templates list`: a workspace, its settings, its dashboard people, its templates.
+import fs from 'node:fs/promises';
 import type { Command } from 'commander';
 import { tiers } from '../config.js';
 import { migrationApplied } from '../db/migrate.js';
@@ -14,10 +15,26 @@ import {
   setWorkspaceReminders,
   setWorkspaceRetentionDays,
   workspaceReminders,
-  workspaceRetention,
   type ReminderProblem,
 } from '../workspaces/settings.service.js';
-import { REMINDER_AFTER_DAYS, REMINDER_EVERY_DAYS, RETENTION_DAYS } from '../limits.js';
+import {
+  BRAND_MIN_CONTRAST,
+  LOGO_MAX_BYTES,
+  LOGO_MAX_SIDE,
+  REMINDER_AFTER_DAYS,
+  REMINDER_EVERY_DAYS,
+  RETENTION_DAYS,
+  WORKSPACE_NAME_MAX,
+} from '../limits.js';
+import { createBlobStore } from '../documents/blob-store.js';
+import { isEmailAddress } from '../lib/email.js';
+import { logoTooBig } from '../workspaces/brand-rules.js';
+import {
+  checkFaceChanges,
+  updateWorkspaceFace,
+  workspaceSettings,
+  type FaceChanges,
+} from '../workspaces/face.service.js';
 import { listWorkspaceTemplates } from '../templates/templates.service.js';
 import { CliError, actor, config, print, withDb } from './context.js';
 
@@ -31,7 +48,10 @@ export function addWorkspaceCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { name: string; tier: string; replyTo?: string; json?: boolean }) => {
       const name = o.name.trim();
-      if (!name || name.length > 200) throw new CliError('--name must be 1 to 200 characters');
+      if (!name || name.length > WORKSPACE_NAME_MAX)
+        throw new CliError(`--name must be 1 to ${WORKSPACE_NAME_MAX} characters`);
+      if (o.replyTo !== undefined && !isEmailAddress(o.replyTo.trim()))
+        throw new CliError(`--reply-to "${o.replyTo}" is not a plain e-mail address like name@example.com`);
       if (!(tiers as readonly string[]).includes(o.tier))
         throw new CliError(`--tier must be one of ${tiers.join('|')}`);
       // The deployment's region is recorded on the workspace now and kept, whatever SIGNET_REGION says later.
@@ -39,7 +59,11 @@ export function addWorkspaceCommands(program: Command): void {
       const ws = await withDb(async (db) => {
         if (region && !(await migrationApplied(db, '022-workspace-face')))
           throw new CliError('SIGNET_REGION needs migration 022-workspace-face; run signet migrate first');
-        return createWorkspace(db.kysely, { name, tier: o.tier, replyTo: o.replyTo, region }, systemClock.now());
+        return createWorkspace(
+          db.kysely,
+          { name, tier: o.tier, replyTo: o.replyTo?.trim(), region },
+          systemClock.now(),
+        );
       });
       print(
         !!o.json,
@@ -88,31 +112,88 @@ export function addWorkspaceCommands(program: Command): void {
     .command('update')
     .description('change a workspace’s settings; prints them')
     .argument('<workspace>', 'workspace id')
+    .option('--name <name>', `display name (1 to ${WORKSPACE_NAME_MAX} characters)`)
+    .option('--reply-to <email>', 'Reply-To of every e-mail sent for the workspace')
+    .option('--no-reply-to', 'no Reply-To')
+    .option(
+      '--brand-color <#RRGGBB|none>',
+      `accent colour, at least ${BRAND_MIN_CONTRAST}:1 against white text and the page backgrounds; none: Signet’s`,
+    )
+    .option(
+      '--logo <file>',
+      `PNG or JPEG, at most ${LOGO_MAX_BYTES / 1024} KB and ${LOGO_MAX_SIDE}×${LOGO_MAX_SIDE} px`,
+    )
+    .option('--no-logo', 'remove the logo')
     .option(
       '--retention-days <n|off>',
       `purge ended documents this many days after they ended (${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}); ` +
         '`off` keeps them for ever',
     )
     .option('--json', 'print JSON')
-    .action(async (id: string, o: { retentionDays?: string; json?: boolean }) => {
+    .action(async (id: string, o: UpdateOptions) => {
       const days =
         o.retentionDays === undefined || o.retentionDays === 'off' ? null : parseRetentionDays(o.retentionDays);
       if (o.retentionDays !== undefined && o.retentionDays !== 'off' && days === null)
         throw new CliError(
           `--retention-days must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or off`,
         );
-      const retention = await withDb(async (db) => {
+      const changes: FaceChanges = {
+        ...(o.name !== undefined ? { name: o.name } : {}),
+        ...(o.replyTo !== undefined ? { replyTo: o.replyTo === false ? null : o.replyTo } : {}),
+        ...(o.brandColor !== undefined ? { brandColor: o.brandColor === 'none' ? null : o.brandColor } : {}),
+        ...(o.logo !== undefined ? { logo: o.logo === false ? null : await readLogo(o.logo) } : {}),
+      };
+      // Every value is checked before anything is written, so a refusal leaves the workspace as it was.
+      const checked = checkFaceChanges(changes);
+      if (!checked.ok) throw new CliError(checked.reason);
+      const settings = await withDb(async (db) => {
         if (!(await findWorkspace(db.kysely, id))) throw new CliError(`no workspace ${id}`);
+        if (Object.keys(changes).length) {
+          const deps = { db, clock: systemClock, blobs: createBlobStore(db, systemClock, config.dataDir) };
+          const r = await updateWorkspaceFace(deps, { workspaceId: id, actor: actor(), changes });
+          if (!r.ok) throw new CliError(r.reason);
+        }
         if (o.retentionDays !== undefined) {
           const r = await setWorkspaceRetentionDays(db, { workspaceId: id, days, actor: actor() }, systemClock.now());
           if (!r.ok) throw new CliError('retention needs migration 021-purge; run signet migrate first');
         }
-        return workspaceRetention(db, id);
+        return (await workspaceSettings(db, id, config.baseUrl))!;
       });
-      const human =
-        retention === null ? 'retention: keep for ever' : `retention: purge ${retention} days after the end`;
-      print(!!o.json, { workspace_id: id, retention_days: retention }, human);
+      const s = settings;
+      const human = [
+        `name: ${s.name}`,
+        `reply-to: ${s.reply_to ?? 'none'}`,
+        `brand colour: ${s.brand_color ?? 'none'}`,
+        `logo: ${s.logo ? `${s.logo.type} ${s.logo.url}` : 'none'}`,
+        `region: ${s.region ?? 'none'}`,
+        s.retention_days === null
+          ? 'retention: keep for ever'
+          : `retention: purge ${s.retention_days} days after the end`,
+      ].join('\n');
+      print(!!o.json, settings, human);
     });
+}
+
+type UpdateOptions = {
+  name?: string;
+  replyTo?: string | false;
+  brandColor?: string;
+  logo?: string | false;
+  retentionDays?: string;
+  json?: boolean;
+};
+
+/** The logo file's bytes; one over the size limit is refused by its size without being read. */
+async function readLogo(file: string): Promise<Uint8Array> {
+  let size: number;
+  try {
+    size = (await fs.stat(file)).size;
+    if (size > LOGO_MAX_BYTES) throw new CliError(logoTooBig(size).reason);
+    return new Uint8Array(await fs.readFile(file));
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`cannot read --logo ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }
 
 const REMINDER_REFUSALS: Record<ReminderProblem, string> = {

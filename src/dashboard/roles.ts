@@ -82,6 +82,9 @@ export const ROUTE_ROLES = {
   'POST /dashboard/settings/retention': 'admin',
   'POST /dashboard/documents/:id/requests/:request/remind': 'admin',
   'POST /dashboard/settings/reminders': 'admin',
+  'POST /dashboard/settings/workspace': 'admin',
+  'POST /dashboard/settings/logo': 'admin',
+  'POST /dashboard/settings/logo/remove': 'admin',
   // Managing templates: create, publish a version, archive.
   'GET /dashboard/templates/new': 'admin',
   'POST /dashboard/templates/new': 'admin',

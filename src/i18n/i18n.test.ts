@@ -34,6 +34,8 @@ const SAME_AS_ENGLISH = new Set([
   'fr:audit.signatureOf',
   'es:dashboard.overview.plan',
   'es:dashboard.webhook.error',
+  // "Logo" is the word in these languages too.
+  ...['de', 'fr', 'it', 'nl', 'pl'].map((l) => `${l}:dashboard.settings.logo`),
   // Loanwords and international words the other languages also write as English does (E-mail, Status, Webhook, …).
   ...Object.entries({
     it: 'review.channelEmail dashboard.nav.account dashboard.common.email dashboard.signIn.password dashboard.webhooks.endpoint audit.email audit.userAgent verify.page.no',

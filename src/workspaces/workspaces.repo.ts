@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, WorkspacesTable } from '../db/schema.js';
-import { isUniqueViolation } from '../db/db.js';
+import { forUpdate, isUniqueViolation, type Db } from '../db/db.js';
 import { newId } from '../lib/ids.js';
 import { randomHex } from '../lib/crypto.js';
 
@@ -49,6 +49,11 @@ export async function createWorkspace(
 export const findWorkspace = (db: Kysely<Database>, id: string) =>
   db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
 
+/** The workspace's row, locked for the rest of `trx` where the database locks rows (two logo changes at once must
+ * each see the other's blob, so neither is left unreferenced). */
+export const findWorkspaceForUpdate = (db: Db, trx: Kysely<Database>, id: string) =>
+  forUpdate(db, trx.selectFrom('workspaces').selectAll().where('id', '=', id)).executeTakeFirst();
+
 /** A workspace's default reminder policy (migration 012); null: none set, or a schema without the columns. */
 export async function workspaceReminderDefault(db: Kysely<Database>, id: string) {
   const w = await findWorkspace(db, id);
@@ -81,6 +86,38 @@ export async function setWorkspaceRetention(
     .updateTable('workspaces')
     .set({ retention_days: days })
     .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Renames the workspace (the slug stays: links and scripts may name it); run by settings.service.ts only. */
+export async function setWorkspaceName(db: Kysely<Database>, id: string, name: string): Promise<boolean> {
+  const r = await db.updateTable('workspaces').set({ name }).where('id', '=', id).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Sets (or, with null, clears) the Reply-To of the workspace's mail; run by settings.service.ts only. */
+export async function setWorkspaceReplyTo(db: Kysely<Database>, id: string, replyTo: string | null): Promise<boolean> {
+  const r = await db.updateTable('workspaces').set({ reply_to: replyTo }).where('id', '=', id).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Sets (or, with null, clears) the accent colour `#rrggbb`; run by settings.service.ts only. */
+export async function setWorkspaceBrandColor(db: Kysely<Database>, id: string, color: string | null): Promise<boolean> {
+  const r = await db.updateTable('workspaces').set({ brand_color: color }).where('id', '=', id).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Points the workspace at a new logo blob (or, with null, none); run by settings.service.ts only. */
+export async function setWorkspaceLogo(
+  db: Kysely<Database>,
+  id: string,
+  logo: { blob: string; type: 'image/png' | 'image/jpeg' } | null,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('workspaces')
+    .set({ logo_blob: logo?.blob ?? null, logo_type: logo?.type ?? null })
+    .where('id', '=', id)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }

@@ -11,3 +11,15 @@ for (const button of document.querySelectorAll('[data-copy]')) {
     setTimeout(() => (button.textContent = label), 2000);
   });
 }
+// An accent colour's picker beside its text field (the field is what the form sends): shown only with this script,
+// kept in step with the field both ways.
+for (const pick of document.querySelectorAll('input[type="color"][data-for]')) {
+  const text = document.getElementById(pick.dataset.for);
+  if (!text) continue;
+  const hex = /^#[0-9a-fA-F]{6}$/;
+  pick.hidden = false;
+  pick.addEventListener('input', () => (text.value = pick.value));
+  text.addEventListener('input', () => {
+    if (hex.test(text.value.trim())) pick.value = text.value.trim().toLowerCase();
+  });
+}
