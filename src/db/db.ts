@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql, type LogConfig, type SelectQueryBuilder, type SqliteDatabase } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  sql,
+  type LogConfig,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type SqliteDatabase,
+} from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
 import { poolSizeFor } from '../config.js';
@@ -313,6 +321,18 @@ export const lockingEmptyWrites = (db: Db): boolean => db.dialect === 'sqlite';
 /** `FOR UPDATE SKIP LOCKED` where the database has it; SQLite serialises writers, so it needs none. */
 export function skipLocked<QB extends AnySelect>(db: Db, qb: QB): QB {
   return db.dialect === 'postgres' ? (qb.forUpdate().skipLocked() as QB) : qb;
+}
+
+/**
+ * "No row of `table` has `key` in `column`", written so each statement reads the table once whatever the number of
+ * keys tested: SQLite evaluates an uncorrelated `not in` once into a temporary index (a correlated `not exists` scans
+ * an unindexed column per key); PostgreSQL plans `not exists` as an anti-join (its `not in` falls back to a scan per
+ * key once the column outgrows work_mem).
+ */
+export function absentFrom(db: Db, key: RawBuilder<unknown>, table: string, column: string): RawBuilder<unknown> {
+  return db.dialect === 'sqlite'
+    ? sql`${key} not in (select ${sql.ref(column)} from ${sql.table(table)} where ${sql.ref(column)} is not null)`
+    : sql`not exists (select 1 from ${sql.table(table)} t where t.${sql.ref(column)} = ${key})`;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The orphan check's SQL (blob-orphans.ts). The candidates live in a temporary table on one pinned connection; what
 // names a blob is every column called `*_blob` (the schema's convention) and the deletion queue.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db/db.js';
+import { absentFrom, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 
 const CANDIDATES = 'blob_orphan_candidates';
@@ -27,20 +27,16 @@ export async function addCandidates(conn: Kysely<Database>, keys: readonly strin
 
 /**
  * The candidates nothing names, read in one statement (one snapshot: a blob a draft hands to its document is seen in
- * one column or the other) and without the write lock. Each column is read once per statement: SQLite evaluates an
- * uncorrelated `not in` once into a temporary index, PostgreSQL turns `not exists` into an anti-join (its `not in`
- * falls back to a scan per row once the keys outgrow work_mem).
+ * one column or the other) and without the write lock, each column read once (`absentFrom`).
  */
 export async function unnamedCandidates(
+  db: Db,
   conn: Kysely<Database>,
-  dialect: Dialect,
   columns: readonly { table: string; column: string }[],
   limit: number,
 ): Promise<string[]> {
   const named = [...columns, { table: 'blob_deletions', column: 'key' }].map((c) =>
-    dialect === 'sqlite'
-      ? sql`c.key not in (select ${sql.ref(c.column)} from ${sql.table(c.table)} where ${sql.ref(c.column)} is not null)`
-      : sql`not exists (select 1 from ${sql.table(c.table)} t where t.${sql.ref(c.column)} = c.key)`,
+    absentFrom(db, sql`c.key`, c.table, c.column),
   );
   const r = await sql<{ key: string }>`select c.key from ${sql.table(CANDIDATES)} c
     where ${sql.join(named, sql` and `)} order by c.key limit ${limit}`.execute(conn);

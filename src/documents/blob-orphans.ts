@@ -56,7 +56,7 @@ export async function sweepOrphanBlobs(
       }
       await addCandidates(conn, batch);
       checked += batch.length;
-      const orphans = await unnamedCandidates(conn, db.dialect, columns, o.remove ? MAX_SWEEP : (o.limit ?? 1000));
+      const orphans = await unnamedCandidates(db, conn, columns, o.remove ? MAX_SWEEP : (o.limit ?? 1000));
       return { checked, orphans };
     } finally {
       await dropCandidates(conn);
