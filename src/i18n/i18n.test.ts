@@ -34,6 +34,8 @@ const SAME_AS_ENGLISH = new Set([
   'fr:audit.signatureOf',
   'es:dashboard.overview.plan',
   'es:dashboard.webhook.error',
+  // "via" is how French, Dutch and Swedish name the service a message came through, too.
+  ...['fr', 'nl', 'sv'].map((l) => `${l}:page.viaService`),
   // Loanwords and international words the other languages also write as English does (E-mail, Status, Webhook, …).
   ...Object.entries({
     it: 'review.channelEmail dashboard.nav.account dashboard.common.email dashboard.signIn.password dashboard.webhooks.endpoint audit.email audit.userAgent verify.page.no',
