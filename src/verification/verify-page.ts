@@ -49,7 +49,7 @@ export function renderVerifyPage(o: VerifyPageInput): string {
 function sender(locale: Locale, brand: PageBrand | null | undefined): string {
   if (!isBranded(brand)) return '';
   return `<div class="sender">${brandLogo(brand, 'sender-logo')}<p>${esc(
-    fill(t(locale, 'page.sentBy'), { workspace: brand.name }),
+    t(locale, 'page.sentBy', { workspace: brand.name }),
   )}${viaService(brand, locale)}</p></div>
   `;
 }
