@@ -3,13 +3,17 @@
 // the accent colour; the sender is the workspace "via Signet"; the text part is the unbranded one. A logo removed
 // between queueing and sending leaves no broken image.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { simpleParser, type ParsedMail } from 'mailparser';
+import { launchChromium, skipWithoutChromium } from '../testing/browser.js';
 import { logoPng, setBrand } from '../testing/brand.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { plainPdf } from '../signing/testing/requests.js';
 
 const ACCENT = '#1b1b1b';
+const SHOTS = '/tmp/shots-brand-applied';
 
 describe('branded mail through SMTP', () => {
   let e: E2E;
@@ -79,6 +83,32 @@ describe('branded mail through SMTP', () => {
     assert.equal(strip(mail.text), strip(plain.text));
     assert.doesNotMatch(String(mail.text), /cid:|logo/);
   });
+
+  test(
+    'as a mail client shows it (Chromium): the logo drawn, the button in the accent',
+    { skip: skipWithoutChromium },
+    async () => {
+      await setBrand(e.h, e.workspaceId, { color: ACCENT, logo: logoPng() });
+      const mail = await invite('shown');
+      // mailparser's default: cid: references become the attached image as data: URLs, as a mail client resolves them.
+      const shown = await simpleParser(Buffer.from(mail.source, 'latin1'));
+      const browser = await launchChromium({ javaScriptEnabled: false });
+      try {
+        const page = await browser.context.newPage();
+        await page.setContent(String(shown.html), { waitUntil: 'load' });
+        const img = page.locator('img').first();
+        assert.equal(await img.getAttribute('alt'), 'Test Workspace');
+        const box = await img.boundingBox();
+        assert.ok(box && box.width > 100 && box.height > 30, `the logo is drawn: ${JSON.stringify(box)}`);
+        fs.mkdirSync(SHOTS, { recursive: true });
+        await page.screenshot({ path: path.join(SHOTS, 'mail-invitation.png'), fullPage: true });
+        await page.setViewportSize({ width: 360, height: 740 });
+        await page.screenshot({ path: path.join(SHOTS, 'mail-invitation-phone.png'), fullPage: true });
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 
   test('a logo removed after queueing: the message goes without the image, never with a broken one', async () => {
     await setBrand(e.h, e.workspaceId, { color: ACCENT, logo: logoPng() });
