@@ -1,5 +1,5 @@
 // A workspace's brand on the pages a signer or reviewer sees (issue 27), in Debian's Chromium against the real app,
-// with a light and a dark accent: the gate, signer, signed, review (JavaScript on and off), embed and /verify pages
+// with a light and a dark accent: the gate, signer, signed, copy, review (JavaScript on and off), embed and /verify pages
 // show the logo (loaded from the logo route, alt text = the workspace's name), the accent on their buttons, links and
 // header line, and Signet named as the service; axe finds nothing serious or critical; the CSP lets all of it load
 // with no console error; screenshots at 1280 px and 360×740 go to /tmp/shots-brand-applied. Before the brand, the
@@ -67,6 +67,7 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
     assert.equal(r.status, 201, r.text);
     await e.work();
     return {
+      to,
       link: `/sign/${await e.linkFor(to)}`,
       id: r.json.signing_requests[0].id as string,
       doc: r.json.document_id,
@@ -179,7 +180,7 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
       await page.close();
 
       // The signer page at 1280 px and on a phone, then signed.
-      const { link, doc } = await request();
+      const { link, doc, to } = await request();
       for (const [ctx, size] of [
         [phone.context, 'phone'],
         [desktop.context, 'desktop'],
@@ -200,6 +201,15 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
       assert.equal(await page.locator('body').getAttribute('data-state'), 'signed');
       bad.push(...(await judge(page, 'signed', accent, '.result-link .button.primary', t)));
       shots.push(await shoot(page, `${tag}-signed-desktop`));
+      await page.close();
+
+      // The signer's copy, from the completion mail (a page without script or form).
+      const done = e.smtp.received.filter((m) => m.to.includes(to)).map((m) => m.raw.toString('latin1'));
+      const copy = done.map((raw) => /\/copy\/([A-Za-z0-9_-]{43})/.exec(raw)?.[0]).find(Boolean);
+      assert.ok(copy, 'the completion mail carries the copy link');
+      page = await open(desktop.context, copy, problems);
+      bad.push(...(await judge(page, 'copy', accent, '.downloads .button.primary', t)));
+      shots.push(await shoot(page, `${tag}-copy-desktop`));
       await page.close();
 
       // The review page: with JavaScript at both sizes, and without (its forms work alone).
