@@ -25,6 +25,9 @@ import {
  */
 export const logoCid = (mailId: string): string => `logo.${mailId}@signet`;
 
+/** The logo types a mail attaches (PNG and JPEG, as the settings accept). */
+const LOGO_TYPES: readonly string[] = ['image/png', 'image/jpeg'];
+
 /** The workspace's brand as its mails show it (a row from before migration 022 has none). */
 const mailBrand = (
   ws: { name: string; brand_color?: string | null; logo_blob?: string | null; logo_type?: string | null },
@@ -34,8 +37,6 @@ const mailBrand = (
   color: ws.brand_color ?? null,
   logoCid: ws.logo_blob && LOGO_TYPES.includes(ws.logo_type ?? '') ? logoCid(mailId) : null,
 });
-/** The logo types a mail attaches (PNG and JPEG, as the settings accept). */
-export const LOGO_TYPES: readonly string[] = ['image/png', 'image/jpeg'];
 
 /** Template and its variables; the workspace name is filled in from the workspace row. */
 export type MailContent = {
