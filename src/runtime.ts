@@ -246,9 +246,11 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     opts.db ?? (await openDb(config.databaseUrl, { migrate: config.autoMigrate, poolMax: config.databasePoolMax }));
   const keyring = opts.keyring !== undefined ? opts.keyring : await prepareSecretsOrClose(config, db, !opts.db, logger);
   const limiter = opts.limiter ?? (await createRateLimiter({ redisUrl: config.redisUrl, clock, logger }));
+  const blobs = createBlobStore(db, clock, config.dataDir);
   const mailer = createMailer({
     db,
     clock,
+    blobs,
     smtpUrl: config.smtpUrl,
     from: `Signet <${config.mailFrom}>`,
     logger,
@@ -261,10 +263,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
     logger,
     workerId,
   });
-  const blobs = createBlobStore(db, clock, config.dataDir);
   const files: FileFetcher = createFileFetcher({ allowPrivateNetwork: config.allowPrivateNetwork });
   const emit = createEmitter(clock);
-
   const dispatcher = opts.worker
     ? createDispatcher({
         db,

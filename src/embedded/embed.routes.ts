@@ -65,6 +65,7 @@ export async function embedRoutes(fastify: FastifyInstance, deps: SigningDeps): 
     }
     return renderClosedPage(app.assets, v.session.locale, v.state, {
       ended: true,
+      brand: v.view.brand,
       bridge: { script, data: bridgeData(v.session, endedEvent(v.state, v.request)) },
     });
   });

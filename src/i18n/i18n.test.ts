@@ -36,6 +36,8 @@ const SAME_AS_ENGLISH = new Set([
   'es:dashboard.webhook.error',
   // "Logo" is the word in these languages too.
   ...['de', 'fr', 'it', 'nl', 'pl'].map((l) => `${l}:dashboard.settings.logo`),
+  // "via" is how French, Dutch and Swedish name the service a message came through, too.
+  ...['fr', 'nl', 'sv'].map((l) => `${l}:page.viaService`),
   // Loanwords and international words the other languages also write as English does (E-mail, Status, Webhook, …).
   ...Object.entries({
     it: 'review.channelEmail dashboard.nav.account dashboard.common.email dashboard.signIn.password dashboard.webhooks.endpoint audit.email audit.userAgent verify.page.no',

@@ -11,9 +11,10 @@ import { createOutboxSender, type OutboxSender, type OutboxSenderOptions } from 
 import { fixedDelays } from '../jobs/retry.js';
 import { silentLogger } from '../lib/logger.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from '../limits.js';
-import { claimMail, recordMail, type MailRow } from './outbox.repo.js';
+import type { BlobStore } from '../documents/blob-store.js';
+import { claimMail, mailLogoOf, recordMail, type MailRow } from './outbox.repo.js';
 import { createMailQueue, type MailQueue } from './outbox.js';
-import { createTransport, isPermanent } from './smtp.js';
+import { createTransport, isPermanent, type LogoSource } from './smtp.js';
 
 /** Mail keeps the webhook schedule: one rhythm for operators to know. */
 export const MAIL_RETRY_DELAYS_MS = WEBHOOK_RETRY_DELAYS_MS;
@@ -27,6 +28,8 @@ export type MailerOptions = OutboxSenderOptions & {
   smtpUrl: string | null;
   /** Envelope and From address with the product's display name, e.g. `Signet <no-reply@example.com>`. */
   from: string;
+  /** Where workspace logos are read from, for the inline logo of branded mail; without it, mail goes without. */
+  blobs?: BlobStore;
 };
 
 export type Mailer = MailQueue &
@@ -42,7 +45,15 @@ export function createMailer(opts: MailerOptions): Mailer {
   const workerId = opts.workerId ?? `mailer:${process.pid}:${randomBytes(4).toString('hex')}`;
   const sendTimeoutMs = opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
   const concurrency = opts.concurrency ?? 4;
+  const blobs = opts.blobs;
+  const logo: LogoSource | undefined = blobs
+    ? async (workspaceId) => {
+        const found = await mailLogoOf(db.kysely, workspaceId);
+        return found ? { bytes: await blobs.get(found.blob), type: found.type } : null;
+      }
+    : undefined;
   const transport = createTransport({
+    logo,
     smtpUrl: opts.smtpUrl,
     from: opts.from,
     clock,

@@ -19,9 +19,21 @@ export const MAIL_LEASE: Lease<'mail_outbox'> = {
   due: (eb, now) => eb.and([eb('status', '=', 'queued'), eb('next_attempt_at', '<=', now)]),
 };
 
-/** The sender details of a workspace: its name (the From display name) and default Reply-To. */
+/**
+ * The sender details of a workspace: its name (the From display name), default Reply-To and brand (colour, logo).
+ * The whole row, so a schema without migration 022's columns still answers.
+ */
 export const mailSenderOf = (db: Kysely<Database>, workspaceId: string) =>
-  db.selectFrom('workspaces').select(['name', 'reply_to']).where('id', '=', workspaceId).executeTakeFirst();
+  db.selectFrom('workspaces').selectAll().where('id', '=', workspaceId).executeTakeFirst();
+
+/** A workspace's logo now: its blob key and media type (null: none, or no such column yet). */
+export async function mailLogoOf(
+  db: Kysely<Database>,
+  workspaceId: string,
+): Promise<{ blob: string; type: string } | null> {
+  const ws = await db.selectFrom('workspaces').selectAll().where('id', '=', workspaceId).executeTakeFirst();
+  return ws?.logo_blob && ws.logo_type ? { blob: ws.logo_blob, type: ws.logo_type } : null;
+}
 
 export async function insertMail(db: Kysely<Database>, row: Insertable<MailOutboxTable>): Promise<void> {
   await db.insertInto('mail_outbox').values(row).execute();

@@ -10,7 +10,33 @@ import { isKnownLocale, type Locale } from '../i18n/i18n.js';
 import { isHeaderAddress } from '../lib/email.js';
 import { findMail, findOutbox, insertMail, mailSenderOf } from './outbox.repo.js';
 import { presentMail, type MailView } from './presenters.js';
-import { isTemplateName, oneLine, renderMail, type TemplateName, type TemplateVars } from './templates.js';
+import {
+  isTemplateName,
+  oneLine,
+  renderMail,
+  type MailBrand,
+  type TemplateName,
+  type TemplateVars,
+} from './templates.js';
+
+/**
+ * The Content-ID of a message's inline logo. The HTML names it when the workspace had a logo at queueing; smtp.ts
+ * attaches the workspace's logo under it at sending (or drops the image if the logo is gone by then).
+ */
+export const logoCid = (mailId: string): string => `logo.${mailId}@signet`;
+
+/** The logo types a mail attaches (PNG and JPEG, as the settings accept). */
+const LOGO_TYPES: readonly string[] = ['image/png', 'image/jpeg'];
+
+/** The workspace's brand as its mails show it (a row from before migration 022 has none). */
+const mailBrand = (
+  ws: { name: string; brand_color?: string | null; logo_blob?: string | null; logo_type?: string | null },
+  mailId: string,
+): MailBrand => ({
+  name: ws.name,
+  color: ws.brand_color ?? null,
+  logoCid: ws.logo_blob && LOGO_TYPES.includes(ws.logo_type ?? '') ? logoCid(mailId) : null,
+});
 
 /** Template and its variables; the workspace name is filled in from the workspace row. */
 export type MailContent = {
@@ -44,9 +70,10 @@ export function createMailQueue(clock: Clock): MailQueue {
       const replyTo = msg.replyTo === undefined ? ws.reply_to : msg.replyTo;
       if (replyTo != null && !isHeaderAddress(replyTo))
         throw new Error(`reply-to is not a plain e-mail address: "${replyTo}"`);
-      const rendered = renderMail(msg.template, msg.locale, { ...msg.vars, workspaceName: ws.name } as never);
-      const now = clock.now();
       const id = newOrderedId('mail');
+      const vars = { ...msg.vars, workspaceName: ws.name } as never;
+      const rendered = renderMail(msg.template, msg.locale, vars, mailBrand(ws, id));
+      const now = clock.now();
       await insertMail(trx, {
         id,
         workspace_id: msg.workspaceId,

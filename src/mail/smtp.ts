@@ -1,12 +1,18 @@
 // Where outbox rows go: an SMTP server through nodemailer (pooled connections, a time limit per message, a fixed
 // Message-ID per row so receivers can drop a repeat), or, with no SMTP_URL, the log. The mail job decides retries.
+// A message whose HTML names its logo's Content-ID goes as multipart/related with the workspace's logo attached
+// inline; a logo that cannot be read then (removed since, unreadable) drops the image, never the message.
 import type { Transporter } from 'nodemailer';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import type { Clock } from '../lib/clock.js';
 import { isHeaderAddress } from '../lib/email.js';
 import { describeError, type Logger } from '../lib/logger.js';
 import type { MailRow } from './outbox.repo.js';
+import { logoCid } from './outbox.js';
 import { oneLine } from './templates.js';
+
+/** A workspace's logo as it is now: its bytes and media type (PNG or JPEG); null when it has none. */
+export type LogoSource = (workspaceId: string) => Promise<{ bytes: Uint8Array; type: string } | null>;
 
 export type MailTransport = {
   readonly mode: 'smtp' | 'log';
@@ -28,7 +34,25 @@ export type TransportOptions = {
   connections: number;
   /** Upper bound on one send. */
   sendTimeoutMs: number;
+  /** Where a branded message's inline logo comes from; without it, such messages go without the image. */
+  logo?: LogoSource;
 };
+
+/** The HTML to send and its inline parts: the logo under the Content-ID the HTML names, or the image removed. */
+async function inlineLogo(row: MailRow, logo: LogoSource | undefined) {
+  const cid = logoCid(row.id);
+  if (!row.html.includes(`src="cid:${cid}"`)) return { html: row.html, attachments: [] };
+  const found = await logo?.(row.workspace_id).catch(() => null);
+  if (!found) return { html: row.html.replace(/<img src="cid:[^"]*"[^>]*>\n?/, ''), attachments: [] };
+  const ext = found.type === 'image/png' ? 'png' : 'jpg';
+  const content = Buffer.from(found.bytes.buffer, found.bytes.byteOffset, found.bytes.byteLength);
+  return {
+    html: row.html,
+    attachments: [
+      { cid, filename: `logo.${ext}`, content, contentType: found.type, contentDisposition: 'inline' as const },
+    ],
+  };
+}
 
 class SendTimeout extends Error {}
 
@@ -73,6 +97,7 @@ export function createTransport(o: TransportOptions): MailTransport {
       let timer: NodeJS.Timeout | undefined;
       try {
         const smtp = await connect();
+        const { html, attachments } = await inlineLogo(row, o.logo);
         await Promise.race([
           smtp.sendMail({
             from: { name: `${row.from_name} via ${brand}`, address: fromAddress },
@@ -80,7 +105,8 @@ export function createTransport(o: TransportOptions): MailTransport {
             ...(row.reply_to ? { replyTo: row.reply_to } : {}),
             subject: row.subject,
             text: row.text,
-            html: row.html,
+            html,
+            ...(attachments.length ? { attachments } : {}),
             messageId,
             date: new Date(o.clock.now()),
             headers: { 'Auto-Submitted': 'auto-generated', 'Content-Language': row.locale },

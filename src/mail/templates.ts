@@ -2,8 +2,11 @@
 // HTML-escaped in the HTML part; the signer or copy link appears verbatim in both parts. A right-to-left language
 // (Arabic) sets dir="rtl" on the HTML and starts each line of our text part with a right-to-left mark, so a line that
 // opens with a Latin name still reads right to left; links and the sender's quoted message are left as they are.
+// A workspace's brand (issue 27) changes the HTML only: its logo as an inline image (`cid:`, attached by smtp.ts) and
+// its accent colour, used only when it is exactly `#rrggbb`, on the button and links; the text part stays as it was.
 import { dirOf, formatDateTime, t, type Locale, type MessageKey } from '../i18n/i18n.js';
 import { SIGNER_COPY_VALIDITY_MS, VERIFICATION_CODE_TTL_MS } from '../limits.js';
+import { accentOf } from '../web/brand.js';
 
 export type InvitationVars = {
   workspaceName: string;
@@ -67,6 +70,12 @@ export const TEMPLATE_NAMES = [
 
 export type RenderedMail = { subject: string; text: string; html: string };
 
+/** The sending workspace's face in a mail: its name (the logo's alt text), accent colour and the logo's Content-ID. */
+export type MailBrand = { name: string; color: string | null; logoCid: string | null };
+
+/** Signet's own button colour, when the workspace has none. */
+const DEFAULT_ACCENT = '#1f4fd1';
+
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 
@@ -104,7 +113,7 @@ type Layout = {
 /** U+200F RIGHT-TO-LEFT MARK: sets a plain-text line's direction without showing anything. */
 const RLM = '\u200f';
 
-function render(l: Layout): RenderedMail {
+function render(l: Layout, brand?: MailBrand | null): RenderedMail {
   const name = oneLine(l.signerName);
   const greeting = name ? t(l.locale, 'mail.greeting', { name }) : t(l.locale, 'mail.greetingNoName');
   const body = l.message?.body.replace(/\r\n?/g, '\n').trim();
@@ -123,12 +132,21 @@ function render(l: Layout): RenderedMail {
     : text;
 
   const p = (s: string) => `<p style="margin:0 0 16px">${escapeHtml(s)}</p>`;
+  const accent = accentOf(brand) ?? DEFAULT_ACCENT;
+  const accentLine = accentOf(brand) ? `;border-top:4px solid ${accent}` : '';
+  const logo =
+    brand?.logoCid && /^[\w.@-]+$/.test(brand.logoCid)
+      ? [
+          `<img src="cid:${brand.logoCid}" alt="${escapeHtml(oneLine(brand.name))}" style="display:block;max-height:48px;max-width:200px;width:auto;height:auto;border:0;margin:0 0 24px">`,
+        ]
+      : [];
   const html: string[] = [
     '<!DOCTYPE html>',
     `<html lang="${l.locale}"${rtl ? ' dir="rtl"' : ''}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<title>${escapeHtml(l.subject)}</title></head>`,
     `<body${rtl ? ' dir="rtl"' : ''} style="margin:0;padding:24px;background:#f4f5f7;font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#1f2328">`,
-    `<div${rtl ? ' dir="rtl"' : ''} style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px${rtl ? ';text-align:right' : ''}">`,
+    `<div${rtl ? ' dir="rtl"' : ''} style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px${accentLine}${rtl ? ';text-align:right' : ''}">`,
+    ...logo,
     p(greeting),
     ...l.paragraphs.map(p),
   ];
@@ -144,9 +162,9 @@ function render(l: Layout): RenderedMail {
   if (l.action) {
     const href = escapeHtml(l.action.url);
     html.push(
-      `<p style="margin:24px 0"><a href="${href}" style="display:inline-block;padding:12px 24px;background:#1f4fd1;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:bold">${escapeHtml(l.action.label)}</a></p>`,
+      `<p style="margin:24px 0"><a href="${href}" style="display:inline-block;padding:12px 24px;background:${accent};color:#ffffff;text-decoration:none;border-radius:6px;font-weight:bold">${escapeHtml(l.action.label)}</a></p>`,
       ...(l.action.after ?? []).map(p),
-      `<p style="margin:0 0 16px;font-size:13px;color:#57606a">${escapeHtml(t(l.locale, 'mail.linkFallback'))}<br><a href="${href}" dir="ltr" style="color:#1f4fd1;word-break:break-all">${href}</a></p>`,
+      `<p style="margin:0 0 16px;font-size:13px;color:#57606a">${escapeHtml(t(l.locale, 'mail.linkFallback'))}<br><a href="${href}" dir="ltr" style="color:${accent};word-break:break-all">${href}</a></p>`,
     );
   }
   html.push(
@@ -158,13 +176,13 @@ function render(l: Layout): RenderedMail {
 }
 
 /** The mails carrying a signer's link, by the catalogue section of their words. */
-function request(kind: 'invitation' | 'reminder' | 'expiryWarning', locale: Locale, v: InvitationVars): RenderedMail {
+function request(kind: 'invitation' | 'reminder' | 'expiryWarning', locale: Locale, v: InvitationVars): Layout {
   const workspace = oneLine(v.workspaceName);
   const title = oneLine(v.documentTitle);
   const url = signerLink(v.baseUrl, v.token);
   const message = v.message?.trim();
   const date = formatDateTime(locale, v.expiresAt);
-  return render({
+  return {
     locale,
     subject: t(locale, `mail.${kind}.subject`, { workspace, title }),
     signerName: v.signerName,
@@ -176,7 +194,7 @@ function request(kind: 'invitation' | 'reminder' | 'expiryWarning', locale: Loca
       after: [t(locale, 'mail.invitation.expires', { date })],
     },
     footer: [t(locale, 'mail.footer.why', { workspace }), t(locale, 'mail.footer.doNotForward')],
-  });
+  };
 }
 
 function notice(
@@ -185,23 +203,23 @@ function notice(
   v: { workspaceName: string; signerName: string; documentTitle: string },
   extra: Record<string, string>,
   more: MessageKey[] = [],
-): RenderedMail {
+): Layout {
   const vars = { workspace: oneLine(v.workspaceName), title: oneLine(v.documentTitle), ...extra };
-  return render({
+  return {
     locale,
     subject: t(locale, `mail.${kind}.subject`, vars),
     signerName: v.signerName,
     paragraphs: [t(locale, `mail.${kind}.intro`, vars), ...more.map((k) => t(locale, k, vars))],
     footer: [t(locale, 'mail.footer.why', vars)],
-  });
+  };
 }
 
 /** Everyone signed: with the signer's copy link when there is one, else the notice alone. */
-function completed(locale: Locale, v: CompletedVars): RenderedMail {
+function completed(locale: Locale, v: CompletedVars): Layout {
   if (!v.copy) return notice('completed', locale, v, {}, ['mail.completed.body']);
   const vars = { workspace: oneLine(v.workspaceName), title: oneLine(v.documentTitle) };
   const days = Math.round(SIGNER_COPY_VALIDITY_MS / 86_400_000);
-  return render({
+  return {
     locale,
     subject: t(locale, 'mail.completed.subject', vars),
     signerName: v.signerName,
@@ -213,13 +231,13 @@ function completed(locale: Locale, v: CompletedVars): RenderedMail {
       after: [t(locale, 'mail.completed.expires', { days, date: formatDateTime(locale, v.copy.expiresAt) })],
     },
     footer: [t(locale, 'mail.footer.why', vars), t(locale, 'mail.completed.doNotForward')],
-  });
+  };
 }
 
-function memberInvitation(locale: Locale, v: MemberInvitationVars): RenderedMail {
+function memberInvitation(locale: Locale, v: MemberInvitationVars): Layout {
   if (!/^https?:\/\/[^\s]+$/i.test(v.url)) throw new Error(`url must be an http(s) URL, got "${v.url}"`);
   const vars = { workspace: oneLine(v.workspaceName), inviter: oneLine(v.inviterEmail) };
-  return render({
+  return {
     locale,
     subject: t(locale, 'mail.memberInvitation.subject', vars),
     signerName: '',
@@ -230,13 +248,13 @@ function memberInvitation(locale: Locale, v: MemberInvitationVars): RenderedMail
       after: [t(locale, 'mail.memberInvitation.expires', { date: formatDateTime(locale, v.expiresAt) })],
     },
     footer: [t(locale, 'mail.memberInvitation.footer', vars), t(locale, 'mail.footer.doNotForward')],
-  });
+  };
 }
 
-function verificationCode(locale: Locale, v: VerificationCodeVars): RenderedMail {
+function verificationCode(locale: Locale, v: VerificationCodeVars): Layout {
   const vars = { workspace: oneLine(v.workspaceName), title: oneLine(v.documentTitle) };
   const minutes = VERIFICATION_CODE_TTL_MS / 60_000;
-  return render({
+  return {
     locale,
     subject: t(locale, 'mail.verificationCode.subject', { ...vars, code: v.code }),
     signerName: v.signerName,
@@ -247,10 +265,10 @@ function verificationCode(locale: Locale, v: VerificationCodeVars): RenderedMail
       t(locale, 'mail.verificationCode.notYou'),
     ],
     footer: [t(locale, 'mail.footer.why', vars)],
-  });
+  };
 }
 
-const builders: { [N in TemplateName]: (locale: Locale, vars: TemplateVars[N]) => RenderedMail } = {
+const builders: { [N in TemplateName]: (locale: Locale, vars: TemplateVars[N]) => Layout } = {
   invitation: (locale, v) => request('invitation', locale, v),
   reminder: (locale, v) => request('reminder', locale, v),
   expiry_warning: (locale, v) => request('expiryWarning', locale, v),
@@ -265,9 +283,17 @@ const builders: { [N in TemplateName]: (locale: Locale, vars: TemplateVars[N]) =
 export const isTemplateName = (name: unknown): name is TemplateName =>
   typeof name === 'string' && (TEMPLATE_NAMES as readonly string[]).includes(name);
 
-/** Builds one e-mail. Throws on an unknown template or a non-http(s) base URL (programming errors). */
-export function renderMail<N extends TemplateName>(template: N, locale: Locale, vars: TemplateVars[N]): RenderedMail {
-  const build = builders[template] as ((l: Locale, v: TemplateVars[N]) => RenderedMail) | undefined;
+/**
+ * Builds one e-mail, in the sending workspace's colours when `brand` is given. Throws on an unknown template or a
+ * non-http(s) base URL (programming errors).
+ */
+export function renderMail<N extends TemplateName>(
+  template: N,
+  locale: Locale,
+  vars: TemplateVars[N],
+  brand?: MailBrand | null,
+): RenderedMail {
+  const build = builders[template] as ((l: Locale, v: TemplateVars[N]) => Layout) | undefined;
   if (!build) throw new Error(`unknown mail template "${String(template)}"`);
-  return build(locale, vars);
+  return render(build(locale, vars), brand);
 }

@@ -7,7 +7,7 @@ import { localeOrDefault } from '../i18n/i18n.js';
 import { ApiError } from '../lib/errors.js';
 import { localeFromAcceptLanguage } from '../web/html.js';
 import { copyAuditCertificate, copyPdf, copyView, type CopyView } from './copy.service.js';
-import { COPY_PAGE_HEADERS, renderCopyGone, renderCopyPage } from './page/copy-page.js';
+import { COPY_PAGE_HEADERS, copyPageHeaders, renderCopyGone, renderCopyPage } from './page/copy-page.js';
 import { TokenParam } from './signer.schemas.js';
 import type { SigningDeps } from './signing.service.js';
 
@@ -48,7 +48,7 @@ export async function copyRoutes(fastify: FastifyInstance, deps: SigningDeps): P
     const v = await viewOrNull(req.params.token);
     if (!v || v.state === 'expired') return gone(req, reply, v);
     return reply
-      .headers(COPY_PAGE_HEADERS)
+      .headers(copyPageHeaders(v.brand))
       .type(HTML)
       .send(
         renderCopyPage(

@@ -13,7 +13,9 @@ import { SIGNER_COPY_VALIDITY_MS } from '../limits.js';
 import { copiesMigrated, findCopyByTokenHash, insertCopy, type CopyRow } from './copy.repo.js';
 import { auditCertificate } from './documents.service.js';
 import { attachment } from './presenters.js';
-import { findDocument, workspaceNameOf, type DocumentRow, type RequestRow } from './signing.repo.js';
+import { findDocument, type DocumentRow, type RequestRow } from './signing.repo.js';
+import { brandOf, type Brand } from '../workspaces/brand.js';
+import { findWorkspace } from '../workspaces/workspaces.repo.js';
 import { hasEmail, type SigningDeps } from './signing.service.js';
 import type { Tx } from './transition.js';
 
@@ -63,6 +65,8 @@ export type CopyView = {
   copy: CopyRow;
   document: DocumentRow;
   workspaceName: string;
+  /** The sending workspace's logo and colour, shown on the page. */
+  brand: Brand | null;
 };
 
 const notValid = () => apiError('not_found', { message: 'This download link is not valid or has expired.' });
@@ -73,8 +77,9 @@ export async function copyView(deps: Pick<SigningDeps, 'db' | 'clock'>, token: s
   const copy = hash ? await findCopyByTokenHash(deps.db.kysely, hash) : undefined;
   const document = copy && (await findDocument(deps.db.kysely, copy.workspace_id, copy.document_id));
   if (!copy || !document || document.status !== 'completed' || !document.signed_blob) throw notValid();
-  const workspaceName = (await workspaceNameOf(deps.db.kysely, copy.workspace_id)) ?? '';
-  return { state: copy.expires_at <= deps.clock.now() ? 'expired' : 'open', copy, document, workspaceName };
+  const ws = await findWorkspace(deps.db.kysely, copy.workspace_id);
+  const state = copy.expires_at <= deps.clock.now() ? 'expired' : 'open';
+  return { state, copy, document, workspaceName: ws?.name ?? '', brand: ws ? brandOf(ws) : null };
 }
 
 /** The document of a link that still works; 404 `not_found` otherwise. */

@@ -13,6 +13,7 @@ import {
 import type { PreviewBody } from './signing.schemas.js';
 import { findDocument, findRequest, listRequests } from './signing.repo.js';
 import type { SigningDeps } from './signing.service.js';
+import { auditFace } from './audit-face.js';
 
 async function mustFind(deps: SigningDeps, workspaceId: string, id: string) {
   const d = await findDocument(deps.db.kysely, workspaceId, id);
@@ -50,7 +51,10 @@ export async function auditTrail(deps: SigningDeps, workspaceId: string, id: str
 export async function auditCertificate(deps: SigningDeps, workspaceId: string, id: string) {
   const d = await mustFind(deps, workspaceId, id);
   const [entries, requests] = [await listAudit(deps.db.kysely, d.id), await listRequests(deps.db.kysely, d.id)];
-  const info = auditPageInput(d, requests, d.completed_at ?? deps.clock.now());
+  const info = {
+    ...auditPageInput(d, requests, d.completed_at ?? deps.clock.now()),
+    face: await auditFace(deps, d.workspace_id),
+  };
   return { id: d.id, pdf: await deps.pdf.auditCertificate(info, auditCertificateEvents(entries)) };
 }
 

@@ -14,6 +14,7 @@ import type { Stamp, StampValue } from '../documents/pdf/stamp.js';
 import type { Field } from '../documents/pdf/types.js';
 import { signerInputOf, stampText } from '../documents/fields.js';
 import { auditPageInput, documentUrls } from './presenters.js';
+import { auditFace } from './audit-face.js';
 import {
   claimSealJobs,
   completeSealed,
@@ -81,7 +82,7 @@ export function stampsFor(doc: DocumentRow, requests: RequestRow[], pngs: Map<st
  * and every signer's signature keeps verifying.
  */
 async function signedContent(deps: SealingDeps, doc: DocumentRow, requests: RequestRow[], completedAt: number) {
-  const audit = auditPageInput(doc, requests, completedAt);
+  const audit = { ...auditPageInput(doc, requests, completedAt), face: await auditFace(deps, doc.workspace_id) };
   if (doc.signature_level === 'qes') {
     const current = await deps.blobs.get(doc.qes_blob ?? doc.prepared_blob);
     return { pdf: await deps.pdf.appendAuditPage(current, audit, { incremental: true }), incremental: true };

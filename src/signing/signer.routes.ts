@@ -52,8 +52,9 @@ export async function signerRoutes(fastify: FastifyInstance, deps: SigningDeps):
       if (v.state === 'signed' && offersSealed(v.document))
         return renderClosedPage(app.assets, v.document.locale, v.state, {
           download: { href: `${base}/document.pdf`, fileName: downloadName(v.document, 'signed') },
+          brand: v.brand,
         });
-      return renderClosedPage(app.assets, v.document.locale, v.state);
+      return renderClosedPage(app.assets, v.document.locale, v.state, { brand: v.brand });
     } catch (err) {
       if ((err as { code?: string }).code === 'not_found')
         return reply.code(404).send(renderClosedPage(app.assets, 'en', 'not_found'));

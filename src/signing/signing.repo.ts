@@ -78,10 +78,6 @@ export const findRequestById = async (db: Trx, id: string) =>
 export const findRequestByTokenHash = async (db: Trx, tokenHash: string) =>
   asRequest(await db.selectFrom('signing_requests').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst());
 
-/** The workspace's display name, for the signer page. */
-export const workspaceNameOf = async (db: Trx, workspaceId: string) =>
-  (await db.selectFrom('workspaces').select(['name']).where('id', '=', workspaceId).executeTakeFirst())?.name;
-
 type RequestPatch = Partial<Omit<RequestRow, 'status' | 'id'>>;
 type DocumentPatch = Partial<Omit<DocumentRow, 'status' | 'id'>>;
 

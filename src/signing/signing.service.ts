@@ -24,11 +24,12 @@ import {
   moveDocumentRequests,
   moveRequest,
   setSignerToken,
-  workspaceNameOf,
   type DocumentRow,
   type RequestRow,
 } from './signing.repo.js';
 import { releaseColumns } from './reminder-policy.js';
+import { brandOf } from '../workspaces/brand.js';
+import { findWorkspace } from '../workspaces/workspaces.repo.js';
 import { isOpenRequest } from './states.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { transition, type TransitionDeps, type Tx } from './transition.js';
@@ -154,9 +155,12 @@ export const reread = async (tx: Tx, r: RequestRow) => (await findRequest(tx.trx
 /** What the signing page needs: the request, its document and the signer's own fields. */
 export async function signerView(deps: Pick<SigningDeps, 'db' | 'clock'>, r: RequestRow) {
   const doc = (await findDocument(deps.db.kysely, r.workspace_id, r.document_id))!;
-  const workspaceName = (await workspaceNameOf(deps.db.kysely, r.workspace_id)) ?? '';
+  // The row the page already read for the sender's name, brand columns included: no extra query for the brand.
+  const ws = await findWorkspace(deps.db.kysely, r.workspace_id);
+  const workspaceName = ws?.name ?? '';
+  const brand = ws ? brandOf(ws) : null;
   const fields = (JSON.parse(doc.fields) as Field[]).filter((f) => f.role === r.role);
-  return { request: r, document: doc, workspaceName, fields, state: signerState(doc, r, deps.clock.now()) };
+  return { request: r, document: doc, workspaceName, brand, fields, state: signerState(doc, r, deps.clock.now()) };
 }
 
 /** Whether the signer page offers the sealed PDF: everyone signed and the seal is stored. */

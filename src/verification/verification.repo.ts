@@ -5,6 +5,8 @@ import type { Database } from '../db/schema.js';
 
 export type SealedDocument = {
   id: string;
+  /** The workspace it was sent from: whose brand the /verify page shows (null for a tombstone). */
+  workspace_id: string | null;
   title: string;
   completed_at: number | null;
   status: string;
@@ -31,7 +33,7 @@ export async function findSealedDocument(
   const matches = sealedAs(revisionHashes.filter(Boolean), fileSha256);
   const row = await db
     .selectFrom('documents')
-    .select(['id', 'title', 'completed_at', 'status'])
+    .select(['id', 'workspace_id', 'title', 'completed_at', 'status'])
     .where(matches)
     .where('status', '=', 'completed')
     .orderBy('completed_at', 'asc')
@@ -44,5 +46,5 @@ export async function findSealedDocument(
     .where('status', '=', 'completed')
     .orderBy('completed_at', 'asc')
     .executeTakeFirst();
-  return tomb ? { ...tomb, title: '' } : null;
+  return tomb ? { ...tomb, workspace_id: null, title: '' } : null;
 }

@@ -14,6 +14,8 @@ import { problemText } from '../pki/problems.js';
 import type { TrustStore } from '../pki/trust.js';
 import type { VerificationOut } from './verification.schemas.js';
 import { findSealedDocument } from './verification.repo.js';
+import { brandOf, type Brand } from '../workspaces/brand.js';
+import { findWorkspace } from '../workspaces/workspaces.repo.js';
 
 export type VerificationDeps = { db: Db; clock: Clock; pdf: PdfEngine; trust: TrustStore };
 
@@ -22,16 +24,41 @@ export async function verifyFile(
   bytes: Uint8Array,
   locale: Locale = 'en',
 ): Promise<VerificationOut> {
+  return (await check(deps, bytes, locale, false)).report;
+}
+
+/**
+ * The report, and the brand of the workspace that sent the document it names (the /verify page shows it; the API's
+ * report stays the interface's). `brand` is null when the file is no live Signet document.
+ */
+export async function verifyWithSender(
+  deps: VerificationDeps,
+  bytes: Uint8Array,
+  locale: Locale = 'en',
+): Promise<{ report: VerificationOut; brand: Brand | null }> {
+  return check(deps, bytes, locale, true);
+}
+
+async function check(deps: VerificationDeps, bytes: Uint8Array, locale: Locale, withBrand: boolean) {
   const trust = await deps.trust.verificationTrust();
   const report = await deps.pdf.verify(bytes, { ...trust, nowMs: deps.clock.now() });
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return present(report, sha256, await documentOf(deps, report, sha256), locale);
+  const found = await documentOf(deps, report, sha256, withBrand);
+  return { report: present(report, sha256, found?.document ?? null, locale), brand: found?.brand ?? null };
 }
 
-async function documentOf(deps: VerificationDeps, report: PdfVerification, sha256: string) {
+async function documentOf(deps: VerificationDeps, report: PdfVerification, sha256: string, withBrand: boolean) {
   const hashes = report.signatures.filter((s) => s.kind === 'signature').map((s) => s.revision_sha256);
   const doc = await findSealedDocument(deps.db.kysely, hashes, sha256);
   if (!doc) return null;
+  const ws = withBrand && doc.workspace_id !== null ? await findWorkspace(deps.db.kysely, doc.workspace_id) : undefined;
+  return { document: await documentFacts(deps, doc), brand: ws ? brandOf(ws) : null };
+}
+
+async function documentFacts(
+  deps: VerificationDeps,
+  doc: NonNullable<Awaited<ReturnType<typeof findSealedDocument>>>,
+): Promise<NonNullable<VerificationOut['document']>> {
   const completed_at = doc.completed_at === null ? null : iso(Number(doc.completed_at));
   // A purged document's record is gone: no title, no audit chain to check; its tombstone says when.
   if (doc.purged_at !== null)

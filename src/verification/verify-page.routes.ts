@@ -9,18 +9,34 @@ import { FILE_BODY_LIMIT } from '../limits.js';
 import { UPLOAD_ROUTE } from '../http/upload-budget.js';
 import { localeFromAcceptLanguage } from '../web/html.js';
 import { pageHeaders } from '../web/headers.js';
+import { brandStyleSource, type PageBrand } from '../web/brand.js';
 import { renderVerifyPage } from './verify-page.js';
-import { verifyFile, type VerificationDeps } from './verification.service.js';
+import { verifyWithSender, type VerificationDeps } from './verification.service.js';
+import type { VerificationOut } from './verification.schemas.js';
 
-const HEADERS = pageHeaders({ csp: { formActions: ['self'], frameAncestors: ['none'] }, noSniff: true });
+/** The page's headers; a report naming a branded workspace allows its one accent style element by hash. */
+const headersFor = (brand?: PageBrand | null) => {
+  const style = brandStyleSource(brand);
+  return pageHeaders({
+    csp: { ...(style ? { styles: ['self', style] } : {}), formActions: ['self'], frameAncestors: ['none'] },
+    noSniff: true,
+  });
+};
+const HEADERS = headersFor();
 
 export async function verifyPageRoutes(app: FastifyInstance, deps: VerificationDeps): Promise<void> {
   await app.register(multipart, { limits: { fileSize: FILE_BODY_LIMIT, files: 1, fields: 0, parts: 1 } });
-  const page = (req: FastifyRequest, reply: FastifyReply, code: number, extra: { report?: never } | object = {}) => {
+  const page = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    code: number,
+    extra: { error?: string } | { report: VerificationOut; brand: PageBrand | null } = {},
+  ) => {
     const locale = localeFromAcceptLanguage(req.headers['accept-language']);
+    const brand = 'brand' in extra ? (extra.brand as PageBrand | null) : null;
     return reply
       .code(code)
-      .headers(HEADERS)
+      .headers(brand ? headersFor(brand) : HEADERS)
       .type('text/html; charset=utf-8')
       .send(renderVerifyPage({ locale, stylesheet: app.assets.url('verify.css'), ...extra }));
   };
@@ -41,8 +57,12 @@ export async function verifyPageRoutes(app: FastifyInstance, deps: VerificationD
     }
     if (!bytes || bytes.length === 0) return page(req, reply, 400, { error: s['page.errorNoFile'] });
     try {
-      const report = await verifyFile(deps, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), locale);
-      return page(req, reply, 200, { report });
+      const found = await verifyWithSender(
+        deps,
+        new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+        locale,
+      );
+      return page(req, reply, 200, found);
     } catch (err) {
       if (err instanceof ApiError && err.status < 500) return page(req, reply, 400, { error: s['page.errorInvalid'] });
       throw err;

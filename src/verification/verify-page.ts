@@ -1,6 +1,7 @@
 // The /verify page: a form to upload a PDF (works without JavaScript: a plain multipart form) and the report in the
 // visitor's language. Nothing on it is stored or remembered.
-import { fill, formatDateTime, strings, type Locale } from '../i18n/i18n.js';
+import { fill, formatDateTime, strings, t, type Locale } from '../i18n/i18n.js';
+import { brandLogo, brandStyle, isBranded, viaService, type PageBrand } from '../web/brand.js';
 import { esc, htmlHead } from '../web/html.js';
 import type { VerificationOut } from './verification.schemas.js';
 
@@ -9,19 +10,29 @@ export type VerifyPageInput = {
   stylesheet: string;
   /** The report, or the form alone (with an error line when the upload was refused). */
   report?: VerificationOut;
+  /** The workspace that sent the Signet document the report names: its logo, colour and name. */
+  brand?: PageBrand | null;
   error?: string;
 };
 
 export function renderVerifyPage(o: VerifyPageInput): string {
   const s = strings(o.locale, 'verify');
-  const head = htmlHead({ locale: o.locale, title: s['page.title'], private: true, stylesheets: [o.stylesheet] });
+  // The accent's style element is allowed by its hash in this page's CSP (verify-page.routes.ts).
+  const style = o.report ? brandStyle(o.brand) : '';
+  const head = htmlHead({
+    locale: o.locale,
+    title: s['page.title'],
+    private: true,
+    stylesheets: [o.stylesheet],
+    tags: style ? [style] : [],
+  });
   const form = `<form class="upload" method="post" action="/verify" enctype="multipart/form-data">
     <label for="file">${esc(s['page.fileLabel'])}</label>
     <input id="file" name="file" type="file" accept="application/pdf,.pdf" required>
     <button type="submit">${esc(s['page.submit'])}</button>
   </form>`;
   const body = o.report
-    ? `${report(o.locale, o.report)}\n<p><a href="/verify">${esc(s['page.another'])}</a></p>`
+    ? `${sender(o.locale, o.brand)}${report(o.locale, o.report)}\n<p><a href="/verify">${esc(s['page.another'])}</a></p>`
     : `<p>${esc(s['page.intro'])}</p>\n${o.error ? `<p class="error" role="alert">${esc(o.error)}</p>\n` : ''}${form}`;
   return `${head}
 <body data-state="${o.report ? o.report.verdict : o.error ? 'error' : 'form'}">
@@ -32,6 +43,15 @@ export function renderVerifyPage(o: VerifyPageInput): string {
 </body>
 </html>
 `;
+}
+
+/** Who sent the document, on a branded workspace: its logo and "Sent by <name> · via Signet". */
+function sender(locale: Locale, brand: PageBrand | null | undefined): string {
+  if (!isBranded(brand)) return '';
+  return `<div class="sender">${brandLogo(brand, 'sender-logo')}<p>${esc(
+    t(locale, 'page.sentBy', { workspace: brand.name }),
+  )}${viaService(brand, locale)}</p></div>
+  `;
 }
 
 function report(locale: Locale, r: VerificationOut): string {

@@ -2,8 +2,12 @@
 // load, run, post to and be framed by), and the headers that go with it. Guarantee: `default-src 'self'` always,
 // and a page framable by nobody also says so with X-Frame-Options for browsers without CSP frame-ancestors.
 
-/** Keywords are written bare here and quoted in the header; schemes (`data:`, `blob:`) and origins as they are. */
-export type Source = 'self' | 'none' | 'unsafe-inline' | 'data:' | 'blob:' | `https://${string}` | `http://${string}`;
+/**
+ * Keywords and hashes are written bare here and quoted in the header; schemes (`data:`, `blob:`) and origins as they
+ * are. A hash (`sha256-…`) allows one inline element; never put one beside `unsafe-inline`, which it would switch off.
+ */
+export type Source =
+  'self' | 'none' | 'unsafe-inline' | 'data:' | 'blob:' | `https://${string}` | `http://${string}` | `sha256-${string}`;
 
 /** What a page may do beyond its own origin's defaults, one rule per directive. */
 export type CspRules = {
@@ -34,7 +38,8 @@ const DIRECTIVE: Record<keyof CspRules, string> = {
   frameAncestors: 'frame-ancestors',
 };
 
-const quote = (s: Source) => (s === 'self' || s === 'none' || s === 'unsafe-inline' ? `'${s}'` : s);
+const quote = (s: Source) =>
+  s === 'self' || s === 'none' || s === 'unsafe-inline' || s.startsWith('sha256-') ? `'${s}'` : s;
 
 /** What a page that draws PDFs with pdf.js needs: canvases as data:/blob: images, inline styles, a blob: worker. */
 export const PDF_VIEWER: CspRules = {

@@ -77,7 +77,7 @@ export type ResultLink = { href: string; label: string; download?: string };
 
 /**
  * A page that only says one thing: a headline, further lines, an icon, and its state for scripts and tests; and
- * the links it offers, if any.
+ * the links it offers, if any. `mark`: markup a caller built (a workspace's logo and name) above the icon.
  */
 export function resultPage(
   head: string,
@@ -85,14 +85,15 @@ export function resultPage(
   icon: string,
   [first, ...rest]: readonly string[],
   links: readonly ResultLink[] = [],
+  mark = '',
 ): string {
   const a = (l: ResultLink) =>
     `<a class="button primary" href="${esc(l.href)}"${l.download ? ` download="${esc(l.download)}"` : ''}>${esc(l.label)}</a>`;
   return `${head}
 <body data-state="${esc(state)}">
 <main class="closed">
-  <div id="status" class="status result" role="status" data-state="${esc(state)}">
-    <span class="result-icon" aria-hidden="true">${icon}</span>
+  <div id="status" class="status result${mark ? ' branded' : ''}" role="status" data-state="${esc(state)}">
+    ${mark}<span class="result-icon" aria-hidden="true">${icon}</span>
     <h1>${esc(first ?? '')}</h1>
     ${rest.map((line) => `<p>${esc(line)}</p>`).join('\n    ')}
     ${links.map((l) => `<p class="result-link">${a(l)}</p>`).join('\n    ')}

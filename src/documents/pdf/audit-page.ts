@@ -7,6 +7,8 @@
 // that is smaller than 400 × 500 pt). By default the file is rewritten by pdf-lib without object streams, for the
 // seal's incremental update; with `incremental: true` the pages are appended as one incremental update instead
 // (pdflib-incremental.ts), so the input stays a byte prefix and signatures already in it keep verifying.
+// The sending workspace's face (issue 27): its logo heads the first page and its hosting region is a row of the
+// document's facts; a logo that cannot be drawn is left out, never failing the page (it is decoration, the seal is not).
 // This module is the calling thread's side and loads no PDF library; the layout and drawing are audit-page.work.ts,
 // in a worker thread.
 import type { Locale } from '../../i18n/i18n.js';
@@ -31,9 +33,17 @@ export type AuditSigner = {
 
 export type AuditQualified = { provider: string; subject: string; issuer: string; serial: string };
 
+/** What the audit page shows of the sending workspace; each part optional. */
+export type AuditFace = {
+  logo?: { bytes: Uint8Array; type: 'image/png' | 'image/jpeg' } | null;
+  /** Where the workspace's documents live (SIGNET_REGION when it was created). */
+  region?: string | null;
+};
+
 export type AuditInfo = {
   /** The language of the labels: the document's. */
   locale: Locale;
+  face?: AuditFace | null;
   documentId: string;
   title: string;
   originalSha256: string;

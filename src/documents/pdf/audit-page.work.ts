@@ -47,12 +47,14 @@ export async function renderAuditCertificateInWorker(input: AuditCertificateInpu
 
 async function writeAudit(w: Writer, a: AuditInfo): Promise<void> {
   const s = strings(a.locale, 'audit');
+  if (a.face?.logo) await w.logo(a.face.logo);
   await w.title(s.title);
   await w.heading(s.document);
   await w.row(s.documentTitle, a.title);
   await w.row(s.documentId, a.documentId);
   await w.row(s.originalSha256, a.originalSha256, { valueStyle: 'mono' });
   await w.row(s.completed, a.completedAt ?? s.notCompleted);
+  if (a.face?.region) await w.row(s.region, a.face.region);
   await w.heading(fill(s.signers, { count: a.signers.length }));
   for (const [i, signer] of a.signers.entries()) {
     // Keep a signer's block together when it fits on a page.
@@ -81,6 +83,8 @@ async function writeAudit(w: Writer, a: AuditInfo): Promise<void> {
 }
 
 const MARGIN = 54;
+/** The logo's box in the header, in points: it keeps its proportions inside. */
+const LOGO_MAX = { width: 160, height: 40 };
 const GREY = rgb(0.4, 0.4, 0.45);
 const BODY = 9.5;
 const LEADING = 1.35;
@@ -161,6 +165,21 @@ class Writer {
     for (const l of await this.fonts.wrap(note, 'regular', 7.5, this.size[0] - MARGIN - x))
       await this.line(l, { x, size: 7.5, color: GREY });
     this.space(3);
+  }
+
+  /** The workspace's logo at the top of the page; one that pdf-lib cannot read is left out. */
+  async logo(logo: NonNullable<NonNullable<AuditInfo['face']>['logo']>): Promise<void> {
+    let image: Awaited<ReturnType<PDFDocument['embedPng']>>;
+    try {
+      image = logo.type === 'image/png' ? await this.doc.embedPng(logo.bytes) : await this.doc.embedJpg(logo.bytes);
+    } catch {
+      return;
+    }
+    const scale = Math.min(LOGO_MAX.width / image.width, LOGO_MAX.height / image.height, 1);
+    const [width, height] = [image.width * scale, image.height * scale];
+    await this.ensure(height + 12);
+    this.page.drawImage(image, { x: MARGIN, y: this.size[1] - this.y - height, width, height });
+    this.y += height + 12;
   }
 
   async title(text: string): Promise<void> {

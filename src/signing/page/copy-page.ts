@@ -7,23 +7,40 @@ import { fill, formatDateTime, strings, type Locale } from '../../i18n/i18n.js';
 import type { Assets } from '../../web/assets.js';
 import { pageHeaders } from '../../web/headers.js';
 import { esc, htmlHead, resultPage } from '../../web/html.js';
+import { brandedClass, brandLogo, brandStyle, brandStyleSource, viaService, type PageBrand } from '../../web/brand.js';
 
-/** No script, no form, no frame: the page is links and text (and the shell's empty `data:` icon). */
-export const COPY_PAGE_HEADERS = pageHeaders({
-  csp: {
-    scripts: ['none'],
-    images: ['self', 'data:'],
-    objects: ['none'],
-    baseUri: ['none'],
-    formActions: ['none'],
-    frameAncestors: ['none'],
-  },
-  noSniff: true,
-  noIndex: true,
-});
+/**
+ * No script, no form, no frame: the page is links and text (and the shell's empty `data:` icon); a branded
+ * workspace's accent is the one style element allowed, by its hash.
+ */
+export const copyPageHeaders = (brand?: PageBrand | null) => {
+  const style = brandStyleSource(brand);
+  return pageHeaders({
+    csp: {
+      scripts: ['none'],
+      ...(style ? { styles: ['self', style] } : {}),
+      images: ['self', 'data:'],
+      objects: ['none'],
+      baseUri: ['none'],
+      formActions: ['none'],
+      frameAncestors: ['none'],
+    },
+    noSniff: true,
+    noIndex: true,
+  });
+};
+export const COPY_PAGE_HEADERS = copyPageHeaders();
 
-const head = (assets: Assets, locale: Locale, title: string) =>
-  htmlHead({ locale, title, private: true, stylesheets: [assets.url('signer.css')] });
+const head = (assets: Assets, locale: Locale, title: string, brand?: PageBrand | null) => {
+  const style = brandStyle(brand);
+  return htmlHead({
+    locale,
+    title,
+    private: true,
+    stylesheets: [assets.url('signer.css')],
+    tags: style ? [style] : [],
+  });
+};
 
 /** `base`: the page's own path, /copy/<token>. */
 export function renderCopyPage(assets: Assets, locale: Locale, v: CopyView, base: string): string {
@@ -34,11 +51,11 @@ export function renderCopyPage(assets: Assets, locale: Locale, v: CopyView, base
       <p class="hint">${esc(hint)}</p>${extra}
     </li>`;
   const hash = d.signed_sha256 ? `\n      <p class="hash">SHA-256: <code>${esc(d.signed_sha256)}</code></p>` : '';
-  return `${head(assets, locale, `${d.title} · ${s.title}`)}
+  return `${head(assets, locale, `${d.title} · ${s.title}`, v.brand)}
 <body data-state="open">
 <main class="closed">
-  <div class="result copy" data-state="open">
-    <p class="sent-by">${esc(fill(s.sentBy, { workspace: v.workspaceName }))}</p>
+  <div class="result copy${brandedClass(v.brand)}" data-state="open">
+    ${brandLogo(v.brand)}<p class="sent-by">${esc(fill(s.sentBy, { workspace: v.workspaceName }))}${viaService(v.brand, locale)}</p>
     <h1>${esc(d.title)}</h1>
     <p>${esc(fill(s.completedAt, { date: formatDateTime(locale, d.completed_at ?? v.copy.created_at) }))}</p>
     <h2>${esc(s.downloads)}</h2>

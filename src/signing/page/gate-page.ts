@@ -5,6 +5,7 @@ import { fill, localeOrDefault, strings } from '../../i18n/i18n.js';
 import { VERIFICATION_CODE_DIGITS, VERIFICATION_CODE_TTL_MS } from '../../limits.js';
 import type { Assets } from '../../web/assets.js';
 import { esc, htmlHead, jsonBlock, moduleScript } from '../../web/html.js';
+import { brandedClass, brandLogo, brandStyle, viaService, type PageBrand } from '../../web/brand.js';
 import type { Bridge } from './signer-page.js';
 
 /** What the page says after a form came back (`?v=` of the 303): one of these, anything else is ignored. */
@@ -13,11 +14,16 @@ export type GateNotice = (typeof GATE_NOTICES)[number];
 export const gateNoticeOf = (v: unknown): GateNotice | null =>
   typeof v === 'string' && (GATE_NOTICES as readonly string[]).includes(v) ? (v as GateNotice) : null;
 
-/** The few document facts the gate shows (never its content). */
-export const gateDoc = (v: { document: { locale: string; title: string }; workspaceName: string }) => ({
+/** The few document facts the gate shows (never its content), and the sending workspace's brand. */
+export const gateDoc = (v: {
+  document: { locale: string; title: string };
+  workspaceName: string;
+  brand: PageBrand | null;
+}) => ({
   locale: v.document.locale,
   title: v.document.title,
   workspaceName: v.workspaceName,
+  brand: v.brand,
 });
 
 export type GateView = {
@@ -29,7 +35,7 @@ export type GateView = {
 
 export function renderGatePage(
   assets: Assets,
-  doc: { locale: string; title: string; workspaceName: string },
+  doc: { locale: string; title: string; workspaceName: string; brand?: PageBrand | null },
   g: GateView,
   o: { base: string; notice: GateNotice | null; waitMinutes?: number; bridge?: Bridge },
 ): string {
@@ -59,14 +65,20 @@ export function renderGatePage(
       <button type="submit" class="button primary">${esc(s.gateVerify)}</button>
     </form>`
       : '';
-  const tags = o.bridge ? [jsonBlock('bridge-data', o.bridge.data), moduleScript(o.bridge.script)] : [];
+  const style = brandStyle(doc.brand);
+  const tags = [
+    ...(style ? [style] : []),
+    ...(o.bridge ? [jsonBlock('bridge-data', o.bridge.data), moduleScript(o.bridge.script)] : []),
+  ];
+  // The sender is named on the page's own line below; the logo above the icon.
+  const mark = brandLogo(doc.brand);
   return `${htmlHead({ locale, title: `${doc.title} · ${s.gateTitle}`, private: true, stylesheets: [assets.url('signer.css')], tags })}
 <body data-state="verification" data-base="${esc(o.base)}">
 <main class="closed">
-  <div class="result gate" data-state="verification">
-    <span class="result-icon" aria-hidden="true">${g.method === 'sms_code' ? '✆' : '✉'}</span>
+  <div class="result gate${brandedClass(doc.brand)}" data-state="verification">
+    ${mark}<span class="result-icon" aria-hidden="true">${g.method === 'sms_code' ? '✆' : '✉'}</span>
     <h1>${esc(s.gateTitle)}</h1>
-    <p class="gate-doc">${esc(fill(s.sentBy, vars))}: <strong>${esc(doc.title)}</strong></p>
+    <p class="gate-doc">${esc(fill(s.sentBy, vars))}${viaService(doc.brand, locale)}: <strong>${esc(doc.title)}</strong></p>
     <p>${esc(fill(g.method === 'sms_code' ? s.gateIntroSms : s.gateIntroEmail, vars))}</p>
     <p class="gate-sent" role="status">${esc(sent)}</p>
     <p class="form-error" id="gate-error" role="alert">${esc(error)}</p>

@@ -5,6 +5,7 @@ import { dirOf, fill, localeOrDefault, strings, type Locale, type Strings } from
 import type { Assets } from '../../web/assets.js';
 import { PDF_VIEWER, pageHeaders, type Source } from '../../web/headers.js';
 import { esc, htmlHead, jsonBlock, modulePreload, moduleScript, resultPage } from '../../web/html.js';
+import { brandedClass, brandLogo, brandStyle, isBranded, viaService, type PageBrand } from '../../web/brand.js';
 import { renderFieldInputs } from './field-inputs.js';
 
 type View = Awaited<ReturnType<typeof signerView>>;
@@ -22,13 +23,23 @@ export const signerPageHeaders = (frameAncestor?: string): Record<string, string
  */
 export type Bridge = { script: string; data: unknown; endsInMs?: number };
 
-function head(assets: Assets, locale: string, title: string, withScript: boolean, bridge?: Bridge): string {
+/** `brand`: the workspace's accent colour as a style element (the page's CSP allows inline styles for pdf.js). */
+function head(
+  assets: Assets,
+  locale: string,
+  title: string,
+  withScript: boolean,
+  bridge?: Bridge,
+  brand?: PageBrand | null,
+): string {
+  const style = brandStyle(brand);
   return htmlHead({
     locale,
     title,
     private: true,
     stylesheets: [assets.url('signer.css')],
     tags: [
+      ...(style ? [style] : []),
       ...(bridge ? [jsonBlock('bridge-data', bridge.data), moduleScript(bridge.script)] : []),
       ...(withScript ? [modulePreload(assets.url('pdf.min.mjs')), moduleScript(assets.url('signer.js'))] : []),
     ],
@@ -97,13 +108,13 @@ export function renderSignerPage(
       cmaps: assets.url('pdfjs/cmaps/'),
     },
   };
-  return `${head(assets, locale, `${title} · ${s.title}`, true, o.bridge)}
+  return `${head(assets, locale, `${title} · ${s.title}`, true, o.bridge, v.brand)}
 <body data-base="${esc(base)}" data-state="open">
 <a class="skip-link" href="#panel">${esc(s.reviewAndSign)}</a>
-<header class="topbar">
+<header class="topbar${brandedClass(v.brand)}">
   <div class="topbar-inner">
-    <div class="doc-meta">
-      <p class="sent-by">${esc(fill(s.sentBy, { workspace: v.workspaceName }))}</p>
+    ${brandLogo(v.brand)}<div class="doc-meta">
+      <p class="sent-by">${esc(fill(s.sentBy, { workspace: v.workspaceName }))}${viaService(v.brand, locale)}</p>
       <h1 class="doc-title">${esc(title)}</h1>
     </div>
     <button type="button" id="next-field" class="button primary next-field" hidden>${esc(s.nextField)}</button>
@@ -183,7 +194,13 @@ export function renderClosedPage(
   assets: Assets,
   locale: string,
   state: string,
-  o: { ended?: boolean; bridge?: Bridge; download?: { href: string; fileName: string } } = {},
+  o: {
+    ended?: boolean;
+    bridge?: Bridge;
+    download?: { href: string; fileName: string };
+    /** The workspace whose link this was: its logo and colour, and who sent it "via Signet". */
+    brand?: PageBrand | null;
+  } = {},
 ): string {
   const l = localeOrDefault(locale);
   const s = strings(l, 'page');
@@ -191,5 +208,19 @@ export function renderClosedPage(
   const keys = o.download ? (['signedThanks', 'completedDone'] as const) : c.lines;
   const lines = [...(o.ended ? [s.sessionEnded] : []), ...keys.map((k) => s[k])];
   const links = o.download ? [{ href: o.download.href, label: s.downloadSigned, download: o.download.fileName }] : [];
-  return resultPage(head(assets, l, s.title, false, o.bridge), state, c.icon, lines, links);
+  return resultPage(
+    head(assets, l, s.title, false, o.bridge, o.brand),
+    state,
+    c.icon,
+    lines,
+    links,
+    brandMark(l, o.brand),
+  );
+}
+
+/** A result box's brand: the logo and "Sent by <workspace> · via Signet"; nothing for an unbranded workspace. */
+export function brandMark(locale: Locale, brand: PageBrand | null | undefined): string {
+  if (!isBranded(brand)) return '';
+  const s = strings(locale, 'page');
+  return `${brandLogo(brand)}<p class="sent-by">${esc(fill(s.sentBy, { workspace: brand.name }))}${viaService(brand, locale)}</p>`;
 }

@@ -8,6 +8,7 @@ import { fill, formatDateTime, localeOrDefault, strings, type Locale, type Strin
 import type { Assets } from '../../web/assets.js';
 import { PDF_VIEWER, pageHeaders } from '../../web/headers.js';
 import { esc, htmlHead, jsonBlock, modulePreload, moduleScript } from '../../web/html.js';
+import { brandedClass, brandLogo, brandStyle, viaService, type PageBrand } from '../../web/brand.js';
 import type { reviewView } from './review.service.js';
 
 export type ReviewView = Awaited<ReturnType<typeof reviewView>>;
@@ -24,22 +25,27 @@ export const REVIEW_PAGE_HEADERS = pageHeaders({
   noIndex: true,
 });
 
-// The signer page's stylesheet and PDF viewer, with the review page's own on top.
-function head(assets: Assets, locale: Locale, title: string, withScript: boolean): string {
+// The signer page's stylesheet and PDF viewer, with the review page's own on top; the workspace's accent colour as a
+// style element (the CSP allows inline styles for pdf.js).
+function head(assets: Assets, locale: Locale, title: string, withScript: boolean, brand?: PageBrand | null): string {
+  const style = brandStyle(brand);
   return htmlHead({
     locale,
     title,
     private: true,
     stylesheets: [assets.url('signer.css'), assets.url('review.css')],
-    tags: withScript ? [modulePreload(assets.url('pdf.min.mjs')), moduleScript(assets.url('review.js'))] : [],
+    tags: [
+      ...(style ? [style] : []),
+      ...(withScript ? [modulePreload(assets.url('pdf.min.mjs')), moduleScript(assets.url('review.js'))] : []),
+    ],
   });
 }
 
-function topbar(v: ReviewView, s: Strings<'review'>, download: string | null): string {
-  return `<header class="topbar">
+function topbar(v: ReviewView, s: Strings<'review'>, locale: Locale, download: string | null): string {
+  return `<header class="topbar${brandedClass(v.brand)}">
   <div class="topbar-inner">
-    <div class="doc-meta">
-      <p class="sent-by">${esc(fill(s.preparedBy, { workspace: v.workspaceName }))}</p>
+    ${brandLogo(v.brand)}<div class="doc-meta">
+      <p class="sent-by">${esc(fill(s.preparedBy, { workspace: v.workspaceName }))}${viaService(v.brand, locale)}</p>
       <h1 class="doc-title">${esc(v.document.title)}</h1>
     </div>
     ${download ? `<a class="button secondary download" href="${esc(download)}" download="${esc(pdfName(v.document.title))}">${esc(s.download)}</a>` : ''}
@@ -139,10 +145,10 @@ function renderStaged(assets: Assets, v: ReviewView, token: string): string {
       cmaps: assets.url('pdfjs/cmaps/'),
     },
   };
-  return `${head(assets, locale, `${v.document.title} · ${s.title}`, true)}
+  return `${head(assets, locale, `${v.document.title} · ${s.title}`, true, v.brand)}
 <body class="review" data-state="staged">
 <a class="skip-link" href="#panel">${esc(s.heading)}</a>
-${topbar(v, s, pdf)}
+${topbar(v, s, locale, pdf)}
 <main class="layout" id="main">
   <section class="viewer" id="viewer" aria-label="${esc(v.document.title)}" aria-busy="true">
     <p class="viewer-message" id="viewer-message" hidden>${esc(p.loading)}</p>
@@ -186,9 +192,9 @@ function renderOutcome(assets: Assets, v: ReviewView): string {
   const s = strings(locale, 'review');
   const o = OUTCOMES[v.state] ?? OUTCOMES.discarded!;
   const [first, ...rest] = o.lines(s, v);
-  return `${head(assets, locale, `${v.document.title} · ${s.title}`, false)}
+  return `${head(assets, locale, `${v.document.title} · ${s.title}`, false, v.brand)}
 <body class="review" data-state="${esc(v.state)}">
-${topbar(v, s, null)}
+${topbar(v, s, locale, null)}
 <main class="closed" id="main">
   <div id="status" class="status result" role="status" data-state="${esc(v.state)}">
     <span class="result-icon" aria-hidden="true">${o.icon}</span>

@@ -1,5 +1,7 @@
 // What the review page (review.routes.ts, review-page.ts) reads, by the review link's token: 404 for any other.
-import { findDocumentById, workspaceNameOf } from '../../signing/signing.repo.js';
+import { findDocumentById } from '../../signing/signing.repo.js';
+import { brandOf } from '../../workspaces/brand.js';
+import { findWorkspace } from '../../workspaces/workspaces.repo.js';
 import { instanceFor } from '../instances.js';
 import { instanceRecipients, versionFields } from '../presenters.js';
 import { stateError } from '../staging.js';
@@ -19,13 +21,14 @@ export async function reviewView(deps: TemplatesDeps, token: string) {
     .map((f) => ({ key: f.key, label: f.label ?? f.key, type: f.type, value: resolved[f.key] ?? '' }));
   const err = stateError(inst, deps.clock.now());
   const state = !err ? 'staged' : err.name_ === 'review_expired' ? 'expired' : inst.status;
-  const workspaceName = (await workspaceNameOf(deps.db.kysely, inst.workspace_id)) ?? '';
+  const ws = await findWorkspace(deps.db.kysely, inst.workspace_id);
   return {
     state,
     instance: inst,
     document: doc,
     templateName: tpl.name,
-    workspaceName,
+    workspaceName: ws?.name ?? '',
+    brand: ws ? brandOf(ws) : null,
     values,
     recipients: instanceRecipients(inst),
   };
