@@ -22,6 +22,7 @@ import * as m019 from './migrations/019-callback-hooks.js';
 import * as m020 from './migrations/020-claim-room.js';
 import * as m021 from './migrations/021-purge.js';
 import * as m022 from './migrations/022-workspace-face.js';
+import * as m023 from './migrations/023-default-locale.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -47,6 +48,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '020-claim-room': m020,
   '021-purge': m021,
   '022-workspace-face': m022,
+  '023-default-locale': m023,
 };
 
 export type MigrationName = keyof typeof list;

@@ -28,7 +28,9 @@ export type WorkspacesTable = {
   /** Migration 021: ended documents are purged this many days after they ended; null keeps them. */
   Optional<'retention_days', number> &
   /** Migration 022: accent colour `#rrggbb`, logo blob and its media type, hosting region (null: none of each). */
-  Optional<'brand_color' | 'logo_blob' | 'logo_type' | 'region', string>;
+  Optional<'brand_color' | 'logo_blob' | 'logo_type' | 'region', string> &
+  /** Migration 023: the language of what names none (a known locale tag; null: English). */
+  Optional<'default_locale', string>;
 /** A reminder policy (migration 012): both null means no automatic reminders. */
 type ReminderPolicyColumns = Optional<'reminder_after_days' | 'reminder_every_days', number>;
 

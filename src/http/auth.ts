@@ -92,10 +92,16 @@ export function registerAuth(
   app.decorateRequest('keyUseAt', 0);
   app.decorateRequest('keyUseIp', null);
   app.decorateRequest('keyUseRoute', undefined);
-  // The workspace's region is read once its column exists (a server ahead of its schema keeps serving).
+  // The workspace's region and default language are read once their columns exist (a server ahead of its schema
+  // keeps serving). A change of either moves the change probe (workspaces is watched), so no entry outlives it.
   const region = migrationGate(deps.db, '022-workspace-face');
+  const locale = migrationGate(deps.db, '023-default-locale');
   const keys = createAuthLookup({
-    load: async (hash) => findKeyForAuth(deps.db.kysely, hash, { region: await region.available() }),
+    load: async (hash) =>
+      findKeyForAuth(deps.db.kysely, hash, {
+        region: await region.available(),
+        defaultLocale: await locale.available(),
+      }),
     probe: deps.db.probe,
   });
 

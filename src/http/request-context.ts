@@ -9,8 +9,18 @@ export type AuthContext = {
   keyId: string | null;
   /** Who the audit trail names when it is not the key, e.g. `user:<email>` (dashboard/people.service.ts actorOf). */
   actor?: string;
-  /** `region`: where the workspace's documents live (recorded at its creation); null or absent: none recorded. */
-  workspace: { id: string; name: string; slug: string; tier: string; region?: string | null };
+  /**
+   * `region`: where the workspace's documents live (recorded at its creation); null or absent: none recorded.
+   * `defaultLocale`: the language of what names none (migration 023); null or absent: English.
+   */
+  workspace: {
+    id: string;
+    name: string;
+    slug: string;
+    tier: string;
+    region?: string | null;
+    defaultLocale?: string | null;
+  };
   allowedOrigins: string[];
 };
 

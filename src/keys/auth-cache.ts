@@ -16,7 +16,14 @@ export type AuthEntry = {
   /** null: no restriction (the stored list is empty). Compiled once per entry. */
   readonly allowIp: AllowlistMatcher | null;
   readonly allowedOrigins: readonly string[];
-  readonly workspace: Readonly<{ id: string; name: string; slug: string; tier: string; region?: string | null }>;
+  readonly workspace: Readonly<{
+    id: string;
+    name: string;
+    slug: string;
+    tier: string;
+    region?: string | null;
+    defaultLocale?: string | null;
+  }>;
 };
 
 export const AUTH_CACHE_SIZE = 5000;
@@ -34,6 +41,7 @@ function toEntry(row: AuthRow): AuthEntry {
       slug: row.ws_slug,
       tier: row.ws_tier,
       ...(row.ws_region ? { region: row.ws_region } : {}),
+      ...(row.ws_default_locale ? { defaultLocale: row.ws_default_locale } : {}),
     }),
   });
 }

@@ -55,16 +55,19 @@ export type AuthRow = {
   ws_tier: string;
   /** The workspace's hosting region (migration 022); absent when not read. */
   ws_region?: string | null;
+  /** The workspace's default language (migration 023); absent when not read. */
+  ws_default_locale?: string | null;
 };
 
 /**
  * The key with this hash and its workspace: what the /v1 gate needs, in one read. `region`: also the workspace's
- * region, only once migration 022 has run (a server ahead of its schema keeps serving).
+ * region, only once migration 022 has run; `defaultLocale`: its default language, once 023 has (a server ahead of
+ * its schema keeps serving).
  */
 export const findKeyForAuth = (
   db: Kysely<Database>,
   keyHash: string,
-  o: { region?: boolean } = {},
+  o: { region?: boolean; defaultLocale?: boolean } = {},
 ): Promise<AuthRow | undefined> =>
   db
     .selectFrom('api_keys')
@@ -82,6 +85,7 @@ export const findKeyForAuth = (
       'workspaces.tier as ws_tier',
     ])
     .$if(o.region === true, (q) => q.select('workspaces.region as ws_region'))
+    .$if(o.defaultLocale === true, (q) => q.select('workspaces.default_locale as ws_default_locale'))
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst();
 

@@ -6,6 +6,7 @@
 import { iso } from '../lib/clock.js';
 import { isEmailAddress } from '../lib/email.js';
 import { requireFeature } from '../workspaces/features.js';
+import { localeFor } from '../workspaces/locale.js';
 import { apiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { AuthContext, ClientMeta } from '../http/request-context.js';
@@ -76,7 +77,7 @@ export async function createSigningRequest(
 
   validateSigners(body.signers);
   const verification = await verificationOf(deps, auth, body.signers);
-  const locale = body.locale ?? 'en';
+  const locale = localeFor(body.locale, auth.workspace);
   if (!isKnownLocale(locale)) throw invalid('locale', `Unknown locale "${locale}".`);
   const expiresAt = resolveExpiry(body.expires_at, now);
   const order = body.signing_order ?? 'parallel';

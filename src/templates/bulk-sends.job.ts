@@ -52,14 +52,17 @@ export type BulkSendJobDeps = TemplatesDeps & {
 
 type Item = { id: string; claimExpiresAt: number };
 
-/** The uploader as the instances' audit trails name it: their key, workspace (its plan today) and address. */
+/**
+ * The uploader as the instances' audit trails name it: their key, workspace (its plan and default language today)
+ * and address.
+ */
 async function uploaderOf(deps: BulkSendJobDeps, send: BulkSendRow): Promise<AuthContext | null> {
   const ws = await findWorkspace(deps.db.kysely, send.workspace_id);
   if (!ws) return null;
   return {
     keyId: send.created_by_key_id,
     ...(send.created_by ? { actor: send.created_by } : {}),
-    workspace: { id: ws.id, name: ws.name, slug: ws.slug, tier: ws.tier },
+    workspace: { id: ws.id, name: ws.name, slug: ws.slug, tier: ws.tier, defaultLocale: ws.default_locale ?? null },
     allowedOrigins: [],
   };
 }

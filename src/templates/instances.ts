@@ -16,6 +16,7 @@ import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { DEFAULT_EXPIRY_MS, REVIEW_WINDOW_MS } from '../limits.js';
 import type { AuthContext, ClientMeta } from '../http/request-context.js';
 import { isKnownLocale } from '../i18n/i18n.js';
+import { defaultLocaleOf, localeFor } from '../workspaces/locale.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { Stamp } from '../documents/pdf/stamp.js';
 import {
@@ -124,7 +125,7 @@ async function checkInstantiate(deps: TemplatesDeps, auth: AuthContext, template
   const now = deps.clock.now();
   const tpl = await templateOf(deps, auth, templateId, { archived: false });
   const version = await versionOf(deps, tpl, body.version);
-  const locale = body.locale ?? 'en';
+  const locale = localeFor(body.locale, auth.workspace);
   if (!isKnownLocale(locale)) throw invalid('locale', `Unknown locale "${locale}".`);
   const recipients = resolveRecipients(version, body.recipients, { confirm: false });
   if (recipients.some((r) => r.verification)) await assertVerificationAvailable(deps.db);
@@ -213,7 +214,7 @@ export async function generate(
     review: body.review === true,
     title: (body.title ?? tpl.name).slice(0, 200) || 'Untitled document',
     message: null,
-    locale: 'en',
+    locale: defaultLocaleOf(auth.workspace),
     expiresAt: now + DEFAULT_EXPIRY_MS,
     callbackUrl,
     now,

@@ -36,6 +36,7 @@ export type CoordinateField = {
 
 export type PlacementInput =
   | { mode: 'anchors'; roles: string[] }
+  // The request's resolved locale (its own or the workspace's default); absent: DEFAULT_LOCALE.
   | { mode: 'auto_append'; signers: Signer[]; locale?: Locale }
   | { mode: 'coordinates'; fields: CoordinateField[]; roles: string[] };
 

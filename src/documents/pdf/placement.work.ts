@@ -1,7 +1,7 @@
 // Worker side of placement.ts (whose header states the guarantees): the checks of a placement request, then the
 // changes to the PDF with pdf-lib; also the box rules and helpers template-placement.work.ts shares. Runs only in
 // a PDF worker thread: imported by pdf.worker.ts and other *.work.ts (and tests), never by a main-thread module.
-import { fill, strings, type Locale } from '../../i18n/i18n.js';
+import { DEFAULT_LOCALE, fill, strings, type Locale } from '../../i18n/i18n.js';
 import { MAX_FIELDS } from '../../limits.js';
 import { apiError, ApiError } from '../../lib/errors.js';
 import {
@@ -65,7 +65,7 @@ export async function prepareInWorker(bytes: Uint8Array, input: PlacementInput):
     } else if (input.mode === 'coordinates') {
       fields = checkCoordinateFieldsOnPages(input.fields, geoms);
     } else {
-      fields = await appendSignaturePages(doc, geoms[geoms.length - 1], input.signers, input.locale ?? 'en');
+      fields = await appendSignaturePages(doc, geoms[geoms.length - 1], input.signers, input.locale ?? DEFAULT_LOCALE);
     }
     const pdf = await doc.save({ useObjectStreams: false });
     return { pdf, fields: fields.map((f, i) => ({ id: `f${i + 1}`, ...f })), pageCount: doc.getPageCount() };
