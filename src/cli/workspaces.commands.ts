@@ -1,4 +1,4 @@
-// `signet workspace create|reminders|update` (name, reply-to, brand colour, logo, retention), `user create` and
+// `signet workspace create|reminders|update` (name, reply-to, brand colour, logo, retention, language), `user create` and
 // `templates list`: a workspace, its settings, its dashboard people, its templates.
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
@@ -13,10 +13,13 @@ import {
   parseReminderPolicy,
   parseRetentionDays,
   setWorkspaceReminders,
+  setWorkspaceLocale,
   setWorkspaceRetentionDays,
   workspaceReminders,
   type ReminderProblem,
 } from '../workspaces/settings.service.js';
+import { KNOWN_LOCALES } from '../i18n/i18n.js';
+import { parseLocaleSetting } from '../workspaces/locale.js';
 import {
   BRAND_MIN_CONTRAST,
   LOGO_MAX_BYTES,
@@ -129,6 +132,10 @@ export function addWorkspaceCommands(program: Command): void {
       `purge ended documents this many days after they ended (${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}); ` +
         '`off` keeps them for ever',
     )
+    .option(
+      '--locale <tag|none>',
+      `language of requests and sends that name none: one of ${KNOWN_LOCALES.join(', ')}; none: English`,
+    )
     .option('--json', 'print JSON')
     .action(async (id: string, o: UpdateOptions) => {
       const days =
@@ -137,6 +144,8 @@ export function addWorkspaceCommands(program: Command): void {
         throw new CliError(
           `--retention-days must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or off`,
         );
+      if (o.locale !== undefined && parseLocaleSetting(o.locale) === undefined)
+        throw new CliError(`--locale must be one of ${KNOWN_LOCALES.join(', ')}, or none`);
       const changes: FaceChanges = {
         ...(o.name !== undefined ? { name: o.name } : {}),
         ...(o.replyTo !== undefined ? { replyTo: o.replyTo === false ? null : o.replyTo } : {}),
@@ -157,6 +166,14 @@ export function addWorkspaceCommands(program: Command): void {
           const r = await setWorkspaceRetentionDays(db, { workspaceId: id, days, actor: actor() }, systemClock.now());
           if (!r.ok) throw new CliError('retention needs migration 021-purge; run signet migrate first');
         }
+        if (o.locale !== undefined) {
+          const r = await setWorkspaceLocale(
+            db,
+            { workspaceId: id, locale: o.locale, actor: actor() },
+            systemClock.now(),
+          );
+          if (!r.ok) throw new CliError('--locale needs migration 023-default-locale; run signet migrate first');
+        }
         return (await workspaceSettings(db, id, config.baseUrl))!;
       });
       const s = settings;
@@ -169,6 +186,7 @@ export function addWorkspaceCommands(program: Command): void {
         s.retention_days === null
           ? 'retention: keep for ever'
           : `retention: purge ${s.retention_days} days after the end`,
+        `language: ${s.default_locale ?? 'none (English)'}`,
       ].join('\n');
       print(!!o.json, settings, human);
     });
@@ -180,6 +198,7 @@ type UpdateOptions = {
   brandColor?: string;
   logo?: string | false;
   retentionDays?: string;
+  locale?: string;
   json?: boolean;
 };
 

@@ -18,6 +18,7 @@ import type { RateLimiter } from '../ratelimit/ratelimit.js';
 import { isEmailAddress } from '../lib/email.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { recordAudit } from '../audit/audit-log.repo.js';
+import { workspaceLocale } from '../workspaces/settings.service.js';
 import type { AuthContext } from '../http/request-context.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import type { DashboardKey, Message } from './words.js';
@@ -320,6 +321,12 @@ export const actingAs = (v: Viewer): AuthContext => ({
   workspace: { ...v.workspace },
   allowedOrigins: [],
 });
+
+/** As actingAs, for sending: the workspace's default language read too (what a send naming none takes). */
+export const actingAsSender = async (db: Db, v: Viewer): Promise<AuthContext> => {
+  const a = actingAs(v);
+  return { ...a, workspace: { ...a.workspace, defaultLocale: await workspaceLocale(db, v.workspace.id) } };
+};
 
 /** Hourly: dashboard sessions and links that ended more than the sessions retention ago (a week by default) go. */
 export const pruneSessionsJob = (deps: PruneDeps): ScheduledJob =>

@@ -85,6 +85,7 @@ export const ROUTE_ROLES = {
   'POST /dashboard/settings/workspace': 'admin',
   'POST /dashboard/settings/logo': 'admin',
   'POST /dashboard/settings/logo/remove': 'admin',
+  'POST /dashboard/settings/language': 'admin',
   // Managing templates: create, publish a version, archive.
   'GET /dashboard/templates/new': 'admin',
   'POST /dashboard/templates/new': 'admin',

@@ -14,12 +14,13 @@ import { MAX_FIELDS, MAX_FILE_BYTES, MAX_PDF_PAGES, MAX_SIGNERS } from '../limit
 import type { DashboardDeps } from './dashboard.service.js';
 import type { PeopleDeps } from './people.service.js';
 import { localeOf, notice, page, query, say, type Notices } from './render.js';
-import { emptyForm, emptySigner, flattenForm, PALETTE, readFields, readForm, type SendForm } from './send.form.js';
+import { emptySigner, flattenForm, PALETTE, readFields, readForm, type SendForm } from './send.form.js';
 import {
   createDraft,
   draftList,
   draftPdf,
   getDraft,
+  newSendForm,
   removeDraft,
   saveDraftAs,
   SendRefused,
@@ -105,7 +106,7 @@ export async function sendRoutes(app: FastifyInstance, deps: DashboardDeps & Peo
     problems: err.problems,
   });
 
-  app.get('/send', async (req, reply) => uploadPage(req, reply, emptyForm(localeOf(req))));
+  app.get('/send', async (req, reply) => uploadPage(req, reply, await newSendForm(deps, req.viewer!, localeOf(req))));
 
   app.post('/send', UPLOAD_ROUTE, async (req, reply) => {
     const body = bodyOf(req);

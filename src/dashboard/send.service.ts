@@ -16,8 +16,9 @@ import { CreateBody } from '../signing/signing.schemas.js';
 import { hasFeature } from '../workspaces/features.js';
 import type { DashboardDeps } from './dashboard.service.js';
 import { deleteDraft, findDraft, insertDraft, listDrafts, saveDraft, type DraftRow } from './drafts.repo.js';
-import { actingAs, type Viewer } from './people.service.js';
+import { actingAsSender, type Viewer } from './people.service.js';
 import {
+  emptyForm,
   fieldProblems,
   formPathOf,
   roleOf,
@@ -29,8 +30,13 @@ import {
   type SendForm,
 } from './send.form.js';
 import type { DashboardKey } from './words.js';
+import { workspaceLocale } from '../workspaces/settings.service.js';
 
 export const DRAFTS_LISTED = 50;
+
+/** A new send form: the workspace's default language preselected, or, without one, the page's (`pageLocale`). */
+export const newSendForm = async (deps: DashboardDeps, v: Viewer, pageLocale: string): Promise<SendForm> =>
+  emptyForm((await workspaceLocale(deps.db, v.workspace.id)) ?? pageLocale);
 
 /** A refusal the send page shows: our words (`key`) and, from the API, its English message; `at` marks the input. */
 export class SendRefused extends Error {
@@ -185,7 +191,7 @@ export async function sendDraft(deps: DashboardDeps, v: Viewer, id: string, meta
   let created: { document_id: string };
   try {
     schemaCheck(body);
-    created = await createSigningRequest(deps, actingAs(v), body, meta);
+    created = await createSigningRequest(deps, await actingAsSender(deps.db, v), body, meta);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500) throw err;
     const problems = err.meta?.problems;

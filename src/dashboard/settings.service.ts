@@ -1,5 +1,5 @@
 // The workspace's Settings page: what it shows, and the workspace's face (name, reply-to, accent colour, logo), reminder
-// default and retention it changes through the one service function the CLI uses too (workspaces/face.service.ts,
+// default, retention and default language it changes through the one service function the CLI uses too (workspaces/face.service.ts,
 // workspaces/settings.service.ts), which writes the audit-log rows in the same transaction.
 import {
   BRAND_MIN_CONTRAST,
@@ -11,6 +11,7 @@ import {
   RETENTION_DAYS,
   WORKSPACE_NAME_MAX,
 } from '../limits.js';
+import { LOCALE_NAMES } from '../i18n/i18n.js';
 import { brandOf } from '../workspaces/brand.js';
 import {
   updateWorkspaceFace,
@@ -23,8 +24,10 @@ import { findWorkspace } from '../workspaces/workspaces.repo.js';
 import {
   parseReminderPolicy,
   parseRetentionDays,
+  setWorkspaceLocale,
   setWorkspaceReminders,
   setWorkspaceRetentionDays,
+  workspaceLocale,
   workspaceReminders,
   workspaceRetention,
   type ReminderProblem,
@@ -39,6 +42,8 @@ export async function settings(deps: DashboardDeps, v: Viewer) {
     face: row ? { ...brandOf(row), replyTo: row.reply_to } : null,
     reminders: await workspaceReminders(deps.db, v.workspace.id),
     retention: await workspaceRetention(deps.db, v.workspace.id),
+    locale: await workspaceLocale(deps.db, v.workspace.id),
+    locales: LOCALE_NAMES,
     canManage: canManage(v),
     bounds: {
       after: REMINDER_AFTER_DAYS,
@@ -97,6 +102,25 @@ export async function saveRetention(
     deps.clock.now(),
   );
   return r.ok ? r : { ok: false, problem: { key: 'settings.retentionUnavailable' } };
+}
+
+/** The form's default language: a known tag, or empty for none (English). */
+export async function saveLocale(
+  deps: DashboardDeps,
+  v: Viewer,
+  form: { locale: string },
+): Promise<{ ok: true } | { ok: false; problem: Message }> {
+  requireManager(v);
+  const r = await setWorkspaceLocale(
+    deps.db,
+    { workspaceId: v.workspace.id, locale: form.locale, actor: actorOf(v) },
+    deps.clock.now(),
+  );
+  if (r.ok) return r;
+  return {
+    ok: false,
+    problem: { key: r.problem === 'locale' ? 'settings.badLanguage' : 'settings.languageUnavailable' },
+  };
 }
 
 /** Each refusal of a face change in the page's words (the CLI prints the service's English reason instead). */

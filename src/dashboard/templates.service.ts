@@ -12,7 +12,7 @@ import { SENDER_SLOT, type TemplateFieldOut } from '../templates/templates.schem
 import { deleteTemplate, getTemplate, getVersion, listWorkspaceTemplates } from '../templates/templates.service.js';
 import { invalid } from '../signing/signing.service.js';
 import { canManage, requireManager, type DashboardDeps } from './dashboard.service.js';
-import { actingAs, type Viewer } from './people.service.js';
+import { actingAs, actingAsSender, type Viewer } from './people.service.js';
 import type { Form } from './render.js';
 
 export const REVIEWS_PAGE_SIZE = 100;
@@ -109,7 +109,7 @@ const INPUT_TYPE: Record<string, string> = { number: 'number', date: 'date', ema
  * bulk-send CSV row is (one reader of "a row of values"), then instantiate makes every check the API makes.
  */
 export async function useTemplate(deps: DashboardDeps, v: Viewer, id: string, form: Form, meta: ClientMeta) {
-  const auth = actingAs(v);
+  const auth = await actingAsSender(deps.db, v);
   const tpl = await getTemplate(deps, auth, id);
   const header = [
     ...tpl.slots.flatMap((s) => [`${s.name}.name`, `${s.name}.email`, `${s.name}.phone`]),

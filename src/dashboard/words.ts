@@ -54,6 +54,8 @@ function words(locale: Locale) {
       h(`${k}.${plural.select(count) === 'one' ? 'one' : 'other'}`, { ...vars, count }),
     tag: (name: 'strong' | 'code', text: string | number): Html => new Html(`<${name}>${escape(text)}</${name}>`),
     time: (iso: string, text: string): Html => new Html(`<time datetime="${escape(iso)}">${escape(text)}</time>`),
+    /** Text in another language (a language's own name), marked with its tag, in bold. */
+    inLang: (lang: string, text: string): Html => new Html(`<strong lang="${escape(lang)}">${escape(text)}</strong>`),
     /** English from the API's error catalogue or the system, marked as such inside a page in another language. */
     en: (text: string): Html =>
       new Html(locale === 'en' || !text ? escape(text) : `<span lang="en">${escape(text)}</span>`),

@@ -1,5 +1,5 @@
 // People (list, invite by e-mail), Settings (the workspace's face: name, reply-to, accent colour, logo; the reminder
-// default, the retention) and Audit log pages (wiring; the rules are in people.service.ts, settings.service.ts and
+// default, the retention, the default language) and Audit log pages (wiring; the rules are in people.service.ts, settings.service.ts and
 // dashboard.service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
@@ -8,7 +8,15 @@ import { LOGO_FORM_BODY_LIMIT, LOGO_MAX_BYTES } from '../limits.js';
 import { auditLog, people, type DashboardDeps } from './dashboard.service.js';
 import { inviteMember, type PeopleDeps } from './people.service.js';
 import { field, notice, page, query, say, type Notices } from './render.js';
-import { removeLogo, saveFace, saveLogo, saveReminders, saveRetention, settings } from './settings.service.js';
+import {
+  removeLogo,
+  saveFace,
+  saveLocale,
+  saveLogo,
+  saveReminders,
+  saveRetention,
+  settings,
+} from './settings.service.js';
 import { mayUse } from './roles.js';
 
 const FACE_NOTICES: Notices = {
@@ -41,6 +49,7 @@ export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps 
       ...(await settings(deps, req.viewer!)),
       notice: query(req).saved ? say(req, { key: 'settings.saved' }) : null,
       retentionNotice: query(req).retention ? say(req, { key: 'settings.retentionSaved' }) : null,
+      languageNotice: query(req).language ? say(req, { key: 'settings.languageSaved' }) : null,
       faceNotice: notice(req, FACE_NOTICES, query(req).face),
       ...extra,
     });
@@ -62,6 +71,13 @@ export async function workspaceRoutes(app: FastifyInstance, deps: DashboardDeps 
     if (r.ok) return reply.redirect('/dashboard/settings?retention=1', 303);
     reply.code(400);
     return settingsPage(req, reply, { retentionError: say(req, r.problem), retentionForm: form });
+  });
+  app.post('/settings/language', async (req, reply) => {
+    const form = { locale: field(req, 'locale') };
+    const r = await saveLocale(deps, req.viewer!, form);
+    if (r.ok) return reply.redirect('/dashboard/settings?language=1', 303);
+    reply.code(400);
+    return settingsPage(req, reply, { languageError: say(req, r.problem), languageForm: form });
   });
   app.post('/settings/workspace', async (req, reply) => {
     const form = { name: field(req, 'name'), replyTo: field(req, 'reply_to'), brandColor: field(req, 'brand_color') };

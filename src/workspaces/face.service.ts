@@ -194,5 +194,6 @@ export async function workspaceSettings(db: Db, workspaceId: string, baseUrl: st
     logo: brand.logo ? { url: `${baseUrl.replace(/\/+$/, '')}${brand.logo.path}`, type: brand.logo.type } : null,
     region: brand.region,
     retention_days: row.retention_days == null ? null : Number(row.retention_days),
+    default_locale: row.default_locale ?? null,
   };
 }

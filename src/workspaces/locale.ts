@@ -17,7 +17,3 @@ export function parseLocaleSetting(v: string): Locale | null | undefined {
   if (tag === '' || tag === 'none') return null;
   return (KNOWN_LOCALES as readonly string[]).includes(tag) ? (tag as Locale) : undefined;
 }
-
-/** The one-line refusal of an unknown tag, naming the known ones. */
-export const unknownLocaleReason = (v: string): string =>
-  `"${v.slice(0, 35)}" is not a known language; give one of ${KNOWN_LOCALES.join(', ')}, or none`;

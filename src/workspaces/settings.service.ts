@@ -5,8 +5,11 @@ import type { Db } from '../db/db.js';
 import { migrationApplied } from '../db/migrate.js';
 import { recordAudit } from '../audit/audit-log.repo.js';
 import { REMINDER_AFTER_DAYS, REMINDER_EVERY_DAYS, RETENTION_DAYS } from '../limits.js';
+import type { Locale } from '../i18n/i18n.js';
+import { parseLocaleSetting } from './locale.js';
 import {
   findWorkspace,
+  setWorkspaceDefaultLocale,
   setWorkspaceReminderDefault,
   setWorkspaceRetention,
   workspaceReminderDefault,
@@ -96,4 +99,34 @@ export async function setWorkspaceRetentionDays(
     );
   });
   return { ok: true };
+}
+
+/** The workspace's default language as set (null: none, English; also before migration 023). */
+export const workspaceLocale = async (db: Db, workspaceId: string): Promise<Locale | null> => {
+  const tag = (await findWorkspace(db.kysely, workspaceId))?.default_locale;
+  return tag ? (parseLocaleSetting(tag) ?? null) : null;
+};
+
+/**
+ * Sets the language new signing requests, instances and sends of the workspace take when they name none (a known
+ * tag; `none`, empty or null: English), and records `workspace.locale_set`. Documents already sent keep theirs.
+ */
+export async function setWorkspaceLocale(
+  db: Db,
+  o: { workspaceId: string; locale: string | null; actor: string },
+  now: number,
+): Promise<{ ok: true; locale: Locale | null } | { ok: false; problem: 'locale' | 'unavailable' }> {
+  const locale = o.locale === null ? null : parseLocaleSetting(o.locale);
+  if (locale === undefined) return { ok: false, problem: 'locale' };
+  if (!(await migrationApplied(db, '023-default-locale'))) return { ok: false, problem: 'unavailable' };
+  await db.kysely.transaction().execute(async (trx) => {
+    if (!(await setWorkspaceDefaultLocale(trx, o.workspaceId, locale)))
+      throw new Error(`no workspace ${o.workspaceId}`);
+    await recordAudit(
+      trx,
+      { workspaceId: o.workspaceId, actor: o.actor, action: 'workspace.locale_set', detail: { locale } },
+      now,
+    );
+  });
+  return { ok: true, locale };
 }

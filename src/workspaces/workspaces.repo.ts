@@ -90,6 +90,20 @@ export async function setWorkspaceRetention(
   return Number(r.numUpdatedRows) > 0;
 }
 
+/** Sets the workspace's default language (migration 023; null: English); false when there is no such workspace. */
+export async function setWorkspaceDefaultLocale(
+  db: Kysely<Database>,
+  workspaceId: string,
+  locale: string | null,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('workspaces')
+    .set({ default_locale: locale })
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 /** Renames the workspace (the slug stays: links and scripts may name it); run by settings.service.ts only. */
 export async function setWorkspaceName(db: Kysely<Database>, id: string, name: string): Promise<boolean> {
   const r = await db.updateTable('workspaces').set({ name }).where('id', '=', id).executeTakeFirst();
