@@ -51,6 +51,7 @@ describe('signet workspace update: name, reply-to, brand colour, logo', () => {
       logo: { url: `http://localhost:3000/brand/${ws.id}/logo/${logoToken(row.logo_blob!)}`, type: 'image/png' },
       region: null,
       retention_days: null,
+      default_locale: null,
     });
     assert.equal(row.name, 'Face & Co.');
     assert.equal(row.slug, ws.slug, 'the slug stays');

@@ -18,8 +18,7 @@ import {
   workspaceReminders,
   type ReminderProblem,
 } from '../workspaces/settings.service.js';
-import { KNOWN_LOCALES } from '../i18n/i18n.js';
-import { parseLocaleSetting } from '../workspaces/locale.js';
+import { isKnownLocale, KNOWN_LOCALES } from '../i18n/i18n.js';
 import {
   BRAND_MIN_CONTRAST,
   LOGO_MAX_BYTES,
@@ -144,7 +143,7 @@ export function addWorkspaceCommands(program: Command): void {
         throw new CliError(
           `--retention-days must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or off`,
         );
-      if (o.locale !== undefined && parseLocaleSetting(o.locale) === undefined)
+      if (o.locale !== undefined && o.locale !== 'none' && !isKnownLocale(o.locale))
         throw new CliError(`--locale must be one of ${KNOWN_LOCALES.join(', ')}, or none`);
       const changes: FaceChanges = {
         ...(o.name !== undefined ? { name: o.name } : {}),

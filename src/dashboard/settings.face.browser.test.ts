@@ -2,7 +2,8 @@
 // an owner renames the workspace, sets a reply-to and a dark accent colour, uploads a PNG logo (a file input in a
 // multipart form), sees it shown, and an SVG is refused with its reason beside the form. With JavaScript: the logo
 // image really decodes (PNG, then a JPEG), the colour picker appears and fills the text field, axe finds no serious
-// or critical violation; a member sees the values and no form. Screenshots go to a folder (SIGNET_SHOTS or a temp one).
+// or critical violation; a member sees the values and no form. The Language section's <select> sets the workspace's
+// default language without JavaScript; a member reads it. Screenshots go to a folder (SIGNET_SHOTS or a temp one).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,7 @@ import { PASSWORD } from './testing/client.js';
 const SHOTS = process.env.SIGNET_SHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'signet-face-shots-'));
 fs.mkdirSync(SHOTS, { recursive: true });
 const workspaceSection = (page: Page) => page.locator('section[aria-labelledby="workspace-title"]');
+const languageSection = (page: Page) => page.locator('section[aria-labelledby="language-title"]');
 
 /** A 300×80 logo: a dark green field with a white bar and a lighter square, so a screenshot shows it was drawn. */
 const LOGO = makePng(300, 80, (x, y) =>
@@ -150,6 +152,20 @@ describe('dashboard settings: the workspace section in Chromium', { skip: skipWi
     await page.locator('#logo-error').getByText('The logo is 4000×2 pixels; at most 1000×1000 pixels').waitFor();
     assert.equal((await row()).logo_type, 'image/png', 'the PNG stays');
     await look(page, t, 'face-nojs-logo-refused', false);
+
+    // The default language: a plain <select> ("English (default)" first, then each language in its own name).
+    const language = page.getByLabel('Default language');
+    assert.equal(await language.inputValue(), '', 'none set: English (default)');
+    assert.equal(await language.locator('option').count(), 12);
+    await language.selectOption({ label: 'Deutsch' });
+    await languageSection(page).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Language saved.').waitFor();
+    assert.equal((await row()).default_locale, 'de');
+    assert.equal(await page.getByLabel('Default language').inputValue(), 'de');
+    assert.equal(await page.locator('#language-now').innerText(), 'Now: Deutsch.');
+    await languageSection(page).screenshot({
+      path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-language-nojs.png`),
+    });
   });
 
   test('with JavaScript: the logo decodes, the picker fills the field, axe is clean; a member only reads', async (t) => {
@@ -190,6 +206,8 @@ describe('dashboard settings: the workspace section in Chromium', { skip: skipWi
     assert.equal(await member.page.getByRole('button', { name: 'Upload logo' }).count(), 0, 'no upload form');
     assert.equal(await member.page.getByLabel('Display name').count(), 0, 'no name field');
     assert.deepEqual(await logoSize(member.page), [160, 48]);
+    assert.equal(await member.page.locator('#language-now').innerText(), 'Now: Deutsch.');
+    assert.equal(await member.page.getByLabel('Default language').count(), 0, 'no language form');
     await look(member.page, t, 'face-member');
 
     await page.context().setExtraHTTPHeaders({ 'accept-language': 'ar' });

@@ -2,6 +2,7 @@
 // the service's input and output types are derived from them.
 import { Type, type Static } from 'typebox';
 import { FILE_BODY_LIMIT, MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
+import { KNOWN_LOCALES } from '../i18n/i18n.js';
 import { EventSigner } from '../webhooks/events.schemas.js';
 import { RemindersIn, RemindersOut } from './reminders.schemas.js';
 
@@ -86,6 +87,15 @@ const FieldIn = Type.Object(
   },
   { additionalProperties: false },
 );
+/** A request's `locale` (create, instantiate, a bulk-send row): checked as given, never defaulted when given. */
+export const LocaleIn = Type.String({
+  minLength: 1,
+  maxLength: 35,
+  description:
+    `A known locale: ${KNOWN_LOCALES.join(', ')}; an unknown one is refused (400). Absent: the workspace's default ` +
+    'language, English unless set.',
+});
+
 export const CreateBody = Type.Object(
   {
     signers: Type.Array(SignerIn, { minItems: 1, maxItems: MAX_SIGNERS }),
@@ -103,7 +113,7 @@ export const CreateBody = Type.Object(
     signing_order: Type.Optional(Type.Union([Type.Literal('parallel'), Type.Literal('sequential')])),
     title: Type.Optional(Type.String({ maxLength: 200 })),
     message: Type.Optional(Type.String({ maxLength: 2000 })),
-    locale: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
+    locale: Type.Optional(LocaleIn),
     expires_at: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH })),
     reminders: Type.Optional(RemindersIn),

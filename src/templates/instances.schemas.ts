@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
 import { RemindersIn } from '../signing/reminders.schemas.js';
-import { CallbackOut, VerificationIn } from '../signing/signing.schemas.js';
+import { CallbackOut, LocaleIn, VerificationIn } from '../signing/signing.schemas.js';
 import { TemplateRecipient } from '../webhooks/events.schemas.js';
 import { ex } from './templates.schemas.js';
 
@@ -72,7 +72,7 @@ export const InstantiateBody = Type.Object(
     review: Review,
     title: Type.Optional(Type.String({ maxLength: 200 })),
     message: Type.Optional(Type.String({ maxLength: 2000 })),
-    locale: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
+    locale: Type.Optional(LocaleIn),
     expires_at: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH })),
     reminders: Type.Optional(RemindersIn),
