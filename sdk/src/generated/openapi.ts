@@ -848,6 +848,7 @@ export interface paths {
             signing_order?: 'parallel' | 'sequential';
             title?: string;
             message?: string;
+            /** @description A known locale: en, de, fr, es, it, nl, pt, pl, sv, ja, ar; an unknown one is refused (400). Absent: the workspace's default language, English unless set. */
             locale?: string;
             expires_at?: string;
             callback_url?: string;
@@ -3778,6 +3779,7 @@ export interface paths {
             review?: boolean;
             title?: string;
             message?: string;
+            /** @description A known locale: en, de, fr, es, it, nl, pt, pl, sv, ja, ar; an unknown one is refused (400). Absent: the workspace's default language, English unless set. */
             locale?: string;
             expires_at?: string;
             callback_url?: string;
@@ -4878,6 +4880,7 @@ export interface paths {
               };
               title?: string;
               message?: string;
+              /** @description A known locale: en, de, fr, es, it, nl, pt, pl, sv, ja, ar; an unknown one is refused (400). Absent: the workspace's default language, English unless set. */
               locale?: string;
               expires_at?: string;
               /**
