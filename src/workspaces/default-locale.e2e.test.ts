@@ -103,7 +103,7 @@ for (const d of databases) {
       for (const locale of ['xx', 'de-DE', 'DE', '']) {
         const bad = await create({ locale });
         assert.equal(bad.r.status, 400, `${locale}: ${bad.r.text}`);
-        assert.equal(bad.r.json.error.code, 'invalid_request');
+        assert.equal(bad.r.json.code, 'invalid_request');
       }
     });
 
@@ -128,7 +128,7 @@ for (const d of databases) {
       await expectSent(fr.json.template_instance.document_id, 'fr');
       const bad = await instantiate({ locale: 'klingon' });
       assert.equal(bad.status, 400, bad.text);
-      assert.equal(bad.json.error.code, 'invalid_request');
+      assert.equal(bad.json.code, 'invalid_request');
 
       const localeOf = async (documentId: string) =>
         (
