@@ -6,11 +6,9 @@
 import { iso } from '../lib/clock.js';
 import { isEmailAddress } from '../lib/email.js';
 import { requireFeature } from '../workspaces/features.js';
-import { localeFor } from '../workspaces/locale.js';
 import { apiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { AuthContext, ClientMeta } from '../http/request-context.js';
-import { isKnownLocale } from '../i18n/i18n.js';
 import { fileOf } from './file-input.js';
 import {
   callbackUrlOf,
@@ -18,6 +16,7 @@ import {
   newRequestRow,
   openDocument,
   resolveExpiry,
+  resolveLocale,
   resolveReminders,
 } from './open.js';
 import { policyColumns } from './reminder-policy.js';
@@ -77,8 +76,7 @@ export async function createSigningRequest(
 
   validateSigners(body.signers);
   const verification = await verificationOf(deps, auth, body.signers);
-  const locale = localeFor(body.locale, auth.workspace);
-  if (!isKnownLocale(locale)) throw invalid('locale', `Unknown locale "${locale}".`);
+  const locale = resolveLocale(body.locale, auth);
   const expiresAt = resolveExpiry(body.expires_at, now);
   const order = body.signing_order ?? 'parallel';
   if ((body.file === undefined) === (body.file_url === undefined))

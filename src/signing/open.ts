@@ -15,6 +15,8 @@ import { newLinkToken } from '../lib/tokens.js';
 import { DEFAULT_EXPIRY_MS, MAX_EXPIRY_MS } from '../limits.js';
 import { createHook } from '../webhooks/hooks.repo.js';
 import { workspaceReminderDefault } from '../workspaces/workspaces.repo.js';
+import { defaultLocaleOf } from '../workspaces/locale.js';
+import { isKnownLocale, type Locale } from '../i18n/i18n.js';
 import { policyColumns, releaseColumns, type Reminders } from './reminder-policy.js';
 import { remindersReady } from './reminders.js';
 import { validateTargetUrl } from '../webhooks/hooks.service.js';
@@ -201,6 +203,16 @@ export async function resolveReminders(
       headers: { 'Retry-After': '30' },
     });
   return given;
+}
+
+/**
+ * The document's language: `locale` as given (a known tag exactly, else 400 invalid_request; never replaced), or,
+ * when not given, the workspace's default (workspaces/locale.ts; English without one).
+ */
+export function resolveLocale(given: string | undefined, auth: Pick<AuthContext, 'workspace'>): Locale {
+  const locale = given ?? defaultLocaleOf(auth.workspace);
+  if (!isKnownLocale(locale)) throw invalid('locale', `Unknown locale "${locale}".`);
+  return locale;
 }
 
 /** The document's expiry: `expires_at` as given (future, at most 365 days ahead), or the default 30 days. */

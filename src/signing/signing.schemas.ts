@@ -2,7 +2,7 @@
 // the service's input and output types are derived from them.
 import { Type, type Static } from 'typebox';
 import { FILE_BODY_LIMIT, MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
-import { KNOWN_LOCALES } from '../i18n/i18n.js';
+import { LocaleIn } from './locale.schemas.js';
 import { EventSigner } from '../webhooks/events.schemas.js';
 import { RemindersIn, RemindersOut } from './reminders.schemas.js';
 
@@ -87,15 +87,6 @@ const FieldIn = Type.Object(
   },
   { additionalProperties: false },
 );
-/** A request's `locale` (create, instantiate, a bulk-send row): checked as given, never defaulted when given. */
-export const LocaleIn = Type.String({
-  minLength: 1,
-  maxLength: 35,
-  description:
-    `A known locale: ${KNOWN_LOCALES.join(', ')}; an unknown one is refused (400). Absent: the workspace's default ` +
-    'language, English unless set.',
-});
-
 export const CreateBody = Type.Object(
   {
     signers: Type.Array(SignerIn, { minItems: 1, maxItems: MAX_SIGNERS }),

@@ -2,7 +2,8 @@
 import { Type, type Static } from 'typebox';
 import { MAX_FIELDS, MAX_SIGNERS, MAX_URL_LENGTH } from '../limits.js';
 import { RemindersIn } from '../signing/reminders.schemas.js';
-import { CallbackOut, LocaleIn, VerificationIn } from '../signing/signing.schemas.js';
+import { LocaleIn } from '../signing/locale.schemas.js';
+import { CallbackOut, VerificationIn } from '../signing/signing.schemas.js';
 import { TemplateRecipient } from '../webhooks/events.schemas.js';
 import { ex } from './templates.schemas.js';
 

@@ -15,8 +15,7 @@ import { newId } from '../lib/ids.js';
 import { linkTokenHash, newLinkToken } from '../lib/tokens.js';
 import { DEFAULT_EXPIRY_MS, REVIEW_WINDOW_MS } from '../limits.js';
 import type { AuthContext, ClientMeta } from '../http/request-context.js';
-import { isKnownLocale } from '../i18n/i18n.js';
-import { defaultLocaleOf, localeFor } from '../workspaces/locale.js';
+import { defaultLocaleOf } from '../workspaces/locale.js';
 import type { Field } from '../documents/pdf/types.js';
 import type { Stamp } from '../documents/pdf/stamp.js';
 import {
@@ -25,12 +24,13 @@ import {
   newRequestRow,
   openDocument,
   resolveExpiry,
+  resolveLocale,
   resolveReminders,
 } from '../signing/open.js';
 import type { Reminders } from '../signing/reminder-policy.js';
 import { keyActor, sentEventFields } from '../signing/presenters.js';
 import { insertRequests, markSealPending, type DocumentRow, type RequestRow } from '../signing/signing.repo.js';
-import { invalid, inviteSigner } from '../signing/signing.service.js';
+import { inviteSigner } from '../signing/signing.service.js';
 import { inTransaction, type Tx } from '../signing/transition.js';
 import { templateInputError } from '../documents/fields.js';
 import { recipientRules, stampKind, validateFieldValues } from './fields.js';
@@ -125,8 +125,7 @@ async function checkInstantiate(deps: TemplatesDeps, auth: AuthContext, template
   const now = deps.clock.now();
   const tpl = await templateOf(deps, auth, templateId, { archived: false });
   const version = await versionOf(deps, tpl, body.version);
-  const locale = localeFor(body.locale, auth.workspace);
-  if (!isKnownLocale(locale)) throw invalid('locale', `Unknown locale "${locale}".`);
+  const locale = resolveLocale(body.locale, auth);
   const recipients = resolveRecipients(version, body.recipients, { confirm: false });
   if (recipients.some((r) => r.verification)) await assertVerificationAvailable(deps.db);
   const { resolved, problems } = validateFieldValues(versionFields(version), body.field_values);

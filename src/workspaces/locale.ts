@@ -7,10 +7,6 @@ import { DEFAULT_LOCALE, KNOWN_LOCALES, localeOrDefault, type Locale } from '../
 export const defaultLocaleOf = (ws: { defaultLocale?: string | null }): Locale =>
   ws.defaultLocale ? localeOrDefault(ws.defaultLocale) : DEFAULT_LOCALE;
 
-/** The locale a request resolves to: its own when given (the caller checks it), else the workspace's default. */
-export const localeFor = (given: string | undefined, ws: { defaultLocale?: string | null }): string =>
-  given ?? defaultLocaleOf(ws);
-
 /** A typed setting: a known tag, `none` or empty for none (English), or undefined when the tag is unknown. */
 export function parseLocaleSetting(v: string): Locale | null | undefined {
   const tag = v.trim();
