@@ -42,7 +42,7 @@ export async function settings(deps: DashboardDeps, v: Viewer) {
     face: row ? { ...brandOf(row), replyTo: row.reply_to } : null,
     reminders: await workspaceReminders(deps.db, v.workspace.id),
     retention: await workspaceRetention(deps.db, v.workspace.id),
-    locale: await workspaceLocale(deps.db, v.workspace.id),
+    defaultLocale: await workspaceLocale(deps.db, v.workspace.id),
     locales: LOCALE_NAMES,
     canManage: canManage(v),
     bounds: {
