@@ -5,5 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-files=$(find src sdk/test -name '*.test.ts' | sort)
+# The slow kinds start first (the query-plan seeding, Chromium, end-to-end, the running server, the fuzzer), so the
+# last files to finish are short ones and no core waits on a long file started late.
+all=$(find src sdk/test -name '*.test.ts' | sort)
+slow='query-plans|\.browser\.test|\.e2e\.test|running-server|fuzz'
+files="$(grep -E "$slow" <<<"$all") $(grep -vE "$slow" <<<"$all")"
 exec node --import tsx --test --test-concurrency="${SIGNET_TEST_CONCURRENCY:-3}" --test-reporter=spec $files "$@"
