@@ -6,6 +6,7 @@
 //   a polyglot file might hide are gone. SVG (scripts), GIF and everything else are refused, never converted.
 import { crc32, inflateSync } from 'node:zlib';
 import { BRAND_MIN_CONTRAST, LOGO_MAX_BYTES, LOGO_MAX_SIDE } from '../limits.js';
+import { ADAM7 } from '../lib/png.js';
 
 /**
  * The light backgrounds accent colours are drawn on: white (cards, the dashboard, the button's text), the signer and
@@ -149,15 +150,6 @@ const PNG_DEPTHS: Record<number, { depths: number[]; samples: number }> = {
   4: { depths: [8, 16], samples: 2 },
   6: { depths: [8, 16], samples: 4 },
 };
-const ADAM7 = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-] as const;
 
 /** Row lengths (in bytes, filter byte excluded) of the image data, pass by pass for an interlaced image. */
 function pngRows(width: number, height: number, bitsPerPixel: number, interlaced: boolean): number[] {

@@ -11,20 +11,12 @@ import { pageGeometry, toShown } from './geometry.js';
 import { inShownSpace } from './placement.work.js';
 import { badPng, checkSignaturePng, checkStamps, type Stamp } from './stamp.js';
 import { cleanText } from './text.js';
+import { ADAM7 } from '../../lib/png.js';
 
 const INK = rgb(0.05, 0.1, 0.35);
 const CHECK = '✓';
 
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
-const ADAM7 = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-];
 
 /**
  * Worker side: the image data must be as long as IHDR's size needs. pdf-lib's decoder does not check, so a PNG
