@@ -21,7 +21,7 @@ const unusedVarsOptions = {
 };
 
 export default defineConfig([
-  globalIgnores(['node_modules/', 'data/', '.tmp/', 'coverage/', 'dist/', 'sdk/dist/', '.scratch/']),
+  globalIgnores(['node_modules/', 'data/', '.tmp/', 'coverage/', 'dist/', 'sdk/dist/', '.scratch/', '.test-build/']),
 
   { files: ['**/*.{ts,js,mjs}'], extends: [js.configs.recommended] },
   { files: ['**/*.ts'], extends: [tseslint.configs.recommended] },

@@ -1,0 +1,59 @@
+// The tree the suite runs from (scripts/test-build.mjs), built from a small repository of its own: modules become
+// JavaScript beside links to every source, folders without TypeScript are one link, and a test runs under plain node.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const SCRIPT = fileURLToPath(new URL('../scripts/test-build.mjs', import.meta.url));
+const { buildTestTree } = (await import(pathToFileURL(SCRIPT).href)) as {
+  buildTestTree(root: string, out: string): Promise<number>;
+};
+
+test('test tree: transpiled modules beside linked sources; a test under plain node reads its fixture and root', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-build-'));
+  const files: Record<string, string> = {
+    'src/lib/two.ts': 'export const two = (n: number): number => 2 * n;\n',
+    'src/lib/fixture.txt': 'Grüße, Zoë\n',
+    'src/lib/two.test.ts': [
+      "import fs from 'node:fs';",
+      "import { two } from './two.js';",
+      "const fixture = fs.readFileSync(new URL('./fixture.txt', import.meta.url), 'utf8').trim();",
+      "const tool = fs.readFileSync(new URL('../../bin/tool.sh', import.meta.url), 'utf8').trim();",
+      'process.stdout.write(JSON.stringify({ four: two(2), fixture, tool }));',
+    ].join('\n'),
+    'src/types.d.ts': 'export type X = 1;\n',
+    'bin/tool.sh': 'echo tool\n',
+    'docs/page.md': '# Page\n',
+  };
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+  fs.mkdirSync(path.join(root, '.git'));
+  const out = path.join(root, '.test-build');
+  try {
+    assert.equal(await buildTestTree(root, out), 2, 'the module and its test; a declaration file is not a module');
+    const link = (rel: string) => fs.readlinkSync(path.join(out, rel));
+    assert.equal(link('bin'), path.join(root, 'bin'), 'a folder without TypeScript is one link');
+    assert.equal(link('docs'), path.join(root, 'docs'));
+    assert.equal(link('src/lib/two.ts'), path.join(root, 'src/lib/two.ts'), 'the source stays beside its output');
+    assert.equal(link('src/lib/fixture.txt'), path.join(root, 'src/lib/fixture.txt'));
+    assert.ok(fs.lstatSync(path.join(out, 'src/lib/two.js')).isFile(), 'the output is a real file');
+    assert.ok(!fs.existsSync(path.join(out, '.git')), "git's data is not mirrored");
+    assert.ok(!fs.existsSync(path.join(out, '.test-build')), 'the tree does not hold itself');
+    // Plain node, no loader: what the suite does.
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(out, 'src/lib/two.test.js')]);
+    assert.deepEqual(JSON.parse(stdout), { four: 4, fixture: 'Grüße, Zoë', tool: 'echo tool' });
+    // Rebuilt whole: a deleted source leaves no output behind.
+    fs.rmSync(path.join(root, 'src/lib/two.test.ts'));
+    assert.equal(await buildTestTree(root, out), 1);
+    assert.ok(!fs.existsSync(path.join(out, 'src/lib/two.test.js')), 'no output of a deleted source');
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
