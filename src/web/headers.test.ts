@@ -15,7 +15,8 @@ describe('web/headers', () => {
       "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; " +
         "worker-src 'self' blob:; form-action 'self'; frame-ancestors https://a.example",
     );
-    assert.equal(cspHeader({}), "default-src 'self'");
+    // Rules naming no images still allow the shell's `data:,` icon.
+    assert.equal(cspHeader({}), "default-src 'self'; img-src 'self' data:");
   });
 
   test('page headers: no referrer, never cached; X-Frame-Options only when nobody may frame the page', () => {
@@ -23,11 +24,14 @@ describe('web/headers', () => {
       'referrer-policy': 'no-referrer',
       'cache-control': 'no-store',
       'x-frame-options': 'DENY',
-      'content-security-policy': "default-src 'self'; frame-ancestors 'none'",
+      'content-security-policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
     });
     const framed = pageHeaders({ csp: { frameAncestors: ['https://host.example'] }, noSniff: true, noIndex: true });
     assert.equal(framed['x-frame-options'], undefined);
-    assert.equal(framed['content-security-policy'], "default-src 'self'; frame-ancestors https://host.example");
+    assert.equal(
+      framed['content-security-policy'],
+      "default-src 'self'; img-src 'self' data:; frame-ancestors https://host.example",
+    );
     assert.equal(framed['x-content-type-options'], 'nosniff');
     assert.equal(framed['x-robots-tag'], 'noindex, nofollow');
   });

@@ -49,12 +49,17 @@ export const PDF_VIEWER: CspRules = {
   workers: ['self', 'blob:'],
 };
 
+/** Images of a page whose rules name none: the page shell's empty icon (`<link rel="icon" href="data:,">`, web/html.ts). */
+const SHELL_IMAGES: readonly Source[] = ['self', 'data:'];
+
 /**
  * The policy as directives (helmet's `contentSecurityPolicy.directives` takes them as they are): `default-src`
- * first, then the rules in the order they are written, so a page's header reads as its rules do.
+ * first, then `img-src` when the rules name no images (SHELL_IMAGES, or the browser logs the refused icon), then the
+ * rules in the order they are written, so a page's header reads as its rules do.
  */
 export function cspDirectives(rules: CspRules): Record<string, string[]> {
   const out: Record<string, string[]> = { 'default-src': ["'self'"] };
+  if (!rules.images) out['img-src'] = SHELL_IMAGES.map(quote);
   for (const [rule, sources] of Object.entries(rules) as [keyof CspRules, readonly Source[] | undefined][])
     if (sources) out[DIRECTIVE[rule]] = sources.map(quote);
   return out;
