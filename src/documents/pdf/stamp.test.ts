@@ -282,6 +282,7 @@ function interlacedGreyPng(w: number, h: number): Uint8Array {
   ihdr[9] = 0; // grey
   ihdr[12] = 1; // Adam7
   const rows: number[] = [];
+  // The Adam7 passes written out here rather than taken from lib/png.ts: the image must not share the reader's table.
   for (const [x0, y0, dx, dy] of [
     [0, 0, 8, 8],
     [4, 0, 8, 8],
