@@ -10,8 +10,10 @@ import { promisify } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const SCRIPT = fileURLToPath(new URL('../scripts/test-build.mjs', import.meta.url));
-const { buildTestTree } = (await import(pathToFileURL(SCRIPT).href)) as {
+const { buildTestTree, bundleTests, testsOf } = (await import(pathToFileURL(SCRIPT).href)) as {
   buildTestTree(root: string, out: string): Promise<number>;
+  bundleTests(out: string, tests: string[]): Promise<string[]>;
+  testsOf(out: string): string[];
 };
 
 test('test tree: transpiled modules beside linked sources; a test under plain node reads its fixture and root', async () => {
@@ -53,6 +55,55 @@ test('test tree: transpiled modules beside linked sources; a test under plain no
     fs.rmSync(path.join(root, 'src/lib/two.test.ts'));
     assert.equal(await buildTestTree(root, out), 1);
     assert.ok(!fs.existsSync(path.join(out, 'src/lib/two.test.js')), 'no output of a deleted source');
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('bundled tests: each module and package still sees its own place; run-time package imports stay packages', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-bundle-'));
+  const files: Record<string, string> = {
+    // A CommonJS package that reads a file beside itself, as font and asset packages do.
+    'node_modules/glyphs/package.json': JSON.stringify({ name: 'glyphs', main: 'index.js' }),
+    'node_modules/glyphs/index.js':
+      "const fs = require('fs'); exports.name = fs.readFileSync(__dirname + '/name.txt', 'utf8').trim(); exports.file = __filename;\n",
+    'node_modules/glyphs/name.txt': 'Ærøskøbing 東京\n',
+    'src/lib/where.ts': [
+      "import { fileURLToPath } from 'node:url';",
+      'export const where = (): string => fileURLToPath(import.meta.url);',
+      "export const note = 'import.meta.url in a string stays text';",
+    ].join('\n'),
+    'src/lib/fixture.txt': 'Grüße, Zoë\n',
+    'src/lib/where.test.ts': [
+      "import fs from 'node:fs';",
+      "import { name, file } from 'glyphs';",
+      "import { where, note } from './where.js';",
+      "const fixture = fs.readFileSync(new URL('./fixture.txt', import.meta.url), 'utf8').trim();",
+      "const late = await import('glyphs');",
+      'process.stdout.write(JSON.stringify({ name, file, where: where(), note, fixture, late: late.name }));',
+    ].join('\n'),
+  };
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+  const out = path.join(root, '.test-build');
+  try {
+    await buildTestTree(root, out);
+    const tests = testsOf(out);
+    assert.deepEqual(tests, [path.join(out, 'src/lib/where.test.js')]);
+    const [bundled] = await bundleTests(out, tests);
+    assert.equal(bundled, path.join(out, '.run/src/lib/where.test.js'));
+    assert.ok(!fs.readFileSync(bundled!, 'utf8').includes("from './where.js'"), 'the module is inside the bundle');
+    const { stdout } = await promisify(execFile)(process.execPath, [bundled!]);
+    assert.deepEqual(JSON.parse(stdout), {
+      name: 'Ærøskøbing 東京',
+      file: path.join(root, 'node_modules/glyphs/index.js'),
+      where: path.join(out, 'src/lib/where.js'),
+      note: 'import.meta.url in a string stays text',
+      fixture: 'Grüße, Zoë',
+      late: 'Ærøskøbing 東京',
+    });
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
