@@ -117,24 +117,23 @@ export async function bundleTests(out, tests) {
   const run = path.join(out, '.run');
   fs.rmSync(run, { recursive: true, force: true });
   await build({ ...bundling, entryPoints: tests, outdir: run, outbase: out, splitting: true });
-  const workers = fs
-    .readdirSync(path.join(out, 'src'), { recursive: true })
-    .filter((f) => f.endsWith('.worker.js'))
-    .map((f) => path.join(out, 'src', f));
-  for (const w of workers) {
+  for (const w of filesEnding(out, ['src'], '.worker.js')) {
     const r = await build({ ...bundling, entryPoints: [w], outfile: w, write: false, allowOverwrite: true });
     fs.writeFileSync(w, r.outputFiles[0].contents);
   }
   return tests.map((t) => path.join(run, path.relative(out, t)));
 }
 
-/** The test files of the tree at `out`, as the suite names them. */
-export const testsOf = (out) =>
-  ['src', 'sdk/test']
+/** Files under `dirs` of the tree at `out` whose names end in `suffix`, sorted. */
+const filesEnding = (out, dirs, suffix) =>
+  dirs
     .filter((d) => fs.existsSync(path.join(out, d)))
     .flatMap((d) => fs.readdirSync(path.join(out, d), { recursive: true }).map((f) => path.join(out, d, f)))
-    .filter((f) => f.endsWith('.test.js'))
+    .filter((f) => f.endsWith(suffix))
     .sort();
+
+/** The test files of the tree at `out`, as the suite names them. */
+export const testsOf = (out) => filesEnding(out, ['src', 'sdk/test'], '.test.js');
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = performance.now();

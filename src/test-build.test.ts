@@ -82,6 +82,8 @@ test('bundled tests: each module and package still sees its own place; run-time 
       "const late = await import('glyphs');",
       'process.stdout.write(JSON.stringify({ name, file, where: where(), note, fixture, late: late.name }));',
     ].join('\n'),
+    // A worker thread's entry, loaded by path: bundled whole where it is.
+    'src/lib/echo.worker.ts': "import { where } from './where.js';\nprocess.stdout.write(where());\n",
   };
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
@@ -94,7 +96,10 @@ test('bundled tests: each module and package still sees its own place; run-time 
     assert.deepEqual(tests, [path.join(out, 'src/lib/where.test.js')]);
     const [bundled] = await bundleTests(out, tests);
     assert.equal(bundled, path.join(out, '.run/src/lib/where.test.js'));
-    assert.ok(!fs.readFileSync(bundled!, 'utf8').includes("from './where.js'"), 'the module is inside the bundle');
+    assert.ok(
+      !fs.readFileSync(bundled!, 'utf8').match(/from ["']\.\/where\.js["']/),
+      'the module is inside the bundle',
+    );
     const { stdout } = await promisify(execFile)(process.execPath, [bundled!]);
     assert.deepEqual(JSON.parse(stdout), {
       name: 'Ærøskøbing 東京',
@@ -104,6 +109,13 @@ test('bundled tests: each module and package still sees its own place; run-time 
       fixture: 'Grüße, Zoë',
       late: 'Ærøskøbing 東京',
     });
+    const worker = path.join(out, 'src/lib/echo.worker.js');
+    assert.ok(
+      !fs.readFileSync(worker, 'utf8').match(/from ["']\.\/where\.js["']/),
+      'the worker entry is bundled in place',
+    );
+    const run = await promisify(execFile)(process.execPath, [worker]);
+    assert.equal(run.stdout, path.join(out, 'src/lib/where.js'), 'its modules still see their own place');
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
