@@ -104,7 +104,13 @@ export function builder(root) {
       return true;
     } catch (err) {
       if (err.code !== 'EEXIST') throw err;
-      const holder = Number(fs.readFileSync(LOCK, 'utf8'));
+      let holder;
+      try {
+        holder = Number(fs.readFileSync(LOCK, 'utf8'));
+      } catch (e) {
+        if (e.code === 'ENOENT') return takeLock(); // released between the two calls
+        throw e;
+      }
       try {
         if (holder > 0) process.kill(holder, 0);
         return false;
