@@ -2,7 +2,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../testing/harness.js';
-import { createRedisLimiter } from './redis-store.js';
+import { createRedisLimiter, type RedisLimiter } from './redis-store.js';
+import type { ManualClock } from '../lib/clock.js';
 import { redisForTests, redisTestPrefix } from '../testing/services.js';
 
 const RL = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];
@@ -109,23 +110,33 @@ function rateLimitSuite(name: string, make: () => Promise<Harness>, skip: string
 rateLimitSuite('rate limit over HTTP (in-process store)', () => startHarness());
 
 const redis = await redisForTests();
+
+/**
+ * The app on a Redis limiter that is connected before the first request: on a loaded machine the app's start-up can
+ * outlast the limiter's bounded boot wait, and the first hits would then be counted per instance (as designed), not in
+ * Redis. A long command timeout keeps a starved moment from opening the breaker mid-test (outage.test covers that).
+ */
+async function redisHarness(prefix: string, clockOf: (own: ManualClock) => ManualClock = (own) => own) {
+  let made: RedisLimiter | undefined;
+  const url = (redis as { url: string }).url;
+  const h = await startHarness({
+    limiter: (own) => (made = createRedisLimiter({ url, clock: clockOf(own), prefix, commandTimeoutMs: 10_000 })),
+  });
+  assert.ok(await made!.connected(10_000), 'the limiter connects to Redis');
+  return h;
+}
+
 rateLimitSuite(
   'rate limit over HTTP (Redis store)',
-  () => {
-    const prefix = redisTestPrefix();
-    return startHarness({
-      limiter: (clock) => createRedisLimiter({ url: (redis as { url: string }).url, clock, prefix }),
-    });
-  },
+  () => redisHarness(redisTestPrefix()),
   'skip' in redis ? redis.skip : false,
 );
 
 describe('two instances share one Redis bucket', { skip: 'skip' in redis ? redis.skip : false }, () => {
   test('requests spread over two app instances count against one 60/60 bucket', async () => {
     const prefix = redisTestPrefix();
-    const url = (redis as { url: string }).url;
-    const a = await startHarness({ limiter: (clock) => createRedisLimiter({ url, clock, prefix }) });
-    const b = await startHarness({ limiter: () => createRedisLimiter({ url, clock: a.clock, prefix }) });
+    const a = await redisHarness(prefix);
+    const b = await redisHarness(prefix, () => a.clock);
     try {
       // One key row in each instance's own database with the same id is what two instances on one PostgreSQL see;
       // here both databases get the same key so the shared Redis bucket (keyed by key id) is exercised.

@@ -18,10 +18,12 @@ describe('redis limiter', { skip }, () => {
   let admin: Redis;
   const open: RateLimiter[] = [];
   let n = 0;
-  // A fresh bucket namespace per limiter so contract tests never see each other's counters.
-  const make = (clock: ManualClock, p = `${prefix}${n++}:`) => {
-    const l = createRedisLimiter({ url, clock, prefix: p });
+  // A fresh bucket namespace per limiter so contract tests never see each other's counters. Connected before its
+  // first hit: on a loaded machine the boot wait can end first, and those hits would be counted per instance.
+  const make = async (clock: ManualClock, p = `${prefix}${n++}:`) => {
+    const l = createRedisLimiter({ url, clock, prefix: p, commandTimeoutMs: 10_000 });
     open.push(l);
+    assert.ok(await l.connected(10_000), 'the limiter connects to Redis');
     return l;
   };
 
@@ -39,7 +41,7 @@ describe('redis limiter', { skip }, () => {
 
   it('serves from Redis and stores one expiring hash per bucket under prefix + bucket id', async () => {
     const p = `${prefix}ttl:`;
-    const limiter = make(new ManualClock(1_000_000), p);
+    const limiter = await make(new ManualClock(1_000_000), p);
     await limiter.hit('key_abc');
     assert.equal(limiter.mode, 'redis');
     assert.deepEqual(await admin.hgetall(`${p}key_abc`), { s: '1000000', c: '1' });
@@ -50,7 +52,7 @@ describe('redis limiter', { skip }, () => {
   it('keeps a 13-digit epoch window start exact', async () => {
     const p = `${prefix}epoch:`;
     const clock = new ManualClock(1_767_225_645_123);
-    const limiter = make(clock, p);
+    const limiter = await make(clock, p);
     await limiter.hit('k');
     assert.equal(await admin.hget(`${p}k`, 's'), '1767225645123');
     clock.advance(RATE_WINDOW_MS - 1);
@@ -62,8 +64,8 @@ describe('redis limiter', { skip }, () => {
   it('shares one counter between instances on the same Redis', async () => {
     const p = `${prefix}shared:`;
     const clock = new ManualClock(5_000_000);
-    const a = make(clock, p);
-    const b = make(clock, p);
+    const a = await make(clock, p);
+    const b = await make(clock, p);
     for (let i = 0; i < 30; i++) await a.hit('k');
     const fromB = await b.hit('k');
     assert.equal(fromB.remaining, 29);
@@ -79,7 +81,7 @@ describe('redis limiter', { skip }, () => {
   it('admits exactly the limit under concurrent hits from several instances', async () => {
     const p = `${prefix}race:`;
     const clock = new ManualClock(9_000_000);
-    const limiters = [make(clock, p), make(clock, p), make(clock, p), make(clock, p)];
+    const limiters = await Promise.all([make(clock, p), make(clock, p), make(clock, p), make(clock, p)]);
     await Promise.all(limiters.map((l) => l.hit('warm')));
     const decisions = await Promise.all(Array.from({ length: 200 }, (_, i) => limiters[i % 4].hit('k')));
     const admitted = decisions.filter((d) => d.allowed);
@@ -96,6 +98,22 @@ describe('redis limiter', { skip }, () => {
       limiters.every((l) => l.mode === 'redis'),
       "limiters.every((l) => l.mode === 'redis')",
     );
+  });
+
+  it('a start-up that outlasts the boot wait counts its first hits locally; connected() waits for Redis', async () => {
+    const p = `${prefix}slowboot:`;
+    const limiter = createRedisLimiter({ url, clock: new ManualClock(7_000_000), prefix: p });
+    open.push(limiter);
+    // A busy event loop (the app compiling its routes on a loaded machine) fires the bounded wait's timer before the
+    // connection's own events are read.
+    const until = Date.now() + 1_500;
+    while (Date.now() < until);
+    await limiter.hit('k');
+    assert.equal(limiter.mode, 'fallback');
+    assert.equal(await limiter.connected(10_000), true);
+    assert.deepEqual(await limiter.hit('k'), { allowed: true, limit: 60, remaining: 59, resetSeconds: 60 });
+    assert.equal(limiter.mode, 'redis');
+    assert.equal(await admin.hget(`${p}k`, 'c'), '1', 'only the hit made once connected is in Redis');
   });
 
   it('createRateLimiter picks Redis when a URL is given and memory otherwise', async () => {

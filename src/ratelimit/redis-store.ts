@@ -48,13 +48,24 @@ type ScriptedRedis = Redis & {
   signetRateHit(key: string, now: number, windowMs: number, limit: number, slackMs: number): Promise<HitReply>;
 };
 
+export type RedisLimiter = RateLimiter & {
+  /**
+   * Resolves true once the connection is ready, false after `timeoutMs`. The boot wait inside `hit` is bounded by a
+   * timer that a busy event loop can fire before the connection's own events are read; a caller that needs shared
+   * counting from the first hit (a test asserting Redis counts) waits here first.
+   */
+  connected(timeoutMs: number): Promise<boolean>;
+};
+
 export function createRedisLimiter(opts: {
   url: string;
   clock: Clock;
   prefix?: string;
   logger?: Logger;
   breakerCooldownMs?: number;
-}): RateLimiter {
+  /** How long one command may take before the breaker opens; tests on a loaded machine set it longer. */
+  commandTimeoutMs?: number;
+}): RedisLimiter {
   const { clock, logger } = opts;
   const prefix = opts.prefix ?? 'signet:ratelimit:';
   const cooldownMs = opts.breakerCooldownMs ?? DEFAULT_BREAKER_COOLDOWN_MS;
@@ -65,7 +76,7 @@ export function createRedisLimiter(opts: {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    commandTimeout: COMMAND_TIMEOUT_MS,
+    commandTimeout: opts.commandTimeoutMs ?? COMMAND_TIMEOUT_MS,
     // Keep reconnecting in the background forever, so Redis is picked up again once it is back.
     retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 10), RECONNECT_CAP_MS),
   }) as ScriptedRedis;
@@ -135,6 +146,19 @@ export function createRedisLimiter(opts: {
     hit,
     get mode() {
       return mode;
+    },
+    connected(timeoutMs) {
+      if (client.status === 'ready') return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        const settle = (ok: boolean) => {
+          clearTimeout(timer);
+          client.off('ready', onReady);
+          resolve(ok);
+        };
+        const onReady = () => settle(true);
+        const timer = setTimeout(() => settle(client.status === 'ready'), timeoutMs);
+        client.on('ready', onReady);
+      });
     },
     async close() {
       // Idempotent: a second QUIT on a closing socket would linger until the socket times out.
