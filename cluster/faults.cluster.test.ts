@@ -220,7 +220,7 @@ describe('scale-out: faults on a local cluster', () => {
       return r.json.event_id as string;
     });
     await killer;
-    // Claims the dead worker held come back when their lease (60 s) lapses: a delivery it had sent without recording
+    // Claims the dead worker held come back when their lease (DELIVERY_LEASE_MS, 20 s here) lapses: a delivery it had sent without recording
     // the answer is sent again then (a duplicate), one it had not sent yet arrives only then.
     const took = await until(
       150_000,

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { DELIVERY_LEASE_MIN_MS } from '../src/limits.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const run = promisify(execFile);
@@ -40,7 +41,14 @@ export type Cluster = {
 
 export async function startCluster(portBase: number): Promise<Cluster> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-cluster-'));
-  const env = { ...process.env, CLUSTER_DIR: dir, CLUSTER_PORT_BASE: String(portBase), LOG_LEVEL: 'info' };
+  // The shortest delivery lease: a killed worker's claims come back after 20 s of real time, not the default 60 s.
+  const env = {
+    ...process.env,
+    CLUSTER_DIR: dir,
+    CLUSTER_PORT_BASE: String(portBase),
+    LOG_LEVEL: 'info',
+    DELIVERY_LEASE_MS: String(DELIVERY_LEASE_MIN_MS),
+  };
   const sh = async (...args: string[]) =>
     (await run('bash', [path.join(ROOT, 'scripts/cluster.sh'), ...args], { env, timeout: 180_000 })).stdout;
   await sh('down'); // leftovers of an interrupted run on these ports

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { isHeaderAddress } from './lib/email.js';
 import { canonicaliseAllowlist } from './lib/ip.js';
 import {
+  DELIVERY_LEASE_MIN_MS,
+  DELIVERY_LEASE_MS,
   FILE_BODY_LIMIT,
   HEADERS_TIMEOUT_MS,
   IDLE_SOCKET_TIMEOUT_MS,
@@ -36,6 +38,8 @@ export type Config = {
   databaseUrl: string;
   /** PostgreSQL connections per process (DATABASE_POOL_MAX; default poolSizeFor(cores)). Unused on SQLite. */
   databasePoolMax: number;
+  /** How long a worker's delivery claims last (DELIVERY_LEASE_MS): how soon a dead worker's deliveries go to others. */
+  deliveryLeaseMs: number;
   redisUrl: string | null;
   allowPrivateNetwork: boolean;
   /**
@@ -343,6 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl,
     databasePoolMax: parseInteger(env, 'DATABASE_POOL_MAX', poolSizeFor(os.availableParallelism()), 1, 1000),
+    deliveryLeaseMs: parseInteger(env, 'DELIVERY_LEASE_MS', DELIVERY_LEASE_MS, DELIVERY_LEASE_MIN_MS, 3_600_000),
     redisUrl,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     allowPrivateNetwork: parseBool('SIGNET_ALLOW_PRIVATE_NETWORK', env.SIGNET_ALLOW_PRIVATE_NETWORK),

@@ -18,6 +18,12 @@ export const MAX_ALLOWLIST_ENTRIES = 50;
 export const MAX_HOOK_EVENTS = 10;
 /** A delivery without a complete response within this time has failed. */
 export const WEBHOOK_TIMEOUT_MS = 15_000;
+/**
+ * How long a worker holds the deliveries it claimed (DELIVERY_LEASE_MS): a worker that dies mid-delivery leaves them
+ * to others after this. At least the timeout and a margin, so a slow receiver's delivery is never claimed twice.
+ */
+export const DELIVERY_LEASE_MS = 60_000;
+export const DELIVERY_LEASE_MIN_MS = WEBHOOK_TIMEOUT_MS + 5_000;
 /** Delay before attempt n+1 after attempt n failed; attempt 1 is immediate, so this allows 7 attempts. */
 export const WEBHOOK_RETRY_DELAYS_MS = [1 * MIN, 5 * MIN, 30 * MIN, 2 * HOUR, 6 * HOUR, 24 * HOUR] as const;
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;

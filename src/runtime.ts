@@ -273,6 +273,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
         allowPrivateNetwork: config.allowPrivateNetwork,
         logger,
         timeoutMs: opts.deliveryTimeoutMs,
+        leaseMs: config.deliveryLeaseMs,
         keyring,
       })
     : null;

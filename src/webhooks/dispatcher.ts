@@ -21,7 +21,7 @@ import { fixedDelays, nextAttemptAt } from '../jobs/retry.js';
 import type { Clock } from '../lib/clock.js';
 import { describeError, silentLogger, type Logger } from '../lib/logger.js';
 import { createGuardedAgent } from '../lib/outbound.js';
-import { WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_TIMEOUT_MS } from '../limits.js';
+import { DELIVERY_LEASE_MS, WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_TIMEOUT_MS } from '../limits.js';
 import {
   claimDue,
   recordOutcomes,
@@ -35,7 +35,6 @@ import { deliveryHeaders } from './signature.js';
 import { createHookSecretOpener } from './hook-secrets.js';
 import { SecretKeyError, type Keyring } from '../lib/secret-box.js';
 
-export const DEFAULT_LEASE_MS = 60_000;
 /** Characters of a response body kept for the record; the rest is never buffered. */
 export const RESPONSE_BODY_LIMIT = 2048;
 /** The spec's schedule: attempt 1 at once, then +1m, +5m, +30m, +2h, +6h, +24h; giving_up after the 7th failure. */
@@ -187,7 +186,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     clock,
     workerId,
     logger,
-    leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
+    leaseMs: opts.leaseMs ?? DELIVERY_LEASE_MS,
     timeoutMs,
     batchSize: opts.batchSize ?? 400,
     concurrency,
