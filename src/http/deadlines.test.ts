@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startHarness, type Harness } from '../testing/harness.js';
+import { LINGER_MS } from './deadlines.js';
 
 const HEADERS_MS = 1000;
 const REQUEST_MS = 1500;
@@ -115,6 +116,27 @@ describe('timeouts against slow clients', () => {
     for (const r of refused) {
       assert.match(r.response, /\r\nconnection: close\r\n/i);
       assert.ok(r.closedAfterMs < MARGIN_MS, `closed after ${r.closedAfterMs} ms`);
+    }
+  });
+
+  test('a client still sending a refused body reads its answer, not a reset (lingering close)', async () => {
+    // A 32 MB body written at once: most of it is still on its way when the 401 goes out. Closing the socket with
+    // that unread makes the kernel answer the rest with a reset, which can discard the 401 before the client reads it.
+    const body = Buffer.alloc(32 * 1024 * 1024, 0x78);
+    const outcomes = await Promise.all(
+      Array.from({ length: 4 }, () => {
+        let failed: string | undefined;
+        return rawClient(h.port, (s) => {
+          s.on('error', (e: NodeJS.ErrnoException) => (failed ??= e.code));
+          s.write(head('/v1/hooks', body.length, `svk_live_${'0'.repeat(32)}`));
+          s.write(body);
+        }).then((r) => ({ ...r, failed }));
+      }),
+    );
+    for (const r of outcomes) {
+      assert.equal(statusOf(r.response), 401, JSON.stringify(r.response.slice(0, 200)));
+      assert.equal(r.failed, undefined, 'the client saw no reset');
+      assert.ok(r.closedAfterMs < LINGER_MS + MARGIN_MS, `closed after ${r.closedAfterMs} ms`);
     }
   });
 

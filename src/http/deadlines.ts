@@ -3,10 +3,12 @@
 //   request on it): Node answers 408 request_timeout (error-handler.ts) and closes.
 // - A body must arrive within `requestTimeoutMs` of its headers, or `uploadTimeoutMs` on routes with
 //   `config: { upload: true }`: 408 request_timeout with `Connection: close`. A request answered before its body
-//   arrived (refused unread) has its connection closed once the answer is out.
+//   arrived (refused unread) has its connection half-closed once the answer is out, and closed when the client
+//   stops sending or LINGER_MS later (a lingering close: no reset for a client still writing).
 // - An idle keep-alive connection closes after `keepAliveTimeoutMs` (Node adds 1 s so that a client reusing it at
 //   the advertised last moment is not reset), and any socket without traffic after `idleSocketTimeoutMs` (longer
 //   than any handler may run).
+import type { IncomingMessage } from 'node:http';
 import type { SecureContextOptions } from 'node:tls';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { ProcessLimits } from '../config.js';
@@ -48,6 +50,9 @@ export const hasBody = (req: FastifyRequest): boolean =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
+/** How long a connection refused unread keeps reading (and dropping) what its client still sends, after the answer. */
+export const LINGER_MS = 2_000;
+
 /** Methods whose bodies Fastify reads; a body sent with GET or HEAD is never read, only dropped after the answer. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -73,16 +78,38 @@ export function registerBodyDeadline(
       req.raw.once('close', clear);
       if (!socket || socket.destroyed) clear();
       else socket.once('close', clear);
-      // Answered before its body arrived (401, 413, 503): the connection cannot carry another request until the
-      // rest is drained, which a client holding its answer may never send. It closes once the answer is out.
-      reply.raw.once('finish', () => {
-        if (req.raw.complete) return;
-        clear();
-        req.raw.socket?.destroySoon();
-      });
       done();
     });
   });
+  // Answered before its body arrived (401, 413, 429, 503), by a route or by a hook before any route ran: the
+  // connection cannot carry another request until the rest is drained, which a client holding its answer may never
+  // send. It closes once the answer is out, lingering for a client still sending.
+  app.addHook('onResponse', (req, _reply, done) => {
+    if (hasBody(req) && !req.raw.complete && req.raw.socket) lingerClose(req.raw);
+    done();
+  });
+}
+
+/**
+ * Half-closes after the answer and drops what the client still sends until it stops (its FIN) or LINGER_MS pass,
+ * then closes. Closing at once with its body unread makes the kernel answer the rest with a reset, and a client
+ * still writing sees EPIPE instead of its answer. Node's own close of a `Connection: close` answer (destroySoon,
+ * which waits for our FIN to be sent and then destroys) is taken back for that.
+ */
+function lingerClose(req: IncomingMessage): void {
+  const socket = req.socket;
+  if (socket.destroyed) return;
+  socket.removeListener('finish', socket.destroy);
+  const close = () => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  const timer = setTimeout(close, LINGER_MS);
+  socket.once('end', close);
+  socket.once('close', () => clearTimeout(timer));
+  socket.end();
+  // Read on, dropping the rest of the body: a paused request would stop the socket's reads too.
+  req.resume();
 }
 
 function timedOut(req: FastifyRequest, reply: FastifyReply): void {
