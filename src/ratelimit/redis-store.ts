@@ -50,9 +50,8 @@ type ScriptedRedis = Redis & {
 
 export type RedisLimiter = RateLimiter & {
   /**
-   * Resolves true once the connection is ready, false after `timeoutMs`. The boot wait inside `hit` is bounded by a
-   * timer that a busy event loop can fire before the connection's own events are read; a caller that needs shared
-   * counting from the first hit (a test asserting Redis counts) waits here first.
+   * Resolves true once the connection is ready, false after `timeoutMs`: for a caller that needs the shared store
+   * beyond the first connection attempt's bounded wait (a test asserting counts in Redis on a loaded machine).
    */
   connected(timeoutMs: number): Promise<boolean>;
 };
@@ -100,22 +99,31 @@ export function createRedisLimiter(opts: {
   // Without an 'error' listener ioredis prints every failed reconnect; connection errors only flip state.
   client.on('error', (err: Error) => markDown(errReason(err)));
 
-  // Until the first connection attempt settles, wait for it (bounded) so boot-time hits are shared, not local.
-  let starting: Promise<void> | null = new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      client.off('ready', done).off('error', done).off('close', done);
-      starting = null;
-      resolve();
-    };
-    const timer = setTimeout(done, CONNECT_TIMEOUT_MS + 100);
-    timer.unref();
-    client.once('ready', done).once('error', done).once('close', done);
-  });
+  // Until the first connection attempt settles, a hit waits for it (bounded) so boot-time hits are shared, not local.
+  // The bound starts at the first hit, not here: a start-up that keeps the event loop busy after creating the limiter
+  // (compiling routes on a loaded machine) would otherwise use it up before the connection's events were read.
+  let firstAttemptSettled = false;
+  const onFirstSettled = () => {
+    firstAttemptSettled = true;
+    client.off('ready', onFirstSettled).off('error', onFirstSettled).off('close', onFirstSettled);
+  };
+  client.once('ready', onFirstSettled).once('error', onFirstSettled).once('close', onFirstSettled);
+  let starting: Promise<void> | null = null;
+  const firstAttempt = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        client.off('ready', done).off('error', done).off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, CONNECT_TIMEOUT_MS + 100);
+      timer.unref();
+      client.once('ready', done).once('error', done).once('close', done);
+    });
 
   async function hit(bucket: string, limit: number = RATE_LIMIT): Promise<RateDecision> {
     checkLimit(limit);
-    if (starting) await starting;
+    if (!firstAttemptSettled) await (starting ??= firstAttempt());
     const now = clock.now();
     // Status check is free: anything but 'ready' would fail anyway, so don't even try.
     if (client.status !== 'ready') {
