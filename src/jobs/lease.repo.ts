@@ -3,7 +3,15 @@
 // with a read first so that finding nothing takes no write lock), so concurrent claimers take disjoint rows; a lapsed lease is as good as none; an outcome is written only while its
 // writer still holds the claim it worked under, so a worker that lost its lease writes nothing; writeManyUnderLease
 // applies that same guard to each row of a batch, in one statement.
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type RawBuilder,
+  type Selectable,
+  type SqlBool,
+} from 'kysely';
 import { lockingEmptyWrites, skipLocked, walkingIndexOrder, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import { batchRows, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
@@ -116,12 +124,28 @@ export async function writeManyUnderLease<T extends LeasedTable>(
   rows: readonly GuardedRow[],
   o: { release: boolean },
 ): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const r = await guardedUpdate(db, lease, workerId, columns, rows, o).execute(db);
+  return r.rows.map((row) => row.id);
+}
+
+/**
+ * writeManyUnderLease's statement, `UPDATE … RETURNING id`, unexecuted: for a caller that writes what follows from
+ * it in the same statement (a PostgreSQL `WITH written AS (…)`). `rows` must not be empty.
+ */
+export function guardedUpdate<T extends LeasedTable>(
+  db: Kysely<Database>,
+  lease: Lease<T>,
+  workerId: string,
+  columns: Partial<Record<keyof Database[T] & string, ColumnType>>,
+  rows: readonly GuardedRow[],
+  o: { release: boolean },
+): RawBuilder<{ id: string }> {
   const names = Object.keys(columns) as (keyof Database[T] & string)[];
   const table: string = lease.table;
   const assignments = names.map((c, i) => sql`${sql.ref(c)} = ${sql.raw(`v.c${i}`)}`);
   if (o.release) assignments.push(sql`${sql.ref(lease.holder)} = NULL`, sql`${sql.ref(lease.until)} = NULL`);
   if (assignments.length === 0) throw new Error('writeManyUnderLease: nothing to set');
-  if (rows.length === 0) return [];
   const batch = batchRows(
     db,
     [['id', 'text'], ['claimed_attempts', 'integer'], ...names.map((c, i): BatchColumn => [`c${i}`, columns[c]!])],
@@ -130,8 +154,7 @@ export async function writeManyUnderLease<T extends LeasedTable>(
   const attemptsGuard = lease.attempts
     ? sql` AND ${sql.ref(`${table}.${lease.attempts}`)} = v.claimed_attempts`
     : sql``;
-  const r = await sql<{ id: string }>`UPDATE ${sql.table(table)} SET ${sql.join(assignments)} FROM ${batch}
+  return sql<{ id: string }>`UPDATE ${sql.table(table)} SET ${sql.join(assignments)} FROM ${batch}
     WHERE ${sql.ref(`${table}.id`)} = v.id AND ${sql.ref(`${table}.${lease.holder}`)} = ${workerId}${attemptsGuard}
-    RETURNING ${sql.ref(`${table}.id`)} AS id`.execute(db);
-  return r.rows.map((row) => row.id);
+    RETURNING ${sql.ref(`${table}.id`)} AS id`;
 }

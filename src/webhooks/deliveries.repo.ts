@@ -1,8 +1,8 @@
 // All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
-import { sql, type Insertable, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { forUpdate, type Db } from '../db/db.js';
-import { claimLeases, writeManyUnderLease, type Lease } from '../jobs/lease.repo.js';
+import { claimLeases, guardedUpdate, writeManyUnderLease, type GuardedRow, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import { batchRows, type ColumnType } from '../db/batch-rows.js';
 import { pendingDelivery } from './outbox.repo.js';
@@ -142,9 +142,11 @@ const ATTEMPT_ROW: readonly (readonly [keyof DeliveryAttemptsTable & string, Col
 const DROP_COLUMNS = { status: 'text', next_attempt_at: 'bigint', last_error: 'text', updated_at: 'bigint' } as const;
 
 /**
- * Writes a batch of outcomes in one transaction, a few statements whatever its size (one per kind of outcome, one
- * for the attempt rows). Each row update is guarded by the claim (claimed_by and the attempt count seen at claim
- * time); an outcome whose claim was lost changes nothing and records no attempt. Returns how many were applied.
+ * Writes a batch of outcomes atomically, a few statements whatever its size (one per kind of outcome, one for the
+ * attempt rows); on PostgreSQL a batch of attempts only (the usual one) is a single statement, the attempt rows
+ * written from the guarded update's own result. Each row update is guarded by the claim (claimed_by and the attempt
+ * count seen at claim time); an outcome whose claim was lost changes nothing and records no attempt. Returns how
+ * many were applied.
  */
 export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[]): Promise<number> {
   if (outcomes.length === 0) return 0;
@@ -153,35 +155,17 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
   const attempts = sorted.filter((o): o is AttemptOutcome => o.kind === 'attempt');
   const drops = sorted.filter((o) => o.kind === 'drop');
   const releases = sorted.filter((o) => o.kind === 'release');
+  const release = { release: true };
+  const attemptUpdate = (k: Kysely<Database>) =>
+    guardedUpdate(k, DELIVERY_LEASE, workerId, ATTEMPT_COLUMNS, attempts.map(attemptWrite), release);
+  if (db.dialect === 'postgres' && attempts.length > 0 && drops.length === 0 && releases.length === 0) {
+    const r = await sql<{ n: number }>`WITH written AS (${attemptUpdate(db.kysely)}),
+      recorded AS (${insertAttempts(db.kysely, attempts, workerId, sql`SELECT id FROM written`)})
+      SELECT count(*)::int AS n FROM written`.execute(db.kysely);
+    return r.rows[0]!.n;
+  }
   return db.kysely.transaction().execute(async (trx) => {
-    const release = { release: true };
-    const written = new Set(
-      attempts.length === 0
-        ? []
-        : await writeManyUnderLease(
-            trx,
-            DELIVERY_LEASE,
-            workerId,
-            ATTEMPT_COLUMNS,
-            attempts.map((o) => ({
-              id: o.deliveryId,
-              attempts: o.attemptsAtClaim,
-              set: {
-                status: (o.ok
-                  ? 'succeeded'
-                  : o.nextAttemptAt === null
-                    ? 'giving_up'
-                    : 'retrying') satisfies DeliveryStatus,
-                attempts: o.attemptsAtClaim + 1,
-                next_attempt_at: o.ok ? null : o.nextAttemptAt,
-                last_status_code: o.statusCode,
-                last_error: o.error,
-                updated_at: o.recordedAt,
-              },
-            })),
-            release,
-          ),
-    );
+    const written = new Set(attempts.length === 0 ? [] : (await attemptUpdate(trx).execute(trx)).rows.map((w) => w.id));
     let applied = written.size;
     if (drops.length > 0) {
       const rows = drops.map((o) => ({
@@ -200,30 +184,54 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
       const rows = releases.map((o) => ({ id: o.deliveryId, attempts: o.attemptsAtClaim, set: {} }));
       applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, {}, rows, release)).length;
     }
-    const attemptRows = attempts
-      .filter((o) => written.has(o.deliveryId))
-      .map((o) => {
-        const row: Insertable<DeliveryAttemptsTable> = {
-          delivery_id: o.deliveryId,
-          attempt: o.attemptsAtClaim + 1,
-          started_at: o.startedAt,
-          duration_ms: o.durationMs,
-          status_code: o.statusCode,
-          response_body: o.responseBody,
-          error: o.error,
-          worker: workerId,
-        };
-        return ATTEMPT_ROW.map(([column]) => row[column] ?? null);
-      });
-    if (attemptRows.length > 0) {
-      // The claim guard already excludes a second writer; ON CONFLICT only makes a retried write harmless. (`WHERE
-      // true`: SQLite's parser needs it between an INSERT's SELECT and its ON CONFLICT.)
-      await sql`INSERT INTO delivery_attempts (${sql.raw(ATTEMPT_ROW.map(([c]) => c).join(', '))})
-        SELECT * FROM ${batchRows(trx, ATTEMPT_ROW, attemptRows)} WHERE true
-        ON CONFLICT (delivery_id, attempt) DO NOTHING`.execute(trx);
-    }
+    const recorded = attempts.filter((o) => written.has(o.deliveryId));
+    if (recorded.length > 0) await insertAttempts(trx, recorded, workerId).execute(trx);
     return applied;
   });
+}
+
+/** An attempt's guarded write of its delivery row. */
+const attemptWrite = (o: AttemptOutcome): GuardedRow => ({
+  id: o.deliveryId,
+  attempts: o.attemptsAtClaim,
+  set: {
+    status: (o.ok ? 'succeeded' : o.nextAttemptAt === null ? 'giving_up' : 'retrying') satisfies DeliveryStatus,
+    attempts: o.attemptsAtClaim + 1,
+    next_attempt_at: o.ok ? null : o.nextAttemptAt,
+    last_status_code: o.statusCode,
+    last_error: o.error,
+    updated_at: o.recordedAt,
+  },
+});
+
+/**
+ * The attempt rows' `INSERT`, of those among `list` whose delivery id `onlyIds` (a subquery) returns when given. The
+ * claim guard already excludes a second writer; ON CONFLICT only makes a retried write harmless. (`WHERE`: SQLite's
+ * parser needs one between an INSERT's SELECT and its ON CONFLICT.)
+ */
+function insertAttempts(
+  k: Kysely<Database>,
+  list: readonly AttemptOutcome[],
+  workerId: string,
+  onlyIds?: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const cells = list.map((o) => {
+    const row: Insertable<DeliveryAttemptsTable> = {
+      delivery_id: o.deliveryId,
+      attempt: o.attemptsAtClaim + 1,
+      started_at: o.startedAt,
+      duration_ms: o.durationMs,
+      status_code: o.statusCode,
+      response_body: o.responseBody,
+      error: o.error,
+      worker: workerId,
+    };
+    return ATTEMPT_ROW.map(([column]) => row[column] ?? null);
+  });
+  const only = onlyIds ? sql`a.delivery_id IN (${onlyIds})` : sql`true`;
+  return sql`INSERT INTO delivery_attempts (${sql.raw(ATTEMPT_ROW.map(([c]) => c).join(', '))})
+    SELECT * FROM ${batchRows(k, ATTEMPT_ROW, cells, 'a')} WHERE ${only}
+    ON CONFLICT (delivery_id, attempt) DO NOTHING`;
 }
 
 const historyQuery = (db: Db) =>
