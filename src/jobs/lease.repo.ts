@@ -39,16 +39,6 @@ export type Lease<T extends LeasedTable> = {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one implementation over several tables' columns
 const loose = (db: Kysely<Database>) => db as unknown as Kysely<any>;
 
-/** Rows due and not held (no holder, or a lapsed lease) at `now`. */
-const freeAt =
-  <T extends LeasedTable>(lease: Lease<T>, now: number) =>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the loose builder's expression type
-  (eb: ExpressionBuilder<any, any>) =>
-    eb.and([
-      lease.due(eb as never, now),
-      eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', now)]),
-    ]);
-
 /** Claims up to `limit` due rows for `workerId`, each leased until `now + leaseMs`; returns the claimed rows. */
 export async function claimLeases<T extends LeasedTable>(
   db: Db,
@@ -57,7 +47,12 @@ export async function claimLeases<T extends LeasedTable>(
 ): Promise<Selectable<Database[T]>[]> {
   const k = loose(db.kysely);
   const table: string = lease.table;
-  const isFree = freeAt(lease, o.now);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the loose builder's expression type
+  const isFree = (eb: ExpressionBuilder<any, any>) =>
+    eb.and([
+      lease.due(eb as never, o.now),
+      eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)]),
+    ]);
   // An idle worker's claim usually finds nothing: on SQLite it looks first, so it takes no write lock for nothing.
   if (
     lockingEmptyWrites(db) &&
@@ -65,34 +60,18 @@ export async function claimLeases<T extends LeasedTable>(
   ) {
     return [];
   }
-  return walkingIndexOrder(
-    db,
-    (trx) => claimStatement(db, trx, lease, o).execute() as Promise<Selectable<Database[T]>[]>,
-  );
-}
-
-/**
- * claimLeases' `UPDATE … RETURNING *`, unexecuted and without SQLite's look first: for a PostgreSQL caller that reads
- * what it needs of the claimed rows in the same statement (`WITH claimed AS (…) SELECT … JOIN …`), inside
- * `walkingIndexOrder` as claimLeases runs it.
- */
-export function claimStatement<T extends LeasedTable>(
-  db: Db,
-  trx: Kysely<Database>,
-  lease: Lease<T>,
-  o: { now: number; workerId: string; leaseMs: number; limit: number },
-) {
-  const table: string = lease.table;
-  const isFree = freeAt(lease, o.now);
-  const due = skipLocked(
-    db,
-    loose(trx).selectFrom(table).select('id').where(isFree).orderBy(lease.order).limit(o.limit),
-  );
-  return loose(trx)
-    .updateTable(table)
-    .set((eb) => ({ ...lease.onClaim?.(eb as never), [lease.holder]: o.workerId, [lease.until]: o.now + o.leaseMs }))
-    .where('id', 'in', due)
-    .returningAll();
+  return walkingIndexOrder(db, (trx) => {
+    const due = skipLocked(
+      db,
+      loose(trx).selectFrom(table).select('id').where(isFree).orderBy(lease.order).limit(o.limit),
+    );
+    return loose(trx)
+      .updateTable(table)
+      .set((eb) => ({ ...lease.onClaim?.(eb as never), [lease.holder]: o.workerId, [lease.until]: o.now + o.leaseMs }))
+      .where('id', 'in', due)
+      .returningAll()
+      .execute() as Promise<Selectable<Database[T]>[]>;
+  });
 }
 
 export type UnderLease = {

@@ -1,23 +1,8 @@
 // All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
-import {
-  sql,
-  type Insertable,
-  type Kysely,
-  type RawBuilder,
-  type QueryCreator,
-  type SelectQueryBuilder,
-  type SqlBool,
-} from 'kysely';
-import { forUpdate, walkingIndexOrder, type Db } from '../db/db.js';
-import {
-  claimLeases,
-  claimStatement,
-  guardedUpdate,
-  writeManyUnderLease,
-  type GuardedRow,
-  type Lease,
-} from '../jobs/lease.repo.js';
+import { sql, type Insertable, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { forUpdate, type Db } from '../db/db.js';
+import { claimLeases, guardedUpdate, writeManyUnderLease, type GuardedRow, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import { batchRows, type ColumnType } from '../db/batch-rows.js';
 import { pendingDelivery } from './outbox.repo.js';
@@ -64,51 +49,26 @@ export async function claimDue(
   db: Db,
   opts: { now: number; workerId: string; leaseMs: number; limit: number },
 ): Promise<ClaimedDelivery[]> {
-  // PostgreSQL: the claim and the read of what sending needs are one statement, joined to the claimed rows as the
-  // UPDATE returns them (one round trip and no second lookup of each row by id).
-  if (db.dialect === 'postgres') {
-    const rows = await walkingIndexOrder(db, (trx) =>
-      withSending(
-        (
-          trx.with(
-            'd',
-            () => claimStatement(db, trx, DELIVERY_LEASE, opts) as never,
-          ) as unknown as QueryCreator<WithClaimed>
-        ).selectFrom('d'),
-      ).execute(),
-    );
-    return rows.map((r) => claimed(r, r.attempts, opts));
-  }
-  const leased = await claimLeases(db, DELIVERY_LEASE, opts);
-  if (leased.length === 0) return [];
-  const attemptsById = new Map(leased.map((c) => [c.id, c.attempts]));
-  const rows = await withSending(db.kysely.selectFrom('deliveries as d'))
+  const claimed = await claimLeases(db, DELIVERY_LEASE, opts);
+  if (claimed.length === 0) return [];
+  const attemptsById = new Map(claimed.map((c) => [c.id, c.attempts]));
+  const rows = await db.kysely
+    .selectFrom('deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('hooks as h', 'h.id', 'd.hook_id')
     // The ids as one parameter (batch-rows.ts): the same statement text for any claim's size.
     .where(
       sql<SqlBool>`${sql.ref('d.id')} IN (SELECT claimed.id FROM ${batchRows(
         db.kysely,
         [['id', 'text']],
-        leased.map((c) => [c.id]),
+        claimed.map((c) => [c.id]),
         'claimed',
       )})`,
     )
-    .execute();
-  return rows.map((r) => claimed(r, attemptsById.get(r.id)!, opts));
-}
-
-/** The deliveries under the name `d`: the table itself, or the rows a claim returns. */
-type WithClaimed = Database & { d: Database['deliveries'] };
-
-/** What sending a claimed delivery needs, joined to its event and hook, in claim order. */
-const withSending = (q: SelectQueryBuilder<WithClaimed, 'd', object>) =>
-  q
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .innerJoin('hooks as h', 'h.id', 'd.hook_id')
     .select([
       'd.id',
       'd.event_id',
       'd.next_attempt_at',
-      'd.attempts',
       'e.name',
       'e.body',
       'd.hook_id',
@@ -116,22 +76,21 @@ const withSending = (q: SelectQueryBuilder<WithClaimed, 'd', object>) =>
       'h.secret',
       'h.deleted_at',
     ])
-    .orderBy('d.next_attempt_at');
-
-type SendingRow = Awaited<ReturnType<ReturnType<typeof withSending>['execute']>>[number];
-
-const claimed = (r: SendingRow, attempts: number, o: { now: number; leaseMs: number }): ClaimedDelivery => ({
-  id: r.id,
-  eventId: r.event_id,
-  eventName: r.name,
-  body: r.body,
-  hookId: r.hook_id,
-  targetUrl: r.target_url,
-  secret: r.secret,
-  hookDeleted: r.deleted_at !== null,
-  attempts,
-  claimExpiresAt: o.now + o.leaseMs,
-});
+    .orderBy('d.next_attempt_at')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    eventName: r.name,
+    body: r.body,
+    hookId: r.hook_id,
+    targetUrl: r.target_url,
+    secret: r.secret,
+    hookDeleted: r.deleted_at !== null,
+    attempts: attemptsById.get(r.id)!,
+    claimExpiresAt: opts.now + opts.leaseMs,
+  }));
+}
 
 export type AttemptOutcome = {
   kind: 'attempt';
