@@ -318,6 +318,12 @@ type AnySelect = SelectQueryBuilder<any, any, any>;
  */
 export const lockingEmptyWrites = (db: Db): boolean => db.dialect === 'sqlite';
 
+/**
+ * True where a `WITH` may hold a writing statement whose rows the rest of the statement reads (PostgreSQL), so two
+ * dependent writes can be one statement, atomic without a transaction. SQLite has no such `WITH`.
+ */
+export const writingCtes = (db: Db): boolean => db.dialect === 'postgres';
+
 /** `FOR UPDATE SKIP LOCKED` where the database has it; SQLite serialises writers, so it needs none. */
 export function skipLocked<QB extends AnySelect>(db: Db, qb: QB): QB {
   return db.dialect === 'postgres' ? (qb.forUpdate().skipLocked() as QB) : qb;

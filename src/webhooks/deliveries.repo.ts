@@ -1,7 +1,7 @@
 // All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
 // Claims are short statements; no transaction is ever open while a request is on the wire.
 import { sql, type Insertable, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import { forUpdate, type Db } from '../db/db.js';
+import { forUpdate, writingCtes, type Db } from '../db/db.js';
 import { claimLeases, guardedUpdate, writeManyUnderLease, type GuardedRow, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import { batchRows, type ColumnType } from '../db/batch-rows.js';
@@ -158,7 +158,7 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
   const release = { release: true };
   const attemptUpdate = (k: Kysely<Database>) =>
     guardedUpdate(k, DELIVERY_LEASE, workerId, ATTEMPT_COLUMNS, attempts.map(attemptWrite), release);
-  if (db.dialect === 'postgres' && attempts.length > 0 && drops.length === 0 && releases.length === 0) {
+  if (writingCtes(db) && attempts.length > 0 && drops.length === 0 && releases.length === 0) {
     const r = await sql<{ n: number }>`WITH written AS (${attemptUpdate(db.kysely)}),
       recorded AS (${insertAttempts(db.kysely, attempts, workerId, sql`SELECT id FROM written`)})
       SELECT count(*)::int AS n FROM written`.execute(db.kysely);
