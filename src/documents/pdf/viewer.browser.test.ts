@@ -50,8 +50,17 @@ test(
       const p = await browser.context.newPage();
       await p.setViewportSize({ width: 900, height: 1000 });
       await p.goto(pathToFileURL(file).href);
-      await p.waitForTimeout(2500);
-      const png = await p.screenshot({ path: path.join(tmp.path, `${sub}.png`) });
+      // The viewer draws in steps, later on a loaded machine: the picture is the one that stops changing (two
+      // screenshots a second apart alike), within 20 s, not whatever a fixed wait happened to catch.
+      let png = await p.screenshot();
+      for (const until = Date.now() + 20_000; Date.now() < until;) {
+        await p.waitForTimeout(1000);
+        const next = await p.screenshot();
+        const settled = Buffer.from(next).equals(Buffer.from(png)) && next.length > 10_000;
+        png = next;
+        if (settled) break;
+      }
+      writeFileSync(path.join(tmp.path, `${sub}.png`), png);
       await p.close();
       return png;
     };
