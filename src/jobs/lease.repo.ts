@@ -117,15 +117,11 @@ export type GuardedRow = { id: string; attempts: number; set: Record<string, unk
  * not among them.
  */
 export async function writeManyUnderLease<T extends LeasedTable>(
-  db: Kysely<Database>,
-  lease: Lease<T>,
-  workerId: string,
-  columns: Partial<Record<keyof Database[T] & string, ColumnType>>,
-  rows: readonly GuardedRow[],
-  o: { release: boolean },
+  ...args: Parameters<typeof guardedUpdate<T>>
 ): Promise<string[]> {
+  const [db, , , , rows] = args;
   if (rows.length === 0) return [];
-  const r = await guardedUpdate(db, lease, workerId, columns, rows, o).execute(db);
+  const r = await guardedUpdate(...args).execute(db);
   return r.rows.map((row) => row.id);
 }
 
