@@ -13,4 +13,7 @@ node scripts/test-build.mjs
 all=$(find src sdk/test -name '*.test.ts' | sort | sed -e 's|^|.test-build/.run/|' -e 's|\.ts$|.js|')
 slow='query-plans|\.browser\.test|\.e2e\.test|running-server|fuzz'
 files="$(grep -E "$slow" <<<"$all") $(grep -vE "$slow" <<<"$all")"
-exec node --test --test-concurrency="${SIGNET_TEST_CONCURRENCY:-3}" --test-reporter=spec $files "$@"
+# One migrated PostgreSQL template for the run (src/testing/services.ts copies it per test), dropped at the end.
+export SIGNET_TEST_PG_TEMPLATE="signet_tpl_$(date +%s)_$$"
+trap 'node scripts/test-pg-template.mjs drop "$SIGNET_TEST_PG_TEMPLATE"' EXIT
+node --test --test-concurrency="${SIGNET_TEST_CONCURRENCY:-3}" --test-reporter=spec $files "$@"

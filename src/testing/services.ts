@@ -63,40 +63,106 @@ export async function bothDatabases() {
 /** URL of a Redis server for tests, or a skip reason. */
 export const redisForTests = () => check('Redis', 'REDIS_URL_TEST', REDIS_DEFAULT);
 
-/** A fresh, migrated PostgreSQL database; `drop()` closes and removes it. */
-/** A new database of its own, migrated (up to `upTo` when a test needs an older schema). */
+/**
+ * A new database of its own, migrated (up to `upTo` when a test needs an older schema); `drop()` closes and removes
+ * it. Under `npm test` (scripts/test.sh names a template for the run in SIGNET_TEST_PG_TEMPLATE) a fully migrated
+ * database is a copy of that run's template, migrated once by whichever test process needs it first: the 23
+ * migrations cost about a second per database, a copy a fraction of it. Test databases commit without waiting for
+ * the WAL flush: nothing here outlives the test.
+ */
 export async function freshPostgres(
   adminUrl: string,
   upTo?: MigrationName,
 ): Promise<{ db: Db; url: string; drop(): Promise<void> }> {
   const name = `signet_t_${randomBytes(6).toString('hex')}`;
+  const named = process.env.SIGNET_TEST_PG_TEMPLATE;
+  const template = !upTo && named && /^signet_tpl_\w+$/.test(named) ? named : undefined;
   const admin = new pg.Client(adminUrl);
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  const url = u.toString();
+  try {
+    if (template) await copyOfTemplate(admin, adminUrl, template, name);
+    else await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
+  } finally {
+    await admin.end();
+  }
+  const url = urlOf(adminUrl, name);
   const db = await openDb(url, { migrate: false });
-  await migrateToLatest(db, upTo);
+  if (!template) await migrateToLatest(db, upTo);
   return {
     db,
     url,
     async drop() {
       await db.close();
-      const c = new pg.Client(adminUrl);
-      await c.connect();
-      // The pool reports closed before its backends have gone; a forced drop would then kill live connections
-      // and surface as an uncaught "terminating connection" error in the test process.
-      for (let i = 0; i < 100; i++) {
-        const r = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
-        if (r.rows[0].n === 0) break;
-        await new Promise((res) => setTimeout(res, 50));
-      }
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await dropDatabase(adminUrl, name);
     },
   };
+}
+
+const urlOf = (adminUrl: string, name: string) => {
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+/** Creates `name` as a copy of `template`, making the template first (under an advisory lock) if it is not there. */
+async function copyOfTemplate(admin: pg.Client, adminUrl: string, template: string, name: string) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+      return;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      // 3D000: no template yet; 55006: someone is still connected to it (its maker closing).
+      if (attempt >= 50 || (code !== '3D000' && code !== '55006')) throw err;
+      if (code === '3D000') await makeTemplate(admin, adminUrl, template);
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+async function makeTemplate(admin: pg.Client, adminUrl: string, template: string) {
+  await admin.query('SELECT pg_advisory_lock(hashtext($1))', [template]);
+  try {
+    const r = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
+    if (r.rowCount) return;
+    const building = `${template}_building`;
+    await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${building}`);
+    const db = await openDb(urlOf(adminUrl, building), { migrate: false });
+    try {
+      await migrateToLatest(db);
+    } finally {
+      await db.close();
+    }
+    await waitForNoConnections(admin, building);
+    // Renamed only once complete, so a copy is never taken of a half-migrated template.
+    await admin.query(`ALTER DATABASE ${building} RENAME TO ${template}`);
+  } finally {
+    await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [template]);
+  }
+}
+
+// The pool reports closed before its backends have gone; a forced drop would then kill live connections and surface
+// as an uncaught "terminating connection" error in the test process.
+async function waitForNoConnections(c: pg.Client, name: string) {
+  for (let i = 0; i < 100; i++) {
+    const r = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+    if (r.rows[0].n === 0) return;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+/** Drops a test database (or a run's template) once its connections have gone. */
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const c = new pg.Client(adminUrl);
+  await c.connect();
+  try {
+    await waitForNoConnections(c, name);
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await c.end();
+  }
 }
 
 /** A unique key prefix so concurrent test runs never share Redis keys. */

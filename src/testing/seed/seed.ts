@@ -22,6 +22,9 @@ const DAY = 86_400_000;
 const YEARS = 3;
 /** Rows per transaction: big enough to amortise commits, small enough to keep memory flat. */
 const ROWS_PER_TRANSACTION = 60_000;
+/** Documents made between two turns of the event loop, so a transaction in flight keeps the database busy. */
+const YIELD_EVERY = 50;
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export type SeedOptions = {
   documents: number;
@@ -73,18 +76,26 @@ export async function seedHistory(db: Db, opts: SeedOptions): Promise<SeedSummar
   const writer = await bulkWriter(db);
   const settings = await fastWrites(db);
   const out = new RowBuffer();
+  // One transaction in flight while the next one's rows are made: on PostgreSQL the server's inserts then overlap
+  // the generator's CPU (the loops below yield to I/O now and then). Transactions still commit one after another,
+  // in order; `settled` waits for the last and throws its error.
+  let inFlight: Promise<void> = Promise.resolve();
   const flush = async (relaxed = true) => {
+    await inFlight;
     const batches = out.drain();
-    await db.kysely.transaction().execute(async (trx) => {
+    inFlight = db.kysely.transaction().execute(async (trx) => {
       await writer.begin(trx, relaxed);
       for (const b of batches) await writer.insert(trx, b);
     });
+    inFlight.catch(() => undefined); // observed by the next flush or `settled`
   };
+  const settled = () => inFlight;
   try {
     const blobs = await putBlobs(opts.blobs ?? createDbBlobStore(db, { now: () => now }));
     const setup = seedWorkspaces(out, rng, nWs, now, blobs);
     // Keys and hooks with their triggers (the change notices other instances' caches listen to).
     await flush(false);
+    await settled();
     const sizes = split(opts.documents, nWs);
     const summary: SeedSummary = {
       now,
@@ -127,7 +138,7 @@ export async function seedHistory(db: Db, opts: SeedOptions): Promise<SeedSummar
         if (out.size >= ROWS_PER_TRANSACTION) {
           await flush();
           opts.progress?.(written);
-        }
+        } else if (i % YIELD_EVERY === 0) await yieldToIo();
       }
       for (const d of dueList.slice(0, n)) {
         const back = d === 'review' ? 15 * DAY : rng.int(2, 20) * DAY;
@@ -138,12 +149,14 @@ export async function seedHistory(db: Db, opts: SeedOptions): Promise<SeedSummar
       opts.progress?.(written);
     }
     await seedKeyUses(out, flush, rng, setup.keys, opts.documents, now);
+    await settled();
     summary.rows = Object.fromEntries(out.counts);
     summary.sample = await sampleDocuments(db.kysely, setup.workspaces[0]!.id);
     await analyze(db);
     summary.ms = Math.round(performance.now() - started);
     return summary;
   } finally {
+    await inFlight.catch(() => undefined);
     await settings.restore();
   }
 }

@@ -155,11 +155,26 @@ export function makeGarbage(size = 4096, seed = 1): Uint8Array {
   return out;
 }
 
-/** A valid PDF followed by an attachment of random bytes so the file is at least `bytes` long. */
+/**
+ * A valid one-page PDF with an attachment of random bytes so the file is at least `bytes` long. The attachment is
+ * stored uncompressed (pdf-lib's `attach` deflates it: seconds of a test's CPU for nothing, random bytes do not shrink).
+ */
 export async function makeBigPdf(bytes: number): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   doc.addPage([612, 792]);
-  await doc.attach(makeGarbage(bytes, 7), 'padding.bin', { mimeType: 'application/octet-stream' });
+  const ctx = doc.context;
+  const file = ctx.register(
+    ctx.stream(makeGarbage(bytes, 7), { Type: 'EmbeddedFile', Subtype: 'application/octet-stream' }),
+  );
+  const spec = ctx.register(
+    ctx.obj({
+      Type: 'Filespec',
+      F: PDFString.of('padding.bin'),
+      UF: PDFHexString.fromText('padding.bin'),
+      EF: { F: file },
+    }),
+  );
+  doc.catalog.set(PDFName.of('Names'), ctx.obj({ EmbeddedFiles: { Names: [PDFString.of('padding.bin'), spec] } }));
   return doc.save({ useObjectStreams: false });
 }
 
