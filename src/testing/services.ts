@@ -76,7 +76,7 @@ export async function freshPostgres(
 ): Promise<{ db: Db; url: string; drop(): Promise<void> }> {
   const name = `signet_t_${randomBytes(6).toString('hex')}`;
   const named = process.env.SIGNET_TEST_PG_TEMPLATE;
-  const template = !upTo && named && /^signet_tpl_\w+$/.test(named) ? named : undefined;
+  const template = !upTo && named && /^signet_tpl_\d+_\w+$/.test(named) ? named : undefined;
   const admin = new pg.Client(adminUrl);
   await admin.connect();
   try {
@@ -153,8 +153,8 @@ async function waitForNoConnections(c: pg.Client, name: string) {
   }
 }
 
-/** Drops a test database (or a run's template) once its connections have gone. */
-export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+/** Drops a test database once its connections have gone. */
+async function dropDatabase(adminUrl: string, name: string): Promise<void> {
   const c = new pg.Client(adminUrl);
   await c.connect();
   try {
