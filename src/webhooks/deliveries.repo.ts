@@ -49,47 +49,58 @@ export async function claimDue(
   db: Db,
   opts: { now: number; workerId: string; leaseMs: number; limit: number },
 ): Promise<ClaimedDelivery[]> {
-  const claimed = await claimLeases(db, DELIVERY_LEASE, opts);
+  // The claim returns the few columns it needs; the bodies and hooks are then read by id (a claim's rows share a
+  // few hooks), so the claimed rows are not read a second time.
+  const claimed = await claimLeases(db, DELIVERY_LEASE, opts, [
+    'id',
+    'attempts',
+    'event_id',
+    'hook_id',
+    'next_attempt_at',
+  ]);
   if (claimed.length === 0) return [];
-  const attemptsById = new Map(claimed.map((c) => [c.id, c.attempts]));
-  const rows = await db.kysely
-    .selectFrom('deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .innerJoin('hooks as h', 'h.id', 'd.hook_id')
-    // The ids as one parameter (batch-rows.ts): the same statement text for any claim's size.
-    .where(
-      sql<SqlBool>`${sql.ref('d.id')} IN (SELECT claimed.id FROM ${batchRows(
-        db.kysely,
-        [['id', 'text']],
-        claimed.map((c) => [c.id]),
-        'claimed',
-      )})`,
-    )
-    .select([
-      'd.id',
-      'd.event_id',
-      'd.next_attempt_at',
-      'e.name',
-      'e.body',
-      'd.hook_id',
-      'h.target_url',
-      'h.secret',
-      'h.deleted_at',
-    ])
-    .orderBy('d.next_attempt_at')
+  // The ids as one parameter (batch-rows.ts): the same statement text for any claim's size.
+  const idsIn = (ids: string[]) =>
+    sql<SqlBool>`${sql.ref('id')} IN (SELECT ids.id FROM ${batchRows(
+      db.kysely,
+      [['id', 'text']],
+      ids.map((id) => [id]),
+      'ids',
+    )})`;
+  const events = await db.kysely
+    .selectFrom('events')
+    .select(['id', 'name', 'body'])
+    .where(idsIn(claimed.map((c) => c.event_id)))
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    eventId: r.event_id,
-    eventName: r.name,
-    body: r.body,
-    hookId: r.hook_id,
-    targetUrl: r.target_url,
-    secret: r.secret,
-    hookDeleted: r.deleted_at !== null,
-    attempts: attemptsById.get(r.id)!,
-    claimExpiresAt: opts.now + opts.leaseMs,
-  }));
+  const hooks = await db.kysely
+    .selectFrom('hooks')
+    .select(['id', 'target_url', 'secret', 'deleted_at'])
+    .where(idsIn([...new Set(claimed.map((c) => c.hook_id))]))
+    .execute();
+  const eventById = new Map(events.map((e) => [e.id, e]));
+  const hookById = new Map(hooks.map((h) => [h.id, h]));
+  const out: ClaimedDelivery[] = [];
+  // Oldest due first, as the claim chose them (RETURNING gives no order).
+  claimed.sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0));
+  for (const c of claimed) {
+    const e = eventById.get(c.event_id);
+    const h = hookById.get(c.hook_id);
+    // Both are foreign keys of the row; a missing one cannot happen, and such a row would just wait out its lease.
+    if (e === undefined || h === undefined) continue;
+    out.push({
+      id: c.id,
+      eventId: c.event_id,
+      eventName: e.name,
+      body: e.body,
+      hookId: c.hook_id,
+      targetUrl: h.target_url,
+      secret: h.secret,
+      hookDeleted: h.deleted_at !== null,
+      attempts: c.attempts,
+      claimExpiresAt: opts.now + opts.leaseMs,
+    });
+  }
+  return out;
 }
 
 export type AttemptOutcome = {

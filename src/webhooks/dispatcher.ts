@@ -41,7 +41,7 @@ export const RESPONSE_BODY_LIMIT = 2048;
 export const DELIVERY_SCHEDULE = fixedDelays(WEBHOOK_RETRY_DELAYS_MS);
 // Group commit: wait at most this long, or for this many outcomes, before writing a transaction. Every write
 // transaction is a lock two SQLite workers fight over (and a few round trips on PostgreSQL), so fewer, larger ones.
-const LINGER_MS = 10;
+const LINGER_MS = 40;
 const LINGER_MAX = 400;
 const HOOK_STATE_CACHE_SIZE = 1000;
 
