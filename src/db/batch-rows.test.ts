@@ -70,6 +70,20 @@ for (const d of databases) {
       assert.ok(many.parameters.length <= COLUMNS.length, `${many.parameters.length} parameters`);
     });
 
+    test('a lone surrogate is stored as U+FFFD; the rest of the batch as written', async () => {
+      const rows = [
+        ['a', 1, 1, 'half a pair: \ud83d, then text'],
+        ['b', 2, 2, 'a whole pair: 🙂 and a literal \\ud83d'],
+      ];
+      const r = await sql<
+        Record<string, unknown>
+      >`SELECT id, note FROM ${batchRows(h.db.kysely, COLUMNS, rows)} ORDER BY id`.execute(h.db.kysely);
+      assert.deepEqual(
+        r.rows.map((x) => x.note),
+        ['half a pair: \ufffd, then text', 'a whole pair: 🙂 and a literal \\ud83d'],
+      );
+    });
+
     test('a name that is not a plain identifier is refused', () => {
       assert.throws(() => batchRows(h.db.kysely, [['id; drop table x', 'text']], []), /bad name/);
     });

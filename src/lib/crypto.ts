@@ -1,9 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
-
-export const hmacSha256Hex = (key: string, message: string | Buffer): string =>
-  createHmac('sha256', key).update(message).digest('hex');
 
 export const randomHex = (bytes: number): string => randomBytes(bytes).toString('hex');
 
