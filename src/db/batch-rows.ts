@@ -31,7 +31,7 @@ export function batchRows(
   let json = JSON.stringify(rows);
   // A lone surrogate (half of a UTF-16 pair, which JSON.stringify writes as a \ud800-\udfff escape) is not text
   // either database stores: U+FFFD instead, as a UTF-8 encoder writes. Rare, so looked for in the result.
-  if (LONE_SURROGATE_ESCAPE.test(json)) {
+  if (json.includes('\\ud') && LONE_SURROGATE_ESCAPE.test(json)) {
     json = JSON.stringify(rows.map((r) => r.map((v) => (typeof v === 'string' ? toWellFormed(v) : v))));
   }
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
