@@ -10,7 +10,7 @@ import { checkLimit, decide, type RateDecision, type RateLimiter } from './polic
 /** Extra key lifetime past the window end, so a slow clock or in-flight hit never sees a vanished bucket. */
 const TTL_SLACK_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 1_000;
-const COMMAND_TIMEOUT_MS = 300;
+export const COMMAND_TIMEOUT_MS = 300;
 const RECONNECT_CAP_MS = 1_000;
 export const DEFAULT_BREAKER_COOLDOWN_MS = 2_000;
 
