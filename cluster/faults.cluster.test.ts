@@ -206,15 +206,27 @@ describe('scale-out: faults on a local cluster', () => {
         )[0]!.n,
       );
     const killer = (async () => {
+      const pid = c.pid('worker1')!;
+      // Frozen (SIGSTOP) while its claims are counted, then killed if it holds some, else let go on: a worker left
+      // running records its claims in the tens of milliseconds between a count and a kill (CI saw it die holding
+      // none). What it held is counted again after its death.
       await until(
         60_000,
         '50 deliveries, worker1 holding claims',
-        async () => onH1().length >= 50 && (await held()) > 0,
+        async () => {
+          if (onH1().length < 50) return false;
+          process.kill(pid, 'SIGSTOP');
+          let holding = false;
+          try {
+            holding = (await held()) > 0;
+          } finally {
+            if (!holding) process.kill(pid, 'SIGCONT');
+          }
+          return holding;
+        },
         2,
       );
-      // Killed from here at once, right after claims were seen: through cluster.sh, or after one more query, the
-      // tens of milliseconds it takes let the claims finish first. What it held is counted after its death.
-      process.kill(c.pid('worker1')!, 'SIGKILL');
+      process.kill(pid, 'SIGKILL');
       atKill = onH1().length;
       heldAtKill = await held();
       await c.kill9('worker1'); // its pid file
