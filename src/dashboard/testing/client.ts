@@ -3,8 +3,7 @@
 import type { Harness, Res } from '../../testing/harness.js';
 import { createUserLink } from '../people.service.js';
 import { hashPassword } from '../passwords.js';
-import { setPasswordHash } from '../people.repo.js';
-import type { Role } from '../people.repo.js';
+import { setPasswordHash, type Role } from '../people.repo.js';
 
 export type DashboardClient = {
   get(path: string): Promise<Res>;
