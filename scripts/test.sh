@@ -15,5 +15,27 @@ slow='query-plans|\.browser\.test|\.e2e\.test|running-server|fuzz'
 files="$(grep -E "$slow" <<<"$all") $(grep -vE "$slow" <<<"$all")"
 # One migrated PostgreSQL template for the run (src/testing/services.ts copies it per test), dropped at the end.
 export SIGNET_TEST_PG_TEMPLATE="signet_tpl_$(date +%s)_$$"
-trap 'node scripts/test-pg-template.mjs drop "$SIGNET_TEST_PG_TEMPLATE"' EXIT
+# One Chromium for the run (src/testing/browser-server.ts): each page test connects and takes a fresh context, instead
+# of some 30 launches. Stopped at the end by its own process id. Without it (no Chromium here, or it did not come up
+# within 20 s) each test launches its own, or skips as before.
+run_dir=$(mktemp -d)
+browser_pid=
+cleanup() {
+  if [ -n "$browser_pid" ]; then kill "$browser_pid" 2>/dev/null && wait "$browser_pid" 2>/dev/null || true; fi
+  rm -rf "$run_dir"
+  node scripts/test-pg-template.mjs drop "$SIGNET_TEST_PG_TEMPLATE"
+}
+trap cleanup EXIT
+if [ -x /usr/bin/chromium ]; then
+  node --import tsx src/testing/browser-server.ts "$run_dir/chromium-ws" >"$run_dir/chromium.log" 2>&1 &
+  browser_pid=$!
+  for _ in $(seq 1 100); do [ -s "$run_dir/chromium-ws" ] && break; sleep 0.2; done
+  if [ -s "$run_dir/chromium-ws" ]; then
+    SIGNET_TEST_CHROMIUM_WS=$(cat "$run_dir/chromium-ws")
+    export SIGNET_TEST_CHROMIUM_WS
+  else
+    echo "test.sh: the shared Chromium did not start; each page test launches its own" >&2
+    cat "$run_dir/chromium.log" >&2
+  fi
+fi
 node --test --test-concurrency="${SIGNET_TEST_CONCURRENCY:-3}" --test-reporter=spec $files "$@"

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { templateBody } from '../templates/testing/fixtures.js';
 import { bulkCsv, countRows } from '../templates/testing/bulk.js';
-import { axe, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
+import { axe, downloadBytes, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
 import { PASSWORD } from './testing/client.js';
@@ -70,7 +70,7 @@ describe('dashboard bulk send in Chromium', { skip: skipWithoutChromium }, () =>
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download the example CSV (version 1)' }).click(),
     ]);
-    const example = fs.readFileSync((await download.path())!, 'utf8');
+    const example = (await downloadBytes(download)).toString('utf8');
     assert.match(example, /^client\.name,client\.email,client\.phone,client\.channel,/);
 
     await page.getByLabel('CSV file (UTF-8)').setInputFiles({

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { templateBody, VALUES } from '../templates/testing/fixtures.js';
-import { axe, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
+import { axe, downloadBytes, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
 import { PASSWORD } from './testing/client.js';
@@ -127,8 +127,7 @@ describe('dashboard documents in Chromium', { skip: skipWithoutChromium }, () =>
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Audit certificate (PDF)' }).click(),
     ]);
-    const file = await download.path();
-    assert.equal(fs.readFileSync(file).subarray(0, 5).toString(), '%PDF-');
+    assert.equal((await downloadBytes(download)).subarray(0, 5).toString(), '%PDF-');
 
     await page.getByRole('button', { name: 'Withdraw document…' }).click();
     await page.getByRole('heading', { name: 'Withdraw this document?' }).waitFor();

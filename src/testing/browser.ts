@@ -1,9 +1,10 @@
-// Debian's Chromium for page tests, launched one way: headless, no network side-traffic, a fresh profile per run.
+// Debian's Chromium for page tests, started one way: headless, no network side-traffic, a fresh profile; each test
+// works in a browser context of its own.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Download, type Frame, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 // Locally a missing browser only skips; on CI it must fail, so the suite cannot go green without browser tests.
@@ -15,26 +16,52 @@ export const skipWithoutChromium: string | false =
 /** A phone: 360×740 CSS pixels, touch, `isMobile` (the viewport meta tag applies), twice the pixel density. */
 export const PHONE = { width: 360, height: 740 } as const;
 
+/** How every Chromium here starts: headless, no network side-traffic (the profile is always a fresh one). */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+] as const;
+
+/** The run's shared browser (src/testing/browser-server.ts), when scripts/test.sh started one. */
+const SHARED_ENDPOINT = 'SIGNET_TEST_CHROMIUM_WS';
+
+/**
+ * A fresh browser context. Under `npm test` it is a new context in the run's one Chromium (connecting costs about a
+ * third of a launch, and some 30 files each launched their own); a context shares no cookies, storage or cache with
+ * another. Otherwise (one file run by hand, or the shared one unreachable) Chromium is launched with a fresh profile.
+ * Downloads: read them with `downloadBytes`, which works on both.
+ */
 export async function launchChromium(
   o: { javaScriptEnabled?: boolean; phone?: boolean } = {},
 ): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const options = {
+    viewport: o.phone ? PHONE : { width: 1280, height: 900 },
+    ...(o.phone ? { hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : {}),
+    javaScriptEnabled: o.javaScriptEnabled ?? true,
+  };
+  const shared = await connectShared();
+  if (shared) {
+    const context = await shared.newContext(options);
+    return {
+      context,
+      async close() {
+        await context.close();
+        await shared.close();
+      },
+    };
+  }
   // Playwright takes the profile as launchPersistentContext's argument, not as --user-data-dir.
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-    viewport: o.phone ? PHONE : { width: 1280, height: 900 },
-    ...(o.phone ? { hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : {}),
-    javaScriptEnabled: o.javaScriptEnabled ?? true,
+    args: [...CHROMIUM_ARGS],
+    ...options,
   });
   return {
     context,
@@ -43,6 +70,24 @@ export async function launchChromium(
       fs.rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+async function connectShared(): Promise<Browser | undefined> {
+  const endpoint = process.env[SHARED_ENDPOINT];
+  if (!endpoint) return undefined;
+  try {
+    return await chromium.connect(endpoint, { timeout: 15_000 });
+  } catch (err) {
+    process.emitWarning(`the run's shared Chromium is unreachable (${(err as Error).message}); launching one`);
+    return undefined;
+  }
+}
+
+/** A download's bytes, whether the browser is local or a remote one (where `download.path()` is not available). */
+export async function downloadBytes(d: Download): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await d.createReadStream()) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 // axe-core is a devDependency: the audit always runs.

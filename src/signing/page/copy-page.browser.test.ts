@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { axe, CHROMIUM, launchChromium, skipWithoutChromium } from '../../testing/browser.js';
+import { axe, CHROMIUM, downloadBytes, launchChromium, skipWithoutChromium } from '../../testing/browser.js';
 import { startE2E, type E2E } from '../../testing/e2e.js';
 import { plainPdf, signers } from '../testing/requests.js';
 
@@ -62,8 +62,7 @@ async function open(context: BrowserContext, url: string, problems: string[], la
 /** Clicks a link and returns the file the browser saved. */
 async function download(page: Page, name: string | RegExp): Promise<{ bytes: Buffer; suggested: string }> {
   const [d] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name }).click()]);
-  const file = await d.path();
-  return { bytes: fs.readFileSync(file), suggested: d.suggestedFilename() };
+  return { bytes: await downloadBytes(d), suggested: d.suggestedFilename() };
 }
 
 test(
