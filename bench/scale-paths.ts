@@ -101,6 +101,8 @@ export async function measurePaths(h: Harness, s: SeedSummary, samples: number):
     ['dashboard documents ?q=NDA', samples, page('/dashboard/documents?q=NDA')],
     ['dashboard documents deep page (60%)', samples, page(`/dashboard/documents?before=${deep}`)],
     ['dashboard key-use page', samples, page(`/dashboard/developers/keys/${key.keyId}`)],
+    // The workspace-wide hooks only: the live callback hooks (which GET /v1/hooks lists) grow with the documents.
+    ['dashboard webhooks page', samples, page('/dashboard/developers/webhooks')],
   ];
   const out: PathResult[] = [];
   for (const [path, n, fn] of paths) out.push(await run(path, () => timed(n, fn)));

@@ -18,7 +18,7 @@ import { countDocumentsSince, failingSeals } from '../signing/signing.repo.js';
 import { iso } from '../lib/clock.js';
 import { listDeliveries } from '../webhooks/hooks.service.js';
 import { listMembers } from './people.repo.js';
-import { findHook } from '../webhooks/hooks.repo.js';
+import { findHook, listWorkspaceWideHooks } from '../webhooks/hooks.repo.js';
 import type { HooksService } from '../webhooks/hooks.service.js';
 import type { SigningDeps } from '../signing/signing.service.js';
 import { presentHook } from '../webhooks/presenters.js';
@@ -155,7 +155,12 @@ export async function setKeyList(
 
 // ── Webhooks ────────────────────────────────────────────────────────────────────────────────────────────────────
 
-export const workspaceHooks = async (deps: DashboardDeps, v: Viewer) => (await deps.hooks.list(v.workspace.id)).views;
+/**
+ * Developers → Webhooks lists the workspace-wide hooks only: a document's `callback_url` hook is shown on that
+ * document's page, since a busy workspace has one for every document sent in the last weeks.
+ */
+export const workspaceHooks = async (deps: DashboardDeps, v: Viewer) =>
+  (await listWorkspaceWideHooks(deps.db.kysely, v.workspace.id)).map(presentHook);
 
 /** The live hook with this id in the viewer's workspace; 404 for anything else. */
 export async function workspaceHook(deps: DashboardDeps, v: Viewer, id: string) {

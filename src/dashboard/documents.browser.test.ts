@@ -43,21 +43,24 @@ describe('dashboard documents in Chromium', { skip: skipWithoutChromium }, () =>
     await page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
   }
 
-  async function send(title: string, signers: string[]) {
+  /** Sends a document; with `callback`, its own webhook to that path of the test's receiver. */
+  async function send(title: string, signers: string[], callback?: string) {
     const r = await e.api('POST', '/v1/signing-requests', {
       title,
       signers: signers.map((email, i) => ({ role: `signer${i + 1}`, email, name: `Signer ${i + 1}` })),
       file: { name: 'contract.pdf', content_base64: b64(await makePdf({ pages: 1, text: [[title]] })) },
       placement: 'auto_append',
+      ...(callback ? { callback_url: e.rx.url(callback) } : {}),
     });
     assert.equal(r.status, 201, r.text);
+    if (callback) e.rx.secrets.set(callback, r.json.callback.secret);
     return r.json.document_id as string;
   }
 
   test('list, search, filter, a document, remind, withdraw, a staged template document', async (t) => {
     t.diagnostic(`screenshots in ${SHOTS}`);
     const ada = 'ada.lovelace@client.example';
-    await send('Master services agreement', [ada, 'grace.hopper@vendor.example']);
+    await send('Master services agreement', [ada, 'grace.hopper@vendor.example'], '/msa');
     await send('Mutual NDA', ['alan.turing@partner.example']);
     await send('Order form 2026-11', ['edsger@customer.example']);
     await e.work();
@@ -117,6 +120,13 @@ describe('dashboard documents in Chromium', { skip: skipWithoutChromium }, () =>
     await page.getByRole('link', { name: 'Master services agreement' }).click();
     await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
     await look(t, 'document');
+    // Its own webhook (callback_url) is on its page, with its deliveries a click away, and back.
+    await page.getByRole('heading', { name: 'Webhook of this document' }).waitFor();
+    await page.getByRole('link', { name: 'Deliveries' }).click();
+    await page.getByRole('heading', { name: `Webhook ${e.rx.url('/msa')}` }).waitFor();
+    await look(t, 'document-webhook');
+    await page.getByRole('link', { name: /^\(document doc_/ }).click();
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
     await page.getByRole('button', { name: `Remind ${ada}` }).click();
     await page.getByText('Reminder sent.').waitFor();
     await look(t, 'document-reminded');

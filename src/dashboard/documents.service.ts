@@ -15,6 +15,8 @@ import { purgeDocument } from '../signing/purge.js';
 import { DOCUMENT_STATUSES, isEndedDocument, isOpenRequest, type DocumentStatus } from '../signing/states.js';
 import { canManage, requireManager, type DashboardDeps } from './dashboard.service.js';
 import { actorOf, type Viewer } from './people.service.js';
+import { findHook } from '../webhooks/hooks.repo.js';
+import { presentHook } from '../webhooks/presenters.js';
 
 /** The dashboard is registered with the signing deps (app.ts). */
 export type DocumentsDeps = DashboardDeps;
@@ -102,9 +104,11 @@ const listItem = (d: DocumentListRow) => ({
 export async function documentPage(deps: DocumentsDeps, v: Viewer, id: string) {
   const doc = await getDocument(deps, v.workspace.id, id);
   const row = (await findDocument(deps.db.kysely, v.workspace.id, id))!;
-  const [trail, template] = await Promise.all([
+  const [trail, template, callback] = await Promise.all([
     auditTrail(deps, v.workspace.id, id),
     documentTemplateOf(deps.db.kysely, v.workspace.id, id),
+    // The document's own webhook (its `callback_url`), while it is live: the webhooks page lists workspace-wide ones.
+    row.callback_hook_id ? findHook(deps.db.kysely, v.workspace.id, row.callback_hook_id) : undefined,
   ]);
   const actionable = doc.status === 'in_progress' && row.seal_state === 'none';
   const manager = canManage(v);
@@ -113,6 +117,7 @@ export async function documentPage(deps: DocumentsDeps, v: Viewer, id: string) {
   return {
     doc,
     badge: statusBadge(doc.status),
+    callback: callback ? presentHook(callback) : null,
     sealing: doc.status === 'in_progress' && row.seal_state === 'pending',
     sealError: row.seal_state === 'pending' ? row.seal_last_error : null,
     canManage: manager,

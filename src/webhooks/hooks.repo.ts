@@ -51,6 +51,21 @@ export const listHooks = (db: Kysely<Database>, workspaceId: string): Promise<Ho
     .orderBy('id')
     .execute();
 
+/**
+ * The workspace-wide live hooks (no document's own `callback_url` hook), oldest first: the dashboard's list, which
+ * stays as long as the hooks someone registered, however many documents are sent (index hooks_workspace_document).
+ */
+export const listWorkspaceWideHooks = (db: Kysely<Database>, workspaceId: string): Promise<Hook[]> =>
+  db
+    .selectFrom('hooks')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('document_id', 'is', null)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+
 export const findHook = (db: Kysely<Database>, workspaceId: string, id: string) =>
   db
     .selectFrom('hooks')
