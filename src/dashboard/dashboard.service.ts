@@ -18,7 +18,7 @@ import { countDocumentsSince, failingSeals } from '../signing/signing.repo.js';
 import { iso } from '../lib/clock.js';
 import { listDeliveries } from '../webhooks/hooks.service.js';
 import { listMembers } from './people.repo.js';
-import { findHook, listWorkspaceWideHooks } from '../webhooks/hooks.repo.js';
+import { findHook, listHooks } from '../webhooks/hooks.repo.js';
 import type { HooksService } from '../webhooks/hooks.service.js';
 import type { SigningDeps } from '../signing/signing.service.js';
 import { presentHook } from '../webhooks/presenters.js';
@@ -160,7 +160,7 @@ export async function setKeyList(
  * document's page, since a busy workspace has one for every document sent in the last weeks.
  */
 export const workspaceHooks = async (deps: DashboardDeps, v: Viewer) =>
-  (await listWorkspaceWideHooks(deps.db.kysely, v.workspace.id)).map(presentHook);
+  (await listHooks(deps.db.kysely, v.workspace.id, { workspaceWide: true })).map(presentHook);
 
 /** The live hook with this id in the viewer's workspace; 404 for anything else. */
 export async function workspaceHook(deps: DashboardDeps, v: Viewer, id: string) {

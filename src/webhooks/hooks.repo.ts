@@ -40,31 +40,20 @@ export async function createHook(
   return hook;
 }
 
-/** The workspace's live hooks, oldest first. */
-export const listHooks = (db: Kysely<Database>, workspaceId: string): Promise<Hook[]> =>
-  db
-    .selectFrom('hooks')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('deleted_at', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-
 /**
- * The workspace-wide live hooks (no document's own `callback_url` hook), oldest first: the dashboard's list, which
- * stays as long as the hooks someone registered, however many documents are sent (index hooks_workspace_document).
+ * The workspace's live hooks, oldest first. `workspaceWide`: only those of no document (not a `callback_url` hook),
+ * the dashboard's list, which stays as long as the hooks someone registered however many documents are sent (index
+ * hooks_workspace_document).
  */
-export const listWorkspaceWideHooks = (db: Kysely<Database>, workspaceId: string): Promise<Hook[]> =>
-  db
-    .selectFrom('hooks')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('document_id', 'is', null)
-    .where('deleted_at', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+export const listHooks = (
+  db: Kysely<Database>,
+  workspaceId: string,
+  o: { workspaceWide?: boolean } = {},
+): Promise<Hook[]> => {
+  let q = db.selectFrom('hooks').selectAll().where('workspace_id', '=', workspaceId);
+  if (o.workspaceWide) q = q.where('document_id', 'is', null);
+  return q.where('deleted_at', 'is', null).orderBy('created_at').orderBy('id').execute();
+};
 
 export const findHook = (db: Kysely<Database>, workspaceId: string, id: string) =>
   db
