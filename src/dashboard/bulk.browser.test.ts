@@ -3,27 +3,22 @@
 // through its Refresh header, no script) reach Completed. axe checks every page for serious or critical violations;
 // screenshots go to /tmp/signet-bulk-shots-*/ (named in the diagnostics).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { templateBody } from '../templates/testing/fixtures.js';
 import { bulkCsv, countRows } from '../templates/testing/bulk.js';
-import { axe, downloadBytes, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
+import { downloadBytes, launchChromium, skipWithoutChromium, watchPage, pageShots } from '../testing/browser.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
 import { PASSWORD } from './testing/client.js';
 
-const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bulk-shots-'));
+const shots = pageShots('bulk');
 
 describe('dashboard bulk send in Chromium', { skip: skipWithoutChromium }, () => {
   let e: E2E;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
-  const serious: string[] = [];
   const problems: string[] = [];
-  let shot = 0;
 
   before(async () => {
     e = await startE2E({ tier: 'enterprise' });
@@ -36,13 +31,10 @@ describe('dashboard bulk send in Chromium', { skip: skipWithoutChromium }, () =>
     await e?.close();
   });
 
-  async function look(t: { diagnostic(m: string): void }, name: string) {
-    serious.push(...(await axe(page, t, name)));
-    await page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
-  }
+  const look = (t: { diagnostic(m: string): void }, name: string) => shots.look(page, t, name);
 
   test('example, upload with bad rows, dry run, send, progress to completed', async (t) => {
-    t.diagnostic(`screenshots in ${SHOTS}`);
+    t.diagnostic(`screenshots in ${shots.dir}`);
     const tpl = await e.api('POST', '/v1/templates', await templateBody('Services agreement'));
     assert.equal(tpl.status, 201, tpl.text);
     const link = await createUserLink(e.h, {
@@ -103,7 +95,7 @@ describe('dashboard bulk send in Chromium', { skip: skipWithoutChromium }, () =>
     await page.locator('tbody a[href^="/dashboard/documents/"]').first().click();
     await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
 
-    assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
+    assert.deepEqual(shots.serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);
   });
 });

@@ -6,19 +6,16 @@
 // in German, the copy button's words, the API's English refusal marked lang="en". axe (axe-core, testing/browser.ts) checks
 // every page; screenshots go to a folder.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { runSignet } from '../testing/child-server.js';
-import { axe, launchChromium, skipWithoutChromium } from '../testing/browser.js';
+import { launchChromium, pageShots, skipWithoutChromium, statusLine, watchPage } from '../testing/browser.js';
 import { startReceiver, type Receiver } from '../testing/e2e.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { createUserLink } from './people.service.js';
 
-const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-dashboard-shots-'));
+const shots = pageShots('dashboard');
 const PASSWORD = 'a long and memorable passphrase';
 const PASSWORD_DE = 'ein langes und gut merkbares Passwort';
 
@@ -28,9 +25,7 @@ describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let context: BrowserContext;
   let page: Page;
-  const serious: string[] = [];
   const problems: string[] = [];
-  let shot = 0;
 
   before(async () => {
     h = await startHarness({ start: Date.now() });
@@ -39,15 +34,8 @@ describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     context = browser.context;
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.url('') });
     page = await context.newPage();
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => {
-      // A refused form answers 400 with the form again, a wrong password 401, a missing page 404: Chromium logs them.
-      if (m.type() === 'error' && !/the server responded with a status of 40[014]/.test(m.text()))
-        problems.push(`console: ${m.text()}`);
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(h.url(''))) problems.push(`third-party request: ${r.url()}`);
-    });
+    // A refused form answers 400 with the form again, a wrong password 401, a missing page 404: Chromium logs them.
+    watchPage(page, h.url(''), problems, { expectedErrors: statusLine(400, 401, 404) });
   });
   after(async () => {
     await browser?.close();
@@ -55,19 +43,13 @@ describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     await h?.close();
   });
 
-  /** axe on the page as it is, and a screenshot named after it. */
-  async function look(t: { diagnostic(m: string): void }, name: string) {
-    // The suite's one audit (testing/browser.ts): the same rules as @axe-core/playwright's builder, at a fifth of its
-    // time (it also computes the passing and incomplete results, which nothing here reads).
-    serious.push(...(await axe(page, t, name)));
-    await page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
-  }
+  const look = (t: { diagnostic(m: string): void }, name: string) => shots.look(page, t, name);
 
   const api = (token: string) =>
     fetch(h.url('/v1/me'), { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
 
   test('first owner: CLI link, password, sign-in; API keys: create, copy, allowlist, revoke', async (t) => {
-    t.diagnostic(`screenshots in ${SHOTS}`);
+    t.diagnostic(`screenshots in ${shots.dir}`);
     const ws = await h.workspace('business', 'Acme Integrations');
     const dbUrl = h.config.databaseUrl;
     const created = await runSignet(
@@ -205,7 +187,7 @@ describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     await page.getByRole('heading', { name: 'Change password' }).waitFor();
     await look(t, 'account');
 
-    assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
+    assert.deepEqual(shots.serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);
   });
 
@@ -293,7 +275,7 @@ describe('dashboard in Chromium', { skip: skipWithoutChromium }, () => {
     await page.getByRole('link', { name: 'Zurück zur Übersicht' }).waitFor();
     await lookDe('de-nicht-gefunden');
 
-    assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
+    assert.deepEqual(shots.serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);
   });
 });

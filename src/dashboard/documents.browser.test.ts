@@ -3,27 +3,22 @@
 // document through its confirmation page, and sees a staged template document. axe (axe-core, testing/browser.ts) checks
 // every page for serious or critical violations; screenshots go to a temporary folder named in the diagnostics.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
 import { templateBody, VALUES } from '../templates/testing/fixtures.js';
-import { axe, downloadBytes, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
+import { downloadBytes, launchChromium, skipWithoutChromium, watchPage, pageShots } from '../testing/browser.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
 import { PASSWORD } from './testing/client.js';
 
-const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-documents-shots-'));
+const shots = pageShots('documents');
 
 describe('dashboard documents in Chromium', { skip: skipWithoutChromium }, () => {
   let e: E2E;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
-  const serious: string[] = [];
   const problems: string[] = [];
-  let shot = 0;
 
   before(async () => {
     e = await startE2E({ tier: 'enterprise' });
@@ -36,12 +31,7 @@ describe('dashboard documents in Chromium', { skip: skipWithoutChromium }, () =>
     await e?.close();
   });
 
-  async function look(t: { diagnostic(m: string): void }, name: string) {
-    // The suite's one audit (testing/browser.ts): the same rules as @axe-core/playwright's builder, at a fifth of its
-    // time (it also computes the passing and incomplete results, which nothing here reads).
-    serious.push(...(await axe(page, t, name)));
-    await page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
-  }
+  const look = (t: { diagnostic(m: string): void }, name: string) => shots.look(page, t, name);
 
   /** Sends a document; with `callback`, its own webhook to that path of the test's receiver. */
   async function send(title: string, signers: string[], callback?: string) {
@@ -58,7 +48,7 @@ describe('dashboard documents in Chromium', { skip: skipWithoutChromium }, () =>
   }
 
   test('list, search, filter, a document, remind, withdraw, a staged template document', async (t) => {
-    t.diagnostic(`screenshots in ${SHOTS}`);
+    t.diagnostic(`screenshots in ${shots.dir}`);
     const ada = 'ada.lovelace@client.example';
     await send('Master services agreement', [ada, 'grace.hopper@vendor.example'], '/msa');
     await send('Mutual NDA', ['alan.turing@partner.example']);
@@ -146,7 +136,7 @@ describe('dashboard documents in Chromium', { skip: skipWithoutChromium }, () =>
     await page.getByText('Document withdrawn.').waitFor();
     await look(t, 'document-withdrawn');
 
-    assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
+    assert.deepEqual(shots.serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);
   });
 });

@@ -9,17 +9,16 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
-import { axe, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
+import { axe, launchChromium, pageShots, skipWithoutChromium, watchPage } from '../testing/browser.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
 import { PASSWORD } from './testing/client.js';
 
-const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-send-shots-'));
+const shots = pageShots('send');
 type Box = { page: number; x: number; y: number; width: number; height: number; type?: string; signer?: number };
 const hasPdftotext = (() => {
   try {
@@ -35,7 +34,6 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
   const problems: string[] = [];
-  let shot = 0;
 
   before(async () => {
     e = await startE2E({ tier: 'business' });
@@ -73,8 +71,7 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
     await p.waitForURL(/\/dashboard\/send\/drf_/);
   }
 
-  const snap = (name: string) =>
-    page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: false });
+  const snap = (name: string) => page.screenshot({ path: shots.next(name), fullPage: false });
 
   /** Drags the palette's `type` button onto page `num` at (fx, fy), fractions of the page's width and height. */
   async function drop(type: string, num: number, fx: number, fy: number) {
@@ -101,7 +98,7 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
   }
 
   test('upload, two signers, drag, resize, keyboard, reload, send; each signs; the stamps land where placed', async (t) => {
-    t.diagnostic(`screenshots in ${SHOTS}`);
+    t.diagnostic(`screenshots in ${shots.dir}`);
     const serious: string[] = [];
     const [ana, li] = ['ana.perez@client.example', 'li.lei@vendor.example'];
 
@@ -230,7 +227,7 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
         url: `/v1/documents/${documentId}/signed`,
         headers: { authorization: `Bearer ${e.token}` },
       });
-      const file = path.join(SHOTS, 'sealed.pdf');
+      const file = path.join(shots.dir, 'sealed.pdf');
       fs.writeFileSync(file, raw.rawPayload);
       const html = execFileSync('pdftotext', ['-bbox', '-f', '2', '-l', '2', file, '-'], { encoding: 'utf8' });
       const words = [
@@ -295,7 +292,7 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
       assert.match((await page.locator('#fe-problems').textContent()) ?? '', /Field 1 overlaps field 2\./);
       assert.equal(await page.locator('#send-button').isDisabled(), true, 'Send waits');
       assert.equal(await page.locator('.fe-field[data-index="1"]').getAttribute('aria-invalid'), 'true');
-      await page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-keyboard-overlap.png`) });
+      await page.screenshot({ path: shots.next('keyboard-overlap') });
       // Alt+Down makes it taller, Delete removes it; then no problem is left.
       await page.keyboard.press('Alt+ArrowDown');
       await page.keyboard.press('Delete');
@@ -329,7 +326,7 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
       assert.equal(await p.locator('input[name="fields.0.y"]').inputValue(), '500');
       assert.equal(await p.locator('select[name="fields.0.type"]').inputValue(), 'signature');
       await p.screenshot({
-        path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-no-script.png`),
+        path: shots.next('no-script'),
         fullPage: true,
       });
       await p.getByRole('button', { name: 'Send for signing' }).click();
@@ -380,7 +377,7 @@ describe('sending from the dashboard in Chromium', { skip: skipWithoutChromium }
       assert.ok(Math.abs(fields[0]!.y - expected.y) <= 2, `and down: ${fields[0]!.y} ~ ${expected.y}`);
       const wide = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(wide <= 1, `no sideways scroll (${wide} px)`);
-      await p.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-phone.png`) });
+      await p.screenshot({ path: shots.next('phone') });
       assert.deepEqual(await axe(p, t, 'editor on a phone'), [], 'no serious axe violation');
     } finally {
       await phone.close();

@@ -4,20 +4,17 @@
 // left), with JavaScript off (a plain form), as a member (read-only), and on a 360 px phone, where the eleven-link menu
 // must wrap rather than widen the page. axe finds no serious or critical violation; screenshots go to a folder.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { fill, strings } from '../i18n/i18n.js';
-import { axe, launchChromium, skipWithoutChromium } from '../testing/browser.js';
+import { launchChromium, pageShots, skipWithoutChromium, statusLine, watchPage } from '../testing/browser.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { workspaceReminders } from '../workspaces/settings.service.js';
 import { createUserLink } from './people.service.js';
 import type { Role } from './people.repo.js';
 import { PASSWORD } from './testing/client.js';
 
-const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-settings-shots-'));
+const shots = pageShots('settings');
 const NOW_OFF = 'Now: no automatic reminders.';
 // The page has a form per setting, each with its own Save: these steps use the reminders' one.
 const reminders = (page: Page) => page.locator('section[aria-labelledby="reminders-title"]');
@@ -28,9 +25,7 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
   let h: Harness;
   let workspaceId: string;
   const browsers: Awaited<ReturnType<typeof launchChromium>>[] = [];
-  const serious: string[] = [];
   const problems: string[] = [];
-  let shot = 0;
 
   before(async () => {
     h = await startHarness({ start: Date.now() });
@@ -46,14 +41,8 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
     browsers.push(b);
     b.context.setDefaultTimeout(15_000);
     const page = await b.context.newPage();
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => {
-      // A refused form answers 400 with the form again; Chromium logs that.
-      if (m.type() === 'error' && !/status of 400/.test(m.text())) problems.push(`console: ${m.text()}`);
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(h.url(''))) problems.push(`third-party request: ${r.url()}`);
-    });
+    // A refused form answers 400 with the form again; Chromium logs that.
+    watchPage(page, h.url(''), problems, { expectedErrors: statusLine(400) });
     return { ...b, page };
   }
 
@@ -71,11 +60,8 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
   }
 
-  /** axe on the page as it is (it needs JavaScript: `audit: false` where it is off), and a full-page screenshot. */
-  async function look(page: Page, t: { diagnostic(m: string): void }, name: string, audit = true) {
-    if (audit) serious.push(...(await axe(page, t, name)));
-    await page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
-  }
+  const look = (page: Page, t: { diagnostic(m: string): void }, name: string, audit = true) =>
+    shots.look(page, t, name, { audit });
 
   /** The field's error: named by its aria-describedby, marked invalid, and inside the field's own box of the form. */
   async function fieldError(page: Page, id: string) {
@@ -94,7 +80,7 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
   const saved = () => workspaceReminders(h.db, workspaceId);
 
   test('owner: from the menu, turn on, save, the policy shown; out of bounds refused beside the field', async (t) => {
-    t.diagnostic(`screenshots in ${SHOTS}`);
+    t.diagnostic(`screenshots in ${shots.dir}`);
     const { page, context } = await open();
     await signIn(page, 'owner');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
@@ -198,7 +184,7 @@ describe('dashboard settings in Chromium', { skip: skipWithoutChromium }, () => 
       }
       await look(page, t, `settings-360-${lang}`);
     }
-    assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
+    assert.deepEqual(shots.serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);
   });
 });

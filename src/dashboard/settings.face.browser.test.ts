@@ -3,14 +3,14 @@
 // multipart form), sees it shown, and an SVG is refused with its reason beside the form. With JavaScript: the logo
 // image really decodes (PNG, then a JPEG), the colour picker appears and fills the text field, axe finds no serious
 // or critical violation; a member sees the values and no form. The Language section's <select> sets the workspace's
-// default language without JavaScript; a member reads it. Screenshots go to a folder (SIGNET_SHOTS or a temp one).
+// default language without JavaScript; a member reads it. Screenshots go to a folder (`$SIGNET_SHOTS/face` or a temp one).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { axe, launchChromium, skipWithoutChromium } from '../testing/browser.js';
+import { launchChromium, pageShots, skipWithoutChromium, statusLine, watchPage } from '../testing/browser.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { GIF, SVG, makeJpeg, makePng } from '../workspaces/testing/images.js';
 import { findWorkspace } from '../workspaces/workspaces.repo.js';
@@ -18,8 +18,7 @@ import { createUserLink } from './people.service.js';
 import type { Role } from './people.repo.js';
 import { PASSWORD } from './testing/client.js';
 
-const SHOTS = process.env.SIGNET_SHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'signet-face-shots-'));
-fs.mkdirSync(SHOTS, { recursive: true });
+const shots = pageShots('face');
 const workspaceSection = (page: Page) => page.locator('section[aria-labelledby="workspace-title"]');
 const languageSection = (page: Page) => page.locator('section[aria-labelledby="language-title"]');
 
@@ -36,9 +35,7 @@ describe('dashboard settings: the workspace section in Chromium', { skip: skipWi
   let h: Harness;
   let workspaceId: string;
   const browsers: Awaited<ReturnType<typeof launchChromium>>[] = [];
-  const serious: string[] = [];
   const problems: string[] = [];
-  let shot = 0;
   const files = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-face-files-'));
   const file = (name: string, bytes: Uint8Array) => {
     const p = path.join(files, name);
@@ -61,13 +58,8 @@ describe('dashboard settings: the workspace section in Chromium', { skip: skipWi
     browsers.push(b);
     b.context.setDefaultTimeout(15_000);
     const page = await b.context.newPage();
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/status of 400/.test(m.text())) problems.push(`console: ${m.text()}`);
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(h.url(''))) problems.push(`third-party request: ${r.url()}`);
-    });
+    // A refused form answers 400 with the form again; Chromium logs that.
+    watchPage(page, h.url(''), problems, { expectedErrors: statusLine(400) });
     return { ...b, page };
   }
 
@@ -84,10 +76,8 @@ describe('dashboard settings: the workspace section in Chromium', { skip: skipWi
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
   }
 
-  async function look(page: Page, t: { diagnostic(m: string): void }, name: string, audit = true) {
-    if (audit) serious.push(...(await axe(page, t, name)));
-    await page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
-  }
+  const look = (page: Page, t: { diagnostic(m: string): void }, name: string, audit = true) =>
+    shots.look(page, t, name, { audit });
 
   const row = async () => (await findWorkspace(h.db.kysely, workspaceId))!;
   /** The natural size of the page's current logo image, once it has loaded (0×0: it did not decode). */
@@ -98,7 +88,7 @@ describe('dashboard settings: the workspace section in Chromium', { skip: skipWi
     });
 
   test('without JavaScript: name, reply-to, a dark colour and a logo upload; an SVG refused', async (t) => {
-    t.diagnostic(`screenshots in ${SHOTS}`);
+    t.diagnostic(`screenshots in ${shots.dir}`);
     const { page } = await open({ javaScriptEnabled: false });
     await signIn(page, 'owner');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
@@ -164,7 +154,7 @@ describe('dashboard settings: the workspace section in Chromium', { skip: skipWi
     assert.equal(await page.getByLabel('Default language').inputValue(), 'de');
     assert.equal(await page.locator('#language-now').innerText(), 'Now: Deutsch.');
     await languageSection(page).screenshot({
-      path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-language-nojs.png`),
+      path: shots.next('language-nojs'),
     });
   });
 
@@ -215,7 +205,7 @@ describe('dashboard settings: the workspace section in Chromium', { skip: skipWi
     await page.getByRole('heading', { name: 'مساحة العمل', level: 2 }).waitFor();
     await look(page, t, 'face-admin-ar');
 
-    assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
+    assert.deepEqual(shots.serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);
   });
 });

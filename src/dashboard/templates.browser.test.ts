@@ -4,28 +4,25 @@
 // (its row follows each step), publishes version 1 and finds the API's box equal to the drawn one within 1 pt;
 // publishes version 2 from the current one after a keyboard move there, uses the template with review and confirms
 // it from "Waiting for review"; the signer is then invited. axe checks every page for serious or critical
-// violations; screenshots go to /tmp/signet-tpl-shots-* (named in the diagnostics).
+// violations; screenshots go to /tmp/signet-templates-shots-* (named in the diagnostics).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { makePdf } from '../documents/pdf/testing/fixtures.js';
-import { axe, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
+import { launchChromium, pageShots, skipWithoutChromium, watchPage } from '../testing/browser.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { createUserLink } from './people.service.js';
 import { PASSWORD } from './testing/client.js';
 
-const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-tpl-shots-'));
+const shots = pageShots('templates');
 
 describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () => {
   let e: E2E;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
-  const serious: string[] = [];
   const problems: string[] = [];
-  let shot = 0;
 
   before(async () => {
     e = await startE2E({ tier: 'enterprise' });
@@ -38,10 +35,7 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
     await e?.close();
   });
 
-  async function look(t: { diagnostic(m: string): void }, name: string) {
-    serious.push(...(await axe(page, t, name)));
-    await page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`), fullPage: true });
-  }
+  const look = (t: { diagnostic(m: string): void }, name: string) => shots.look(page, t, name);
   const input = (name: string) => page.locator(`[name="${name}"]`);
   type Box = { page: number; x: number; y: number; width: number; height: number };
   // Evaluated as plain functions with no named inner functions (tsx would wrap those in a helper the page lacks).
@@ -79,8 +73,7 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
       };
     }, key);
   /** The editor alone, as the person sees it in the viewport (the full page is too tall to read). */
-  const lookAtEditor = (name: string) =>
-    page.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`) });
+  const lookAtEditor = (name: string) => page.screenshot({ path: shots.next(name) });
   /** Scrolls page 2's top just under the editor's sticky toolbar. */
   const topOfPage2 = async () => {
     await page.evaluate(() => document.querySelector('.fe-layer[data-page="2"]')!.scrollIntoView({ block: 'start' }));
@@ -100,8 +93,8 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
   }
 
   test('create from a PDF with markers, publish v2, use it with review, confirm from the dashboard', async (t) => {
-    t.diagnostic(`screenshots in ${SHOTS}`);
-    const pdf = path.join(SHOTS, 'agreement.pdf');
+    t.diagnostic(`screenshots in ${shots.dir}`);
+    const pdf = path.join(shots.dir, 'agreement.pdf');
     // The fixture's agreement, but the provider signs on a plain line (no marker): that field is placed by hand.
     const text = [
       ['Services agreement', 'Client: {{client_name}}', 'Plan: {{plan}}', 'Seats: {{seats}}', 'Start: {{start_date}}'],
@@ -333,7 +326,7 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
     await page.getByText('Template archived.').waitFor();
     await look(t, 'template-archived');
 
-    assert.deepEqual(serious, [], 'no serious or critical axe violation on any page');
+    assert.deepEqual(shots.serious, [], 'no serious or critical axe violation on any page');
     assert.deepEqual(problems, []);
   });
 
@@ -358,13 +351,13 @@ describe('dashboard templates in Chromium', { skip: skipWithoutChromium }, () =>
       await p.getByRole('button', { name: 'Sign in' }).click();
       await p.goto(e.h.url('/dashboard/templates/new'));
       await p.getByLabel('Name').fill('Plain agreement');
-      await p.getByLabel('PDF file').setInputFiles(path.join(SHOTS, 'agreement.pdf'));
+      await p.getByLabel('PDF file').setInputFiles(path.join(shots.dir, 'agreement.pdf'));
       await p.getByRole('button', { name: 'Upload and find markers' }).click();
       await p.getByText('6 markers found in').waitFor();
       assert.equal(await p.locator('#editor').isHidden(), true, 'no editor without its script');
       assert.equal(await p.locator('.fe-field').count(), 0);
       // (axe needs script in the page; the same page with script was audited above.)
-      await p.screenshot({ path: path.join(SHOTS, `${String(++shot).padStart(2, '0')}-no-js.png`) });
+      await p.screenshot({ path: shots.next('no-js') });
       const f = (name: string) => p.locator(`[name="${name}"]`);
       await f('s.1.name').fill('provider');
       await f('f.6.key').fill('sig_provider');

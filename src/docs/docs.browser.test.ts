@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { catalogue } from '../lib/errors.js';
-import { axe, launchChromium, skipWithoutChromium } from '../testing/browser.js';
+import { axe, launchChromium, skipWithoutChromium, watchPage } from '../testing/browser.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { EVENT_NAMES } from '../webhooks/events.js';
 import { EVENTS_TAG } from './webhooks.js';
@@ -31,9 +31,8 @@ describe('API reference in Chromium', { skip: skipWithoutChromium }, () => {
       return route.abort('blockedbyclient');
     });
     page = await browser.context.newPage();
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     // CSP refusals and failed loads are logged as console errors.
-    page.on('console', (m) => void (m.type() === 'error' && problems.push(`console: ${m.text()}`)));
+    watchPage(page, h.url('/'), problems, { inline: true });
     const started = Date.now();
     await page.goto(h.url('/docs'));
     await page.locator('.api-content h2').first().waitFor({ timeout: 30_000 });

@@ -132,14 +132,58 @@ export async function axe(page: Page | Frame, t: { diagnostic(m: string): void }
 
 /**
  * Records into `problems` what a page must never do: a script error, a console error, or a request to anywhere but
- * `origin` (every asset ships with Signet). Tests assert the list stays empty.
+ * `origin` (every asset ships with Signet). Tests assert the list stays empty. `expectedErrors`: console errors a test
+ * causes on purpose, e.g. Chromium's line for a refused form's 400. `inline`: `data:` and `blob:` URLs are the page's own
+ * (a drawn signature, an uploaded logo's preview).
  */
-export function watchPage(page: Page, origin: string, problems: string[]): void {
+export function watchPage(
+  page: Page,
+  origin: string,
+  problems: string[],
+  o: { expectedErrors?: RegExp; inline?: boolean } = {},
+): void {
+  const own = new URL(origin).origin;
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    if (m.type() === 'error' && !o.expectedErrors?.test(m.text())) problems.push(`console: ${m.text()}`);
   });
   page.on('request', (r) => {
-    if (!r.url().startsWith(origin)) problems.push(`third-party request: ${r.url()}`);
+    const url = new URL(r.url());
+    if (url.origin === own || (o.inline && (url.protocol === 'data:' || url.protocol === 'blob:'))) return;
+    problems.push(`third-party request: ${r.url()}`);
   });
+}
+
+/** Chromium's console line for a response a test asks for on purpose (a refused form, a wrong password, a 404). */
+export const statusLine = (...codes: number[]) =>
+  new RegExp(`the server responded with a status of (${codes.join('|')})\\b`);
+
+/**
+ * A page test's record of what it looked at: each `look` runs axe (its serious violations collect in `serious`, which
+ * the test asserts empty) and takes a screenshot numbered in order, in a temporary folder of its own (`dir`, named in
+ * the test's diagnostics), or in `$SIGNET_SHOTS/<name>` when that is set (to keep a run's screenshots in one place).
+ */
+export function pageShots(name: string) {
+  const keep = process.env.SIGNET_SHOTS;
+  const dir = keep ? path.join(keep, name) : fs.mkdtempSync(path.join(os.tmpdir(), `signet-${name}-shots-`));
+  fs.mkdirSync(dir, { recursive: true });
+  const serious: string[] = [];
+  let n = 0;
+  /** The next numbered file name in the folder. */
+  const next = (label: string) => path.join(dir, `${String(++n).padStart(2, '0')}-${label}.png`);
+  return {
+    dir,
+    serious,
+    next,
+    /** axe on the page as it is (it needs JavaScript: `audit: false` where it is off), then a screenshot. */
+    async look(
+      page: Page,
+      t: { diagnostic(m: string): void },
+      label: string,
+      o: { audit?: boolean; fullPage?: boolean } = {},
+    ) {
+      if (o.audit !== false) serious.push(...(await axe(page, t, label)));
+      await page.screenshot({ path: next(label), fullPage: o.fullPage ?? true });
+    },
+  };
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { setAllowedOrigins } from '../../keys/keys.repo.js';
-import { axe, launchChromium, PHONE, skipWithoutChromium } from '../../testing/browser.js';
+import { axe, launchChromium, PHONE, skipWithoutChromium, watchPage } from '../../testing/browser.js';
 import { layoutProblems } from '../../testing/mobile.js';
 import { logoPng, setBrand } from '../../testing/brand.js';
 import { startE2E, type E2E } from '../../testing/e2e.js';
@@ -89,15 +89,8 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
 
   async function open(context: BrowserContext, url: string, problems: string[]): Promise<Page> {
     const page = await context.newPage();
-    page.on('pageerror', (err) => problems.push(`${url}: pageerror: ${err.message}`));
-    // A style or image the CSP refused shows up here.
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`${url}: console: ${m.text()}`);
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith('data:') && !r.url().startsWith('blob:') && !r.url().startsWith(e.h.url('/')))
-        problems.push(`third-party request: ${r.url()}`);
-    });
+    // A style or image the CSP refused shows up as a console error.
+    watchPage(page, e.h.url('/'), problems, { inline: true });
     const res = await page.goto(e.h.url(url));
     assert.equal(res?.status(), 200, `${url}: ${res?.status()}`);
     return page;

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { axe, CHROMIUM, downloadBytes, launchChromium, skipWithoutChromium } from '../../testing/browser.js';
+import { axe, CHROMIUM, downloadBytes, launchChromium, skipWithoutChromium, watchPage } from '../../testing/browser.js';
 import { startE2E, type E2E } from '../../testing/e2e.js';
 import { plainPdf, signers } from '../testing/requests.js';
 
@@ -44,15 +44,9 @@ async function completedDocument(e: E2E) {
 async function open(context: BrowserContext, url: string, problems: string[], lang = 'de'): Promise<Page> {
   const page = await context.newPage();
   await page.setExtraHTTPHeaders({ 'accept-language': lang });
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
+  watchPage(page, url, problems);
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-  });
-  page.on('request', (r) => {
-    if (new URL(r.url()).origin !== new URL(url).origin) problems.push(`third-party request: ${r.url()}`);
   });
   const res = await page.goto(url);
   console.error('DEBUG', url, res?.status(), new Date().toISOString());

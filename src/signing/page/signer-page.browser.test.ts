@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { CHROMIUM, launchChromium, skipWithoutChromium } from '../../testing/browser.js';
+import { CHROMIUM, launchChromium, skipWithoutChromium, watchPage } from '../../testing/browser.js';
 import { makePdf } from '../../documents/pdf/testing/fixtures.js';
 import { startSmtpPeer, type SmtpPeer } from '../../mail/testing/smtp-peer.js';
 import { startHarness } from '../../testing/harness.js';
@@ -43,13 +43,7 @@ async function openSigningPage(
   problems: string[],
 ): Promise<{ page: Page; viewStatus: Promise<number> }> {
   const page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  page.on('request', (r) => {
-    if (new URL(r.url()).origin !== new URL(url).origin) problems.push(`third-party request: ${r.url()}`);
-  });
+  watchPage(page, url, problems);
   const viewStatus = page
     .waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/view'), { timeout: 15_000 })
     .then((r) => r.status());

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { axe, CHROMIUM, launchChromium, skipWithoutChromium } from '../../testing/browser.js';
+import { axe, CHROMIUM, launchChromium, skipWithoutChromium, watchPage } from '../../testing/browser.js';
 import { startE2E, type E2E } from '../../testing/e2e.js';
 import { templateBody, VALUES } from '../testing/fixtures.js';
 
@@ -39,14 +39,7 @@ async function stage(e: E2E, tplId: string, extra: Record<string, unknown> = {})
 /** Opens a page and records anything it complains about, and any request leaving the app's origin. */
 async function open(context: BrowserContext, url: string, problems: string[]): Promise<Page> {
   const page = await context.newPage();
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  page.on('request', (r) => {
-    if (!r.url().startsWith('data:') && new URL(r.url()).origin !== new URL(url).origin)
-      problems.push(`third-party request: ${r.url()}`);
-  });
+  watchPage(page, url, problems, { inline: true });
   const res = await page.goto(url);
   assert.equal(res?.status(), 200, `${url}: ${res?.status()}`);
   return page;
