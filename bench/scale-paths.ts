@@ -106,7 +106,7 @@ export async function measurePaths(h: Harness, s: SeedSummary, samples: number):
   const out: PathResult[] = [];
   for (const [path, n, fn] of paths) out.push(await run(path, () => timed(n, fn)));
   out.push(...(await deliveryPaths(h, ws, samples)));
-  out.push(...(await jobPaths(h)));
+  out.push(...(await jobPaths(h, samples)));
   return out;
 }
 
@@ -190,14 +190,11 @@ async function deliveryPaths(h: Harness, ws: string, rounds: number): Promise<Pa
 }
 
 const JOBS = ['expire-requests', 'send-reminders', 'expire-reviews', 'prune-key-uses'];
-/** Runs of each job once its due set is done: what a run costs to find its work, the part that could grow. */
-const EMPTY_RUNS = 20;
-
 /**
  * Each scheduled job once over the seeder's fixed due sets (p50 = p99 = the one run: an anecdote at a few ms), then
- * EMPTY_RUNS more with nothing left due (a distribution: the scans that find the work).
+ * `emptyRuns` more with nothing left due (a distribution: the scans that find the work, the part that could grow).
  */
-async function jobPaths(h: Harness): Promise<PathResult[]> {
+async function jobPaths(h: Harness, emptyRuns: number): Promise<PathResult[]> {
   const out: PathResult[] = [];
   for (const job of JOBS) {
     out.push(
@@ -214,7 +211,7 @@ async function jobPaths(h: Harness): Promise<PathResult[]> {
     out.push(
       await run(`job ${job}, nothing due`, async () => {
         const ms: number[] = [];
-        for (let i = 0; i < EMPTY_RUNS; i++) {
+        for (let i = 0; i < emptyRuns; i++) {
           const t0 = performance.now();
           await h.runtime.runJob(job);
           ms.push(performance.now() - t0);

@@ -104,6 +104,21 @@ export async function analyze(db: Db): Promise<void> {
   await sql`analyze`.execute(db.kysely);
 }
 
+/**
+ * After a bulk load, what a database that has held its history for a while has already done, so that a measurement
+ * right after the seed does not pay for the seed: its writes on disk (SQLite: the WAL checkpointed into the file and
+ * the file synced, which waits for the kernel to write the load's dirty pages; PostgreSQL: a checkpoint) and, on
+ * PostgreSQL, a vacuum (the visibility maps index-only scans need, which autovacuum sets soon after a load).
+ */
+export async function settle(db: Db): Promise<void> {
+  if (db.dialect === 'sqlite') {
+    await sql`pragma wal_checkpoint(truncate)`.execute(db.kysely);
+    return;
+  }
+  await sql`vacuum`.execute(db.kysely);
+  await sql`checkpoint`.execute(db.kysely);
+}
+
 /** Rows per table, for the summary and the coherence test. */
 export async function countRows(k: Kysely<Database>, table: SeedTable): Promise<number> {
   const r = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(k);
