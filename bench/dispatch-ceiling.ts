@@ -194,7 +194,8 @@ function cpuMsOf(pid: number | undefined): number {
 }
 const workersCpuMs = (ws: ChildProcess[]) => ws.reduce((sum, w) => sum + cpuMsOf(w.pid), 0);
 
-type Round = { perSec: number; cpuUs: number; dbCpuUs?: number };
+/** CPU µs per request or delivery: `cpuUs` the sender's (raw) or the workers' (signet), `rxCpuUs` the receiver's. */
+type Round = { perSec: number; cpuUs: number; rxCpuUs: number; dbCpuUs?: number };
 
 /** The PostgreSQL backends serving this database's other sessions (the workers' pools); none on SQLite. */
 async function backendPids(s: Setup): Promise<number[]> {
@@ -208,6 +209,7 @@ async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<Round>
   const u = new URL(rx.url);
   const pool = new Pool(u.origin, { connections: RAW_CONNECTIONS, keepAliveTimeout: 30_000 });
   await rx.ask('reset');
+  const rx0 = cpuMsOf(rx.child.pid);
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   let next = 0;
@@ -223,8 +225,9 @@ async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<Round>
   await Promise.all(Array.from({ length: RAW_IN_FLIGHT }, lane));
   const ms = performance.now() - t0;
   const c = process.cpuUsage(c0);
+  const rxCpuUs = (1000 * (cpuMsOf(rx.child.pid) - rx0)) / bodies.length;
   await pool.close();
-  return { perSec: bodies.length / (ms / 1000), cpuUs: (c.user + c.system) / bodies.length };
+  return { perSec: bodies.length / (ms / 1000), cpuUs: (c.user + c.system) / bodies.length, rxCpuUs };
 }
 
 /** The workers' CPU per delivery counts only them: the receiver and the database serve both sides alike. */
@@ -235,15 +238,17 @@ async function signet(s: Setup, rx: Receiver, expectTotal: number, ws: ChildProc
   // during the round is lost to the figure, which is a diagnosis, not the verdict.
   const before = new Map((await backendPids(s)).map((pid) => [pid, cpuMsOf(pid)]));
   const c0 = workersCpuMs(ws);
+  const rx0 = cpuMsOf(rx.child.pid);
   const t0 = performance.now();
   await waitSucceeded(s, rx, expectTotal, N, t0);
   const ms = performance.now() - t0;
+  const rxCpuUs = (1000 * (cpuMsOf(rx.child.pid) - rx0)) / N;
   const after = await backendPids(s);
   const dbCpuUs =
     after.length > 0
       ? (1000 * after.reduce((sum, pid) => sum + ((cpuMsOf(pid) || 0) - (before.get(pid) || 0)), 0)) / N
       : undefined;
-  return { perSec: N / (ms / 1000), cpuUs: (1000 * (workersCpuMs(ws) - c0)) / N, dbCpuUs };
+  return { perSec: N / (ms / 1000), cpuUs: (1000 * (workersCpuMs(ws) - c0)) / N, rxCpuUs, dbCpuUs };
 }
 
 export type CeilingRow = {
@@ -255,6 +260,9 @@ export type CeilingRow = {
   /** CPU µs per request (raw sender) and per delivery (all workers together). */
   rawCpu: number[];
   signetCpu: number[];
+  /** The receiver's CPU µs per request in the signet rounds, and the PostgreSQL backends' per delivery. */
+  rxCpu: number[];
+  dbCpu: number[];
 };
 
 export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: string[]; load: string[] }> {
@@ -288,7 +296,17 @@ export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: st
             await raw(rx, bodies, s.hookSecret);
             total += N;
             await signet(s, rx, total, ws);
-            const row: CeilingRow = { db: kind, workers, raw: [], signet: [], ratios: [], rawCpu: [], signetCpu: [] };
+            const row: CeilingRow = {
+              db: kind,
+              workers,
+              raw: [],
+              signet: [],
+              ratios: [],
+              rawCpu: [],
+              signetCpu: [],
+              rxCpu: [],
+              dbCpu: [],
+            };
             for (let r = 0; r < ROUNDS; r++) {
               load.push(os.loadavg()[0]!.toFixed(2));
               const a = await raw(rx, bodies, s.hookSecret);
@@ -299,9 +317,12 @@ export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: st
               row.ratios.push(b.perSec / a.perSec);
               row.rawCpu.push(a.cpuUs);
               row.signetCpu.push(b.cpuUs);
+              row.rxCpu.push(b.rxCpuUs);
+              if (b.dbCpuUs !== undefined) row.dbCpu.push(b.dbCpuUs);
               process.stdout.write(
-                `  ${kind} ×${workers} round ${r + 1}: raw ${a.perSec.toFixed(0)}/s (${a.cpuUs.toFixed(0)} µs CPU), ` +
-                  `signet ${b.perSec.toFixed(0)}/s (${b.cpuUs.toFixed(0)} µs CPU` +
+                `  ${kind} ×${workers} round ${r + 1}: raw ${a.perSec.toFixed(0)}/s (${a.cpuUs.toFixed(0)} µs CPU, ` +
+                  `receiver ${a.rxCpuUs.toFixed(0)} µs), signet ${b.perSec.toFixed(0)}/s (${b.cpuUs.toFixed(0)} µs CPU, ` +
+                  `receiver ${b.rxCpuUs.toFixed(0)} µs` +
                   (b.dbCpuUs === undefined ? ')\n' : `, PostgreSQL backends ${b.dbCpuUs.toFixed(0)} µs)\n`),
               );
             }
@@ -325,8 +346,9 @@ export function printCeiling(r: { rows: CeilingRow[]; notes: string[]; load: str
   const f = (n: number) => Math.round(n).toLocaleString('en-US');
   console.log(`\nDispatch vs raw ceiling — ${N} deliveries per round, ${ROUNDS} interleaved rounds (raw, signet, …);`);
   console.log('  medians per column; ratio = median of per-round signet ÷ raw (the target is judged on it);');
-  console.log('  CPU µs: the raw sender per request, all workers per delivery; CPU ratio = raw µs ÷ workers µs\n');
-  console.log('db      workers   raw/s  signet/s  ratio  raw µs  workers µs  CPU ratio  target');
+  console.log('  CPU µs: the raw sender per request, all workers per delivery; CPU ratio = raw µs ÷ workers µs;');
+  console.log('  rx µs: the receiver per request (signet rounds); db µs: the PostgreSQL backends per delivery\n');
+  console.log('db      workers   raw/s  signet/s  ratio  raw µs  workers µs  CPU ratio  rx µs  db µs  target');
   let ok = true;
   for (const row of r.rows) {
     const ratio = median(row.ratios);
@@ -345,6 +367,8 @@ export function printCeiling(r: { rows: CeilingRow[]; notes: string[]; load: str
         f(rawCpu).padStart(7),
         f(cpu).padStart(11),
         `${Math.round((100 * rawCpu) / cpu)}%`.padStart(10),
+        f(median(row.rxCpu)).padStart(6),
+        (row.dbCpu.length > 0 ? f(median(row.dbCpu)) : '-').padStart(6),
         ` ${verdict}`,
       ].join(' '),
     );
