@@ -176,14 +176,9 @@ export function pageShots(name: string) {
     serious,
     next,
     /** axe on the page as it is (it needs JavaScript: `audit: false` where it is off), then a screenshot. */
-    async look(
-      page: Page,
-      t: { diagnostic(m: string): void },
-      label: string,
-      o: { audit?: boolean; fullPage?: boolean } = {},
-    ) {
+    async look(page: Page, t: { diagnostic(m: string): void }, label: string, o: { audit?: boolean } = {}) {
       if (o.audit !== false) serious.push(...(await axe(page, t, label)));
-      await page.screenshot({ path: next(label), fullPage: o.fullPage ?? true });
+      await page.screenshot({ path: next(label), fullPage: true });
     },
   };
 }
