@@ -49,6 +49,11 @@ export async function measurePaths(h: Harness, s: SeedSummary, samples: number):
   const deep = await cursorAtDepth(h.db.kysely, ws, 0.6);
   const key = s.keys[0]!;
   const template = s.templates.find((t) => t.workspaceId === ws)!;
+  // Purged documents are gone for the paths after: others than the downloads read.
+  const purgePrefixes = Array.from({ length: samples + WARMUP + 20 }, () => randomBytes(6).toString('hex'));
+  const purgeable = (await spreadDocumentIds(h.db.kysely, ws, purgePrefixes, 'completed')).filter(
+    (id) => !completed.includes(id),
+  );
 
   const api = (method: string, path: string, want: number, body?: unknown) => async () => {
     const r = await h.request(method, path, { token, body });
@@ -102,6 +107,12 @@ export async function measurePaths(h: Harness, s: SeedSummary, samples: number):
     ['dashboard key-use page', samples, page(`/dashboard/developers/keys/${key.keyId}`)],
     // The workspace-wide hooks only: the live callback hooks (which GET /v1/hooks lists) grow with the documents.
     ['dashboard webhooks page', samples, page('/dashboard/developers/webhooks')],
+    // The purge-documents job's and DELETE /v1/documents/{id}'s work: one ended document's rows, in one transaction.
+    [
+      'DELETE /v1/documents/{id} (purge)',
+      Math.min(samples, purgeable.length - WARMUP),
+      (i) => api('DELETE', `/v1/documents/${purgeable[i]}`, 200)(),
+    ],
   ];
   const out: PathResult[] = [];
   for (const [path, n, fn] of paths) out.push(await run(path, () => timed(n, fn)));

@@ -83,3 +83,27 @@ function walk(p: PgPlan, above: { limit: boolean; join: boolean }, out: PlanStep
   const next = { limit: above.limit || type === 'Limit', join: above.join || /Join|Nested Loop/.test(type) };
   for (const c of p.Plans ?? []) walk(c, next, out);
 }
+
+/**
+ * The statements inside the database's triggers, which a statement's own plan does not show: SQLite's trigger
+ * bodies, each `old.x` / `new.x` a parameter (bound to null; the plan does not depend on it). PostgreSQL's triggers
+ * here only call pg_notify (migrations 008 and 018): none.
+ */
+export async function triggerStatements(db: Db): Promise<(CapturedStatement & { trigger: string })[]> {
+  if (db.dialect !== 'sqlite') return [];
+  const r = await db.kysely.executeQuery<{ name: string; sql: string }>(
+    CompiledQuery.raw(`select name, sql from sqlite_master where type = 'trigger'`),
+  );
+  return r.rows.flatMap(({ name, sql }) => {
+    const body = /\bbegin\b([\s\S]*)\bend\s*$/i.exec(sql.trim())?.[1] ?? '';
+    return body
+      .split(';')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s) => {
+        const parameters: unknown[] = [];
+        const text = s.replace(/\b(?:old|new)\.\w+/gi, () => (parameters.push(null), '?'));
+        return { trigger: name, sql: text, parameters };
+      });
+  });
+}

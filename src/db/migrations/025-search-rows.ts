@@ -1,0 +1,58 @@
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db.js';
+
+// Issue 25, flat purge on SQLite: 016's triggers deleted a purged document's FTS5 rows by `source` and `document_id`,
+// columns FTS5 does not index, so each deleted document and signer read the whole text index (39 ms a row at 100k
+// documents, growing with the history, all of it under the one write lock). The texts now live in a plain table,
+// `document_search_rows`, indexed by `source`, and `document_search` becomes an external-content FTS5 index of it:
+// a delete finds its rows by index and removes them from the FTS5 index by rowid. The FTS5 table keeps its name and
+// columns (`document_id` and `source` are read from the rows table), so a search written before this migration,
+// during a rolling upgrade, still runs. PostgreSQL searches through pg_trgm indexes (016): nothing changes there.
+const OLD_TRIGGERS = ['documents', 'signing_requests'].flatMap((t) =>
+  ['insert', 'update', 'delete'].map((op) => `${t}_search_${op}`),
+);
+
+export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  if (dialect !== 'sqlite') return;
+  for (const t of OLD_TRIGGERS) await sql`drop trigger if exists ${sql.id(t)}`.execute(db);
+  await sql`drop table if exists document_search`.execute(db);
+  await sql`create table document_search_rows (
+    id integer primary key, text text, document_id text not null, source text not null
+  )`.execute(db);
+  await sql`create index document_search_rows_source on document_search_rows (source)`.execute(db);
+  await sql`insert into document_search_rows (text, document_id, source) select title, id, id from documents`.execute(
+    db,
+  );
+  await sql`insert into document_search_rows (text, document_id, source)
+    select email, document_id, id from signing_requests`.execute(db);
+  await sql`create virtual table document_search using fts5(
+    text, document_id unindexed, source unindexed,
+    content = 'document_search_rows', content_rowid = 'id', tokenize = 'trigram'
+  )`.execute(db);
+  await sql`insert into document_search (document_search) values ('rebuild')`.execute(db);
+  const triggers = [
+    // The FTS5 index follows its rows table; an external-content delete names the row's indexed values.
+    sql`create trigger document_search_rows_insert after insert on document_search_rows begin
+      insert into document_search (rowid, text, document_id, source)
+        values (new.id, new.text, new.document_id, new.source); end`,
+    sql`create trigger document_search_rows_delete after delete on document_search_rows begin
+      insert into document_search (document_search, rowid, text, document_id, source)
+        values ('delete', old.id, old.text, old.document_id, old.source); end`,
+    sql`create trigger documents_search_insert after insert on documents begin
+      insert into document_search_rows (text, document_id, source) values (new.title, new.id, new.id); end`,
+    sql`create trigger documents_search_update after update of title on documents begin
+      delete from document_search_rows where source = old.id;
+      insert into document_search_rows (text, document_id, source) values (new.title, new.id, new.id); end`,
+    // A document's signers' rows go with their own rows (purge deletes the signers first).
+    sql`create trigger documents_search_delete after delete on documents begin
+      delete from document_search_rows where source = old.id; end`,
+    sql`create trigger signing_requests_search_insert after insert on signing_requests begin
+      insert into document_search_rows (text, document_id, source) values (new.email, new.document_id, new.id); end`,
+    sql`create trigger signing_requests_search_update after update of email on signing_requests begin
+      delete from document_search_rows where source = old.id;
+      insert into document_search_rows (text, document_id, source) values (new.email, new.document_id, new.id); end`,
+    sql`create trigger signing_requests_search_delete after delete on signing_requests begin
+      delete from document_search_rows where source = old.id; end`,
+  ];
+  for (const t of triggers) await t.execute(db);
+}
