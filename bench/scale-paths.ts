@@ -49,7 +49,8 @@ export async function measurePaths(h: Harness, s: SeedSummary, samples: number):
   const deep = await cursorAtDepth(h.db.kysely, ws, 0.6);
   const key = s.keys[0]!;
   const template = s.templates.find((t) => t.workspaceId === ws)!;
-  // Purged documents are gone for the paths after: others than the downloads read.
+  // Purged documents are gone for the paths after, and seeded documents share their PDFs (a purge deletes them):
+  // the purge runs after every path that reads a PDF, on documents none of them reads.
   const purgePrefixes = Array.from({ length: samples + WARMUP + 20 }, () => randomBytes(6).toString('hex'));
   const purgeable = (await spreadDocumentIds(h.db.kysely, ws, purgePrefixes, 'completed')).filter(
     (id) => !completed.includes(id),

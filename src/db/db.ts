@@ -90,6 +90,9 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
     // For the pragmas below; the driver then waits for the write lock itself (sqlite-driver.ts).
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
+    // The page cache may grow to SQLITE_CACHE_KIB (2 MB by default): a large history's index pages stay in it instead
+    // of being read again from the OS on every request (BENCHMARKS.md, issue 25). It fills only as pages are read.
+    sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
     let writes = 0;
     const database = cachingPrepare(sqlite, STATEMENT_CACHE_SIZE, () => void writes++);
     const hooks = new RollbackHooks();
@@ -142,6 +145,7 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
 }
 
 export const STATEMENT_CACHE_SIZE = 500;
+const SQLITE_CACHE_KIB = 65_536;
 export const POOL_CONNECT_TIMEOUT_MS = 2_000;
 
 // PostgreSQL's connection-exception class (08), shutdown and start-up states (57P01-03), too many connections.

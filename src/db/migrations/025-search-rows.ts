@@ -30,6 +30,10 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     content = 'document_search_rows', content_rowid = 'id', tokenize = 'trigram'
   )`.execute(db);
   await sql`insert into document_search (document_search) values ('rebuild')`.execute(db);
+  // FTS5 merges its index segments inside the inserting statement, by default once 4 of a level exist: at 1M
+  // documents one create in 16 paid for a merge (POST p99 45.5 ms, instantiate 65.8). At 16 a level is merged less
+  // often and in bigger steps (27.4 and 21.1 ms); a search reads a few more segments (BENCHMARKS.md, issue 25).
+  await sql`insert into document_search (document_search, rank) values ('automerge', 16)`.execute(db);
   const triggers = [
     // The FTS5 index follows its rows table; an external-content delete names the row's indexed values.
     sql`create trigger document_search_rows_insert after insert on document_search_rows begin
