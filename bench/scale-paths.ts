@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Harness } from '../src/testing/harness.js';
 import type { SeedSummary } from '../src/testing/seed/seed.js';
+import { RETIRED_TITLE } from '../src/testing/seed/history.js';
 import { cursorAtDepth, makeDeliveriesDue, spreadDocumentIds } from '../src/testing/seed/seed.repo.js';
 import { makePdf } from '../src/documents/pdf/testing/fixtures.js';
 import { insertSession } from '../src/dashboard/people.repo.js';
@@ -104,6 +105,12 @@ export async function measurePaths(h: Harness, s: SeedSummary, samples: number):
     ['dashboard documents', samples, page('/dashboard/documents')],
     ['dashboard documents ?status=completed', samples, page('/dashboard/documents?status=completed')],
     ['dashboard documents ?q=NDA', samples, page('/dashboard/documents?q=NDA')],
+    // Nothing among the newest documents matches: the page comes from the text index's matches in the history.
+    [
+      'dashboard documents ?q=<retired title>',
+      samples,
+      page(`/dashboard/documents?q=${encodeURIComponent(RETIRED_TITLE)}`),
+    ],
     ['dashboard documents deep page (60%)', samples, page(`/dashboard/documents?before=${deep}`)],
     ['dashboard key-use page', samples, page(`/dashboard/developers/keys/${key.keyId}`)],
     // The workspace-wide hooks only: the live callback hooks (which GET /v1/hooks lists) grow with the documents.

@@ -54,13 +54,75 @@ for (const d of databases) {
       assert.deepEqual((await list(indexed, 5)).sort(), ['Lease alpha', 'Lease beta', 'Lease gamma']);
     });
 
+    test('the text index reads windows of the history: the same pages as the walk, deep pages and an exact id', async () => {
+      // Matches only in the older half of a history spread over 60 days, same-millisecond twins among them; a walk of
+      // one or two documents sends each search to the index's windows.
+      const t = await e.h.tenant('enterprise');
+      await setRateLimit(e.h.db.kysely, t.keyId, 100_000);
+      const other = await e.h.tenant('enterprise');
+      await setRateLimit(e.h.db.kysely, other.keyId, 100_000);
+      // The oldest document matches by a signer's e-mail only.
+      await send({ title: 'Invoice 0', signers: ['tenancy.office@example.com'], token: t.token });
+      e.h.clock.advance(86_400_000);
+      for (let i = 0; i < 24; i++) {
+        const old = i < 12;
+        await send({ title: old ? `Tenancy ${i}` : `Invoice ${i}`, token: t.token });
+        if (old && i % 4 === 0) await send({ title: `Tenancy twin ${i}`, token: t.token });
+        if (old) await send({ title: `Tenancy elsewhere ${i}`, token: other.token });
+        e.h.clock.advance(2.5 * 86_400_000);
+      }
+      const idx = substringIndex(e.h.db);
+      const list = (
+        textIndex: ReturnType<typeof substringIndex> | null,
+        limit: number,
+        extra: { walkRows?: number; before?: { createdAt: number; id: string }; search?: string } = {},
+      ) =>
+        listWorkspaceDocuments(e.h.db.kysely, {
+          workspaceId: t.workspaceId,
+          search: 'tenancy',
+          limit,
+          textIndex,
+          ...extra,
+        }).then((rows) => rows.map((x) => x.id));
+      for (const walkRows of [1, 2])
+        for (const limit of [1, 2, 5, 15, 40]) {
+          const want = await list(null, limit);
+          assert.equal(want.length, Math.min(limit, 16));
+          assert.deepEqual(await list(idx, limit, { walkRows }), want, `walk ${walkRows}, limit ${limit}`);
+        }
+      // A deeper page: the rows after the 4th match, as the walk gives them.
+      const first = await list(null, 4);
+      const row = (await e.h.db.kysely
+        .selectFrom('documents')
+        .select(['created_at', 'id'])
+        .where('id', '=', first[3]!)
+        .executeTakeFirstOrThrow()) as { created_at: number; id: string };
+      const before = { createdAt: row.created_at, id: row.id };
+      assert.deepEqual(await list(idx, 5, { walkRows: 1, before }), await list(null, 5, { before }));
+      assert.equal((await list(idx, 5, { walkRows: 1, before })).length, 5);
+      // The exact id of an old document, found by the index path too.
+      const oldest = (await list(null, 40)).at(-1)!;
+      assert.deepEqual(await list(idx, 5, { walkRows: 1, search: oldest }), [oldest]);
+    });
+
     test('search: any script, any case, % _ and " literal, short and long (text index) alike', async () => {
       // A workspace of its own, so only these documents can match.
       const t = await e.h.tenant('enterprise');
       await setRateLimit(e.h.db.kysely, t.keyId, 100_000);
       const { client } = await signedIn(e.h, t.workspaceId, 'member');
-      const find = async (q: string) =>
-        listed(await client.get(`/dashboard/documents?${new URLSearchParams({ q })}`)).sort();
+      // Each search over HTTP (a walk: the workspace is small) and through the text index's windows (a walk of one).
+      const find = async (q: string) => {
+        const shown = listed(await client.get(`/dashboard/documents?${new URLSearchParams({ q })}`)).sort();
+        const indexed = await listWorkspaceDocuments(e.h.db.kysely, {
+          workspaceId: t.workspaceId,
+          search: q,
+          limit: 25,
+          textIndex: substringIndex(e.h.db),
+          walkRows: 1,
+        });
+        assert.deepEqual(indexed.map((x) => x.id).sort(), shown, `"${q}" through the text index`);
+        return shown;
+      };
       const ru = await send({ title: 'Договор Дмитрий', signers: ['Dmitry.Ivanov@example.com'], token: t.token });
       const zh = await send({ title: '王小明 合同', token: t.token });
       const pct = await send({ title: 'Offer 50%_off', token: t.token });

@@ -23,11 +23,13 @@ export type DocumentsDeps = DashboardDeps;
 
 export const DOCUMENTS_PAGE_SIZE = 25;
 
-// Migration 016 is asked for once per database until it has run (a server may start on an older schema).
+// The text index's migration (016; on SQLite 025, whose row ids the search's windows read) is asked for once per
+// database until it has run (a server may start on an older schema).
 const textIndexReady = new WeakSet<Db>();
 async function textIndexOf(db: Db) {
   if (!textIndexReady.has(db)) {
-    if (!(await migrationApplied(db, '016-hot-path-indexes'))) return null;
+    const migration = db.dialect === 'sqlite' ? '025-search-rows' : '016-hot-path-indexes';
+    if (!(await migrationApplied(db, migration))) return null;
     textIndexReady.add(db);
   }
   return substringIndex(db);

@@ -2,8 +2,9 @@
 // title or a signer's e-mail, or the exact id). Guarantee: a page's cost does not grow with the workspace's history;
 // a search reads a bounded window of the newest documents or the text index's candidates, never every document
 // (ARCHITECTURE.md, "Indexes and query plans").
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { SEARCH_ROWS_PER_MS } from '../db/migrations/025-search-rows.js';
 import type { DocumentStatus, RequestStatus } from './states.js';
 
 type Trx = Kysely<Database>;
@@ -41,7 +42,11 @@ export const trigramSearchable = (text: string) => /[\p{L}\p{N}]{3}/u.test(text)
  * does a search on a schema without the index.
  */
 /** How many of the newest documents a searchable term is looked for in before the text index is asked. */
-const SEARCH_WALK_ROWS = 2_000;
+const SEARCH_WALK_ROWS = 500;
+/** PostgreSQL: the first window spans at least this much time. */
+const SEARCH_MIN_SPAN_MS = 3_600_000;
+/** The first FTS5 rowid of documents created at `ms` (migration 025), computed by SQLite: it is past 2^53. */
+const rowAt = (ms: number) => sql`(cast(${ms} as integer) * ${sql.lit(SEARCH_ROWS_PER_MS)})`;
 
 export async function listWorkspaceDocuments(
   db: Trx,
@@ -52,21 +57,24 @@ export async function listWorkspaceDocuments(
     before?: { createdAt: number; id: string };
     limit: number;
     textIndex: 'fts5' | 'pg_trgm' | null;
+    /** How many of the newest documents a search walks before it asks the text index (tests make it small). */
+    walkRows?: number;
   },
 ): Promise<DocumentListRow[]> {
   // The list's rows: the workspace's documents (or, for `window`, only its newest `window` of them, in list order:
   // read straight from the list's index, so the page's rows are never looked up again by id), with their template.
+  const walkRows = o.walkRows ?? SEARCH_WALK_ROWS;
+  const scoped = <Q extends SelectQueryBuilder<Database, 'documents', object>>(q: Q): Q => {
+    let r = q.where('documents.workspace_id', '=', o.workspaceId);
+    if (o.status) r = r.where('documents.status', '=', o.status);
+    if (o.before) {
+      const b = o.before;
+      // A row comparison, so the (workspace_id, created_at, id) index seeks to the page instead of filtering to it.
+      r = r.where((eb) => eb(eb.refTuple('documents.created_at', 'documents.id'), '<', eb.tuple(b.createdAt, b.id)));
+    }
+    return r as Q;
+  };
   const base = (window?: number) => {
-    const scoped = <Q extends SelectQueryBuilder<Database, 'documents', object>>(q: Q): Q => {
-      let r = q.where('documents.workspace_id', '=', o.workspaceId);
-      if (o.status) r = r.where('documents.status', '=', o.status);
-      if (o.before) {
-        const b = o.before;
-        // A row comparison, so the (workspace_id, created_at, id) index seeks to the page instead of filtering to it.
-        r = r.where((eb) => eb(eb.refTuple('documents.created_at', 'documents.id'), '<', eb.tuple(b.createdAt, b.id)));
-      }
-      return r as Q;
-    };
     const from =
       window === undefined
         ? scoped(db.selectFrom('documents'))
@@ -93,8 +101,84 @@ export async function listWorkspaceDocuments(
         'template_instances.status as instance_status',
       ]);
   };
+  // The creation times of the scope's newest document, of the last one a search walk reads, and of its oldest.
+  const scopeEdges = async () => {
+    const at = (order: 'asc' | 'desc', offset: number) =>
+      scoped(db.selectFrom('documents'))
+        .select('documents.created_at')
+        .orderBy('documents.created_at', order)
+        .orderBy('documents.id', order)
+        .limit(1)
+        .offset(offset)
+        .executeTakeFirst();
+    const oldest = await at('asc', 0);
+    if (!oldest) return null;
+    const newest = (await at('desc', 0))!.created_at;
+    return { newest, boundary: (await at('desc', walkRows - 1))?.created_at, oldest: oldest.created_at };
+  };
   const page = (q: ReturnType<typeof base>) =>
     q.orderBy('documents.created_at', 'desc').orderBy('documents.id', 'desc').limit(o.limit).execute();
+  const byId = (search: string) => db.selectNoFrom(sql<string>`${search}`.as('document_id'));
+  // FTS5 (migration 025: row ids in creation order): the window starts at the creation millisecond of the n-th newest
+  // match in any workspace (read from the index's row ids alone), n 4 pages' worth, growing 4 times a step; its candidates are the
+  // matches from that millisecond on; a window back to the scope's oldest document is the last. Cost: the matches
+  // newer than the page's last document.
+  const ftsWindows = async (search: string, oldest: number) => {
+    const match = sql<boolean>`s.document_search match ${`"${search.replace(/"/g, '""')}"`}`;
+    const below = o.before ? sql<boolean>`s.rowid < ${rowAt(o.before.createdAt + 1)}` : sql<boolean>`true`;
+    for (let n = 4 * o.limit; ; n *= 4) {
+      const nth = await db
+        .selectFrom(sql.table('document_search').as('s'))
+        .select(sql<number>`s.rowid / ${sql.lit(SEARCH_ROWS_PER_MS)}`.as('ms'))
+        .where(match)
+        .where(below)
+        .orderBy(sql`s.rowid`, 'desc')
+        .limit(1)
+        .offset(n - 1)
+        .executeTakeFirst();
+      const candidates = db
+        .selectFrom(sql.table('document_search').as('s'))
+        .select(sql<string>`s.document_id`.as('document_id'))
+        .where(match)
+        .where(below)
+        .$if(!!nth, (q) => q.where(sql<boolean>`s.rowid >= ${rowAt(nth!.ms)}`))
+        .unionAll(byId(search));
+      const got = await page(base().where('documents.id', 'in', candidates));
+      if (!nth || nth.ms <= oldest || got.length >= o.limit) return got;
+    }
+  };
+  // pg_trgm cannot give its matches newest first: the window is a span of time, twice the walk's (at least an hour),
+  // doubling each step. The title arm is this workspace's matches in the window (the trigram and list indexes'
+  // bitmaps combined). Cost: this workspace's title matches in the last window, which reaches at most twice as far
+  // back as the page's last document.
+  const trigramWindows = async (
+    edges: { newest: number; boundary: number; oldest: number },
+    contains: (column: string) => RawBuilder<boolean>,
+  ) => {
+    const span = Math.max(edges.newest - edges.boundary, SEARCH_MIN_SPAN_MS);
+    for (let k = 1; ; k++) {
+      const from = edges.newest - span * 2 ** k;
+      const all = from <= edges.oldest;
+      const candidates = db
+        .selectFrom('documents as t')
+        .select('t.id as document_id')
+        .where('t.workspace_id', '=', o.workspaceId)
+        .$if(!all, (q) => q.where('t.created_at', '>=', from))
+        .where(contains('t.title'))
+        .unionAll(
+          db
+            .selectFrom('signing_requests as r')
+            .select('r.document_id')
+            .where('r.workspace_id', '=', o.workspaceId)
+            .where(contains('r.email')),
+        )
+        .unionAll(byId(o.search!));
+      let q = base().where('documents.id', 'in', candidates);
+      if (!all) q = q.where('documents.created_at', '>=', from);
+      const got = await page(q);
+      if (all || got.length >= o.limit) return got;
+    }
+  };
   let docs: Awaited<ReturnType<typeof page>>;
   if (!o.search) docs = await page(base());
   else {
@@ -122,27 +206,20 @@ export async function listWorkspaceDocuments(
     if (o.textIndex && trigramSearchable(search)) {
       // A common term fills a page among the newest documents: look there first, a bounded walk (the newest
       // SEARCH_WALK_ROWS of the list, by its index). Only a rarer term goes to the text index, whose cost is the
-      // term's matches in every workspace. The page is the same either way: the window's matches are newer than
-      // any outside it.
-      docs = await page(walk(base(SEARCH_WALK_ROWS)));
-      if (docs.length < o.limit) {
-        // Candidates from the index (a union, so each arm uses its own index), then this workspace's page of them.
-        const byId = db.selectNoFrom(sql<string>`${search}`.as('document_id'));
-        const candidates =
-          o.textIndex === 'fts5'
-            ? db
-                .selectFrom(sql.table('document_search').as('s'))
-                .select(sql<string>`s.document_id`.as('document_id'))
-                .where(sql<boolean>`s.document_search match ${`"${search.replace(/"/g, '""')}"`}`)
-                .unionAll(byId)
-            : db
-                .selectFrom('documents as t')
-                .select('t.id as document_id')
-                .where(contains('t.title'))
-                .unionAll(db.selectFrom('signing_requests as r').select('r.document_id').where(contains('r.email')))
-                .unionAll(byId);
-        docs = await page(base().where('documents.id', 'in', candidates));
-      }
+      // term's matches in every workspace within the window of time asked. The page is the same either way: the
+      // walk's matches are newer than any outside it.
+      docs = await page(walk(base(walkRows)));
+      // On PostgreSQL, fewer documents in the scope than the walk read: it saw them all. Otherwise the text index's candidates
+      // (a union, so each arm uses its own index), then this workspace's page of them, in windows: only the matches
+      // of documents created since a time, reaching further back each time, so a term common in the history but
+      // absent from the newest documents does not bring every match at once. A full page from a window is the
+      // page: every match outside it is older.
+      const edges = docs.length < o.limit ? await scopeEdges() : null;
+      // SQLite's walk folds ASCII case only (its lower), FTS5 all of Unicode: its index is asked even after a walk
+      // of the whole scope, up to the scope's oldest document.
+      if (edges && o.textIndex === 'fts5') docs = await ftsWindows(search, edges.oldest);
+      else if (edges?.boundary !== undefined)
+        docs = await trigramWindows({ ...edges, boundary: edges.boundary }, contains);
     } else docs = await page(walk(base()));
   }
   const requests = docs.length
