@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Harness } from '../src/testing/harness.js';
 import type { SeedSummary } from '../src/testing/seed/seed.js';
-import { RETIRED_TITLE } from '../src/testing/seed/history.js';
+import { RETIRED_TITLE } from '../src/testing/seed/history-parts.js';
 import { cursorAtDepth, makeDeliveriesDue, spreadDocumentIds } from '../src/testing/seed/seed.repo.js';
 import { makePdf } from '../src/documents/pdf/testing/fixtures.js';
 import { insertSession } from '../src/dashboard/people.repo.js';

@@ -6,7 +6,7 @@
 import { ApiError, apiError } from '../lib/errors.js';
 import { iso } from '../lib/clock.js';
 import { auditCertificate, auditTrail, getDocument, signedPdf } from '../signing/documents.service.js';
-import { substringIndex, type Db } from '../db/db.js';
+import { substringIndex, substringIndexMigration, type Db } from '../db/db.js';
 import { migrationApplied } from '../db/migrate.js';
 import { documentTemplateOf, findDocument, findRequest } from '../signing/signing.repo.js';
 import { listWorkspaceDocuments, type DocumentListRow } from '../signing/document-list.repo.js';
@@ -23,13 +23,11 @@ export type DocumentsDeps = DashboardDeps;
 
 export const DOCUMENTS_PAGE_SIZE = 25;
 
-// The text index's migration (016; on SQLite 025, whose row ids the search's windows read) is asked for once per
-// database until it has run (a server may start on an older schema).
+// The text index's migration is asked for once per database until it has run (a server may start on an older schema).
 const textIndexReady = new WeakSet<Db>();
 async function textIndexOf(db: Db) {
   if (!textIndexReady.has(db)) {
-    const migration = db.dialect === 'sqlite' ? '025-search-rows' : '016-hot-path-indexes';
-    if (!(await migrationApplied(db, migration))) return null;
+    if (!(await migrationApplied(db, substringIndexMigration(db)))) return null;
     textIndexReady.add(db);
   }
   return substringIndex(db);

@@ -75,6 +75,9 @@ const captureLog = (): LogConfig | undefined => {
  * PostgreSQL's pg_trgm GIN indexes, which answer `lower(col) like …` themselves.
  */
 export const substringIndex = (db: Db): 'fts5' | 'pg_trgm' => (db.dialect === 'sqlite' ? 'fts5' : 'pg_trgm');
+/** The migration a search needs before it reads the text index (on SQLite 025, whose row ids its windows read). */
+export const substringIndexMigration = (db: Db) =>
+  db.dialect === 'sqlite' ? ('025-search-rows' as const) : ('016-hot-path-indexes' as const);
 
 /** `poolMax`: PostgreSQL connections (Config.databasePoolMax; default poolSizeFor this machine's cores). */
 export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: number } = {}): Promise<Db> {

@@ -13,6 +13,7 @@ import {
   delivery,
   instanceRow,
   reminderAt,
+  titleKind,
   type Due,
   type HistoryContext,
   type SeedWorkspace,
@@ -27,13 +28,6 @@ const HOUR = 60 * MIN;
 
 const FIRST = ['Ada', 'Bruno', 'Chiara', 'Dmitri', 'Emma', 'Farah', 'Goran', 'Hana', 'Ivo', 'Julia', 'Kenji', 'Lena'];
 const LAST = ['Berg', 'Costa', 'Dubois', 'Eriksen', 'Fischer', 'Garcia', 'Huber', 'Ivanova', 'Jensen', 'Kowalski'];
-const TITLES = ['Service agreement', 'NDA', 'Employment contract', 'Lease', 'Purchase order', 'Consent form', 'Offer'];
-/**
- * A kind of document no longer sent for a year: a search for it finds nothing among the newest documents and many
- * in the history (one older document in 8), the text index's costliest case.
- */
-export const RETIRED_TITLE = 'Tenancy agreement';
-const YEAR = 365 * 24 * HOUR;
 const UA =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 const MAIL_TEXT = 'Hello {name},\n\nYou have been asked to review and sign a document.\n\n'.repeat(3);
@@ -190,8 +184,7 @@ export function seedDocument(ctx: HistoryContext, ws: SeedWorkspace, t0: number,
       sent_at: t + 800,
     });
 
-  const kind = t0 < now - YEAR && rng.chance(1 / 8) ? RETIRED_TITLE : rng.pick(TITLES);
-  const title = `${kind} ${rng.int(1000, 99999)}`;
+  const title = `${titleKind(rng, now, t0)} ${rng.int(1000, 99999)}`;
   audit('document.created', keyActor, t0, { ip, ua: 'signet-sdk/1.0', detail: { signers: n, placement: 'anchors' } });
   const requests = new Map<string, Record<string, unknown>>();
   const released = (s: Signer, t: number) => {
