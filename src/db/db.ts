@@ -148,7 +148,8 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
 }
 
 export const STATEMENT_CACHE_SIZE = 500;
-const SQLITE_CACHE_KIB = 65_536;
+/** The SQLite page cache's ceiling, in KiB (openDb; the seeder's fastWrites restores it). */
+export const SQLITE_CACHE_KIB = 65_536;
 export const POOL_CONNECT_TIMEOUT_MS = 2_000;
 
 // PostgreSQL's connection-exception class (08), shutdown and start-up states (57P01-03), too many connections.

@@ -2,7 +2,7 @@
 // text per table and batch size, so SQLite prepares each once (db.ts caches by text) and PostgreSQL receives one
 // array per column (`unnest`), whatever the row count.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import type { Db } from '../../db/db.js';
+import { SQLITE_CACHE_KIB, type Db } from '../../db/db.js';
 import type { Database } from '../../db/schema.js';
 
 export type SeedTable = keyof Database;
@@ -94,7 +94,7 @@ export async function fastWrites(db: Db): Promise<{ restore(): Promise<void> }> 
   return {
     async restore() {
       await sql`pragma synchronous = NORMAL`.execute(db.kysely);
-      await sql`pragma cache_size = -2000`.execute(db.kysely);
+      await sql.raw(`pragma cache_size = -${SQLITE_CACHE_KIB}`).execute(db.kysely);
     },
   };
 }
