@@ -37,9 +37,9 @@ export const trigramSearchable = (text: string) => /[\p{L}\p{N}]{3}/u.test(text)
  * One page of a workspace's documents, newest first (keyset: `before` is the previous page's last row), optionally
  * of one status and matching `search`: a case-insensitive substring of the title or of a signer's e-mail, or the
  * exact document id. Staged template documents have no signers yet, so only their title and id match.
- * A search with 3 letters or digits in a row reads its candidates from the text index (`textIndex`: migration 016;
- * null before it ran); any other walks the workspace's documents newest first and stops when the page is full, as
- * does a search on a schema without the index.
+ * A search with 3 letters or digits in a row reads its candidates from the text index (`textIndex`: null before
+ * its migration ran, db.ts `substringIndexMigration`); any other walks the workspace's documents newest first and
+ * stops when the page is full, as does a search on a schema without the index.
  */
 /** How many of the newest documents a searchable term is looked for in before the text index is asked. */
 const SEARCH_WALK_ROWS = 500;
@@ -61,8 +61,6 @@ export async function listWorkspaceDocuments(
     walkRows?: number;
   },
 ): Promise<DocumentListRow[]> {
-  // The list's rows: the workspace's documents (or, for `window`, only its newest `window` of them, in list order:
-  // read straight from the list's index, so the page's rows are never looked up again by id), with their template.
   const walkRows = o.walkRows ?? SEARCH_WALK_ROWS;
   const scoped = <Q extends SelectQueryBuilder<Database, 'documents', object>>(q: Q): Q => {
     let r = q.where('documents.workspace_id', '=', o.workspaceId);
@@ -74,6 +72,8 @@ export async function listWorkspaceDocuments(
     }
     return r as Q;
   };
+  // The list's rows: the workspace's documents (or, for `window`, only its newest `window` of them, in list order:
+  // read straight from the list's index, so the page's rows are never looked up again by id), with their template.
   const base = (window?: number) => {
     const from =
       window === undefined
