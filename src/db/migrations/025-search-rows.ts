@@ -25,6 +25,21 @@ const OLD_TRIGGERS = ['documents', 'signing_requests'].flatMap((t) =>
   ['insert', 'update', 'delete'].map((op) => `${t}_search_${op}`),
 );
 
+/**
+ * Writes the search rows of every document and signer into an empty `document_search_rows`, then builds the FTS5
+ * index from them in one pass. 025 backfills with it; the seeder fills once after a load made with the search
+ * triggers off (seed.repo.ts), instead of one trigger chain per row.
+ */
+export async function fillSearchRows(db: Kysely<any>): Promise<void> {
+  await sql`insert into document_search_rows (id, text, document_id, source)
+    select created_at * ${sql.lit(SEARCH_ROWS_PER_MS)} + row_number() over (partition by created_at order by source) - 1,
+      text, document_id, source
+    from (select created_at, title as text, id as document_id, id as source from documents
+      union all select d.created_at, r.email, r.document_id, r.id
+        from signing_requests r join documents d on d.id = r.document_id)`.execute(db);
+  await sql`insert into document_search (document_search) values ('rebuild')`.execute(db);
+}
+
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   if (dialect !== 'sqlite') return;
   for (const t of OLD_TRIGGERS) await sql`drop trigger if exists ${sql.id(t)}`.execute(db);
@@ -33,17 +48,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     id integer primary key, text text, document_id text not null, source text not null
   )`.execute(db);
   await sql`create index document_search_rows_source on document_search_rows (source)`.execute(db);
-  await sql`insert into document_search_rows (id, text, document_id, source)
-    select created_at * ${sql.lit(SEARCH_ROWS_PER_MS)} + row_number() over (partition by created_at order by source) - 1,
-      text, document_id, source
-    from (select created_at, title as text, id as document_id, id as source from documents
-      union all select d.created_at, r.email, r.document_id, r.id
-        from signing_requests r join documents d on d.id = r.document_id)`.execute(db);
   await sql`create virtual table document_search using fts5(
     text, document_id unindexed, source unindexed,
     content = 'document_search_rows', content_rowid = 'id', tokenize = 'trigram'
   )`.execute(db);
-  await sql`insert into document_search (document_search) values ('rebuild')`.execute(db);
+  await fillSearchRows(db);
   // FTS5 merges its index segments inside the inserting statement, by default once 4 of a level exist: at 1M
   // documents one create in 16 paid for a merge (POST p99 45.5 ms, instantiate 65.8). At 16 a level is merged less
   // often and in bigger steps (27.4 and 21.1 ms); a search reads a few more segments (BENCHMARKS.md, issue 25).

@@ -15,6 +15,8 @@ import { countRows } from './seed.repo.js';
 import type { BufferedTable } from './rows.js';
 import { prune } from '../../jobs/prune.js';
 import { CALLBACK_HOOKS_RETIRE } from '../../webhooks/retention.repo.js';
+import { makePdf } from '../../documents/pdf/testing/fixtures.js';
+import { sql } from 'kysely';
 
 const DOCUMENTS = 2_000;
 
@@ -114,6 +116,49 @@ for (const d of await bothDatabases()) {
       assert.ok(Number(reminded.sent) >= s.due.reminder, JSON.stringify(reminded));
       assert.equal((await h.runtime.runJob('prune-key-uses')).deleted, s.due['prune-key-uses']);
     });
+
+    // The SQLite seeder loads with the search triggers off and builds the index once at the end (seed.repo.ts).
+    test(
+      'the text index holds every title and e-mail, and the search triggers are back for what comes next',
+      {
+        skip: d.database !== 'sqlite',
+      },
+      async () => {
+        const k = h.db.kysely;
+        const count = async (q: string) => Number((await sql<{ n: number }>`${sql.raw(q)}`.execute(k)).rows[0]!.n);
+        const expected = (await countRows(k, 'documents')) + (await countRows(k, 'signing_requests'));
+        assert.equal(await count('select count(*) as n from document_search_rows'), expected);
+        await sql`insert into document_search (document_search, rank) values ('integrity-check', 1)`.execute(k);
+        const fresh = await openDb('sqlite::memory:');
+        const triggers = (x: typeof k) =>
+          sql<{ name: string; sql: string }>`select name, sql from sqlite_master where type = 'trigger' order by name`
+            .execute(x)
+            .then((r) => r.rows);
+        try {
+          assert.deepEqual(await triggers(k), await triggers(fresh.kysely));
+        } finally {
+          await fresh.close();
+        }
+        const pdf = await makePdf({ text: [['Mietvertrag']] });
+        const created = await h.request('POST', '/v1/signing-requests', {
+          token: key(),
+          body: {
+            title: 'Mietvertrag Straße 7',
+            placement: 'auto_append',
+            file: { name: 'lease.pdf', content_base64: Buffer.from(pdf).toString('base64') },
+            signers: [{ role: 'tenant', name: 'Dmitrij Ødegård', email: 'dmitrij.odegard@example.com' }],
+          },
+        });
+        assert.equal(created.status, 201, created.text);
+        const found = await sql<{ document_id: string }>`select distinct document_id from document_search
+        where text match '"odegard@"' or text match '"Straße 7"'`.execute(k);
+        assert.deepEqual(
+          found.rows.map((r) => r.document_id),
+          [created.json.document_id],
+        );
+        assert.equal(await count('select count(*) as n from document_search_rows'), expected + 2);
+      },
+    );
 
     test('callback hooks are as the prune-events job leaves them: retired a retention after their document ended', async () => {
       const callbacks = () =>
