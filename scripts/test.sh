@@ -18,6 +18,9 @@ export SIGNET_TEST_PG_TEMPLATE="signet_tpl_$(date +%s)_$$"
 # One Chromium for the run (src/testing/browser-server.ts): each page test connects and takes a fresh context, instead
 # of some 30 launches. Stopped at the end by its own process id. Without it (no Chromium here, or it did not come up
 # within 20 s) each test launches its own, or skips as before.
+# SIGNET_TEST_ARGS: options for node's runner placed before the files (arguments after `npm test --` are files), e.g.
+# a second reporter: SIGNET_TEST_ARGS="--test-reporter=tap --test-reporter-destination=stdout
+# --test-reporter-destination=/tmp/run.tap" npm test
 run_dir=$(mktemp -d)
 browser_pid=
 cleanup() {
@@ -38,4 +41,4 @@ if [ -x /usr/bin/chromium ]; then
     cat "$run_dir/chromium.log" >&2
   fi
 fi
-node --test --test-concurrency="${SIGNET_TEST_CONCURRENCY:-3}" --test-reporter=spec $files "$@"
+node --test --test-concurrency="${SIGNET_TEST_CONCURRENCY:-3}" --test-reporter=spec ${SIGNET_TEST_ARGS:-} $files "$@"

@@ -47,7 +47,8 @@ export type RequestOptions = {
 export type Res = { status: number; headers: Record<string, string>; text: string; json: any };
 
 export type HarnessOptions = {
-  database?: 'sqlite' | { postgresAdminUrl: string };
+  /** PostgreSQL: a fresh database, or a copy of `from` (a kept one: seed/cache.ts). */
+  database?: 'sqlite' | { postgresAdminUrl: string; from?: string };
   limiter?: (clock: ManualClock) => RateLimiter;
   /** Listen host: 127.0.0.1 by default; '::1' for IPv6 callers; '::ffff:127.0.0.1' shows IPv4 peers as mapped. */
   listenHost?: string;
@@ -94,7 +95,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   if (!opts.database || opts.database === 'sqlite') {
     db = await openDb(`sqlite:${path.join(dir, 'signet.db')}`);
   } else {
-    const pg = await freshPostgres(opts.database.postgresAdminUrl);
+    const pg = await freshPostgres(opts.database.postgresAdminUrl, undefined, opts.database.from);
     db = pg.db;
     dropDb = pg.drop;
   }

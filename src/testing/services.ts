@@ -73,14 +73,17 @@ export const redisForTests = () => check('Redis', 'REDIS_URL_TEST', REDIS_DEFAUL
 export async function freshPostgres(
   adminUrl: string,
   upTo?: MigrationName,
+  /** A kept database (keepPostgres) to copy instead, file by file: a seeded history (seed/cache.ts). */
+  from?: string,
 ): Promise<{ db: Db; url: string; drop(): Promise<void> }> {
   const name = `signet_t_${randomBytes(6).toString('hex')}`;
   const named = process.env.SIGNET_TEST_PG_TEMPLATE;
-  const template = !upTo && named && /^signet_tpl_\d+_\w+$/.test(named) ? named : undefined;
+  const template = !upTo && !from && named && /^signet_tpl_\d+_\w+$/.test(named) ? named : undefined;
   const admin = new pg.Client(adminUrl);
   await admin.connect();
   try {
-    if (template) await copyOfTemplate(admin, adminUrl, template, name);
+    if (from) await admin.query(`CREATE DATABASE ${name} TEMPLATE ${from} STRATEGY FILE_COPY`);
+    else if (template) await copyOfTemplate(admin, adminUrl, template, name);
     else await admin.query(`CREATE DATABASE ${name}`);
     await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
   } finally {
@@ -88,7 +91,7 @@ export async function freshPostgres(
   }
   const url = urlOf(adminUrl, name);
   const db = await openDb(url, { migrate: false });
-  if (!template) await migrateToLatest(db, upTo);
+  if (!template && !from) await migrateToLatest(db, upTo);
   return {
     db,
     url,
@@ -164,6 +167,41 @@ async function dropDatabase(adminUrl: string, name: string): Promise<void> {
     await c.end();
   }
 }
+
+/**
+ * Keeps the database at `url` (its pool closed) under `name`, for later copies (freshPostgres's `from`); false if
+ * another process kept one under that name first (this one is dropped).
+ */
+export async function keepPostgres(adminUrl: string, url: string, name: string): Promise<boolean> {
+  const from = new URL(url).pathname.slice(1);
+  const c = new pg.Client(adminUrl);
+  await c.connect();
+  try {
+    await waitForNoConnections(c, from);
+    await c.query(`ALTER DATABASE ${from} RENAME TO ${name}`);
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code !== '42P04') throw err; // duplicate_database
+    await c.query(`DROP DATABASE IF EXISTS ${from} WITH (FORCE)`);
+    return false;
+  } finally {
+    await c.end();
+  }
+}
+
+/** The kept databases whose names match `like`, and a way to drop them. */
+export async function keptPostgres(adminUrl: string, like: string) {
+  const c = new pg.Client(adminUrl);
+  await c.connect();
+  try {
+    const r = await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [like]);
+    return r.rows.map((x) => x.datname);
+  } finally {
+    await c.end();
+  }
+}
+
+export const dropPostgres = dropDatabase;
 
 /** A unique key prefix so concurrent test runs never share Redis keys. */
 export const redisTestPrefix = () => `signet:test:${randomBytes(6).toString('hex')}:`;
