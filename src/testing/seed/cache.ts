@@ -111,7 +111,10 @@ export async function dropSeedCache(postgresAdminUrl?: string): Promise<string[]
 }
 
 let hashed: string | undefined;
-/** Every source module but the tests, by path and content: a kept history is as current as its code. */
+/**
+ * Every source module but the tests and declarations, by path and content: a kept history is as current as its
+ * code. The same in the test tree (scripts/test-build.mjs: a folder of declarations only is a link there).
+ */
 function codeHash(): string {
   if (hashed) return hashed;
   const h = createHash('sha256');
@@ -119,8 +122,7 @@ function codeHash(): string {
     for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
-        h.update(path.relative(SRC, p)).update(fs.readFileSync(p));
+      else if (/(?<!\.test|\.d)\.ts$/.test(e.name)) h.update(path.relative(SRC, p)).update(fs.readFileSync(p));
     }
   };
   walk(SRC);
