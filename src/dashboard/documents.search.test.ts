@@ -11,6 +11,7 @@ import { bothDatabases } from '../testing/services.js';
 import { signedIn } from './testing/client.js';
 import { substringIndex } from '../db/db.js';
 import { listWorkspaceDocuments } from '../signing/document-list.repo.js';
+import { templateBody, VALUES } from '../templates/testing/fixtures.js';
 
 const databases = await bothDatabases();
 const PDF = b64(await makePdf({ pages: 1, text: [['Mutual NDA']] }));
@@ -134,6 +135,41 @@ for (const d of databases) {
         }).then((rows) => rows.map((x) => x.id));
       assert.deepEqual(await list(null, 2), want);
       assert.deepEqual(await list(substringIndex(e.h.db), 2), want);
+    });
+
+    test("an e-mail written after its document: a staged instance confirmed 13 days later is found, in the list's order", async () => {
+      // PostgreSQL's index keys an e-mail by its request's day and a title by its document's: the confirmed request
+      // is read 12 days before its document's day (a review lasts 14), and the page must still rank that document
+      // below the newer title match.
+      const tpl = await e.api('POST', '/v1/templates', await templateBody());
+      assert.equal(tpl.status, 201, tpl.text);
+      const instance = await e.api('POST', `/v1/templates/${tpl.json.id}/instantiate`, {
+        recipients: [
+          { slot: 'client', name: 'Client Person', email: 'erbpacht.client@example.com' },
+          { slot: 'provider', name: 'Provider Person', email: 'provider.x@example.com' },
+        ],
+        field_values: VALUES,
+        review: true,
+        title: 'Staged invoice',
+      });
+      assert.equal(instance.status, 201, instance.text);
+      const staged = instance.json.template_instance as { id: string; document_id: string };
+      e.h.clock.advance(86_400_000);
+      const titled = await send({ title: 'Erbpacht Flurstück 12', token: e.token });
+      e.h.clock.advance(12 * 86_400_000);
+      assert.equal((await e.api('POST', `/v1/template-instances/${staged.id}/confirm`, {})).status, 200);
+      await send({ title: 'Invoice newest', token: e.token });
+      const list = (textIndex: ReturnType<typeof substringIndex> | null, limit: number) =>
+        listWorkspaceDocuments(e.h.db.kysely, {
+          workspaceId: e.workspaceId,
+          search: 'ERBPACHT',
+          limit,
+          textIndex,
+          walkRows: 1,
+        }).then((rows) => rows.map((x) => x.id));
+      assert.deepEqual(await list(null, 5), [titled.id, staged.document_id]);
+      assert.deepEqual(await list(substringIndex(e.h.db), 5), [titled.id, staged.document_id]);
+      assert.deepEqual(await list(substringIndex(e.h.db), 1), [titled.id]);
     });
 
     test('search: any script, any case, % _ and " literal, short and long (text index) alike', async () => {

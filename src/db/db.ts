@@ -71,13 +71,13 @@ const captureLog = (): LogConfig | undefined => {
 };
 
 /**
- * The text index a substring search can use (migration 016): SQLite's FTS5 table `document_search` (trigram), or
- * PostgreSQL's pg_trgm GIN indexes, which answer `lower(col) like …` themselves.
+ * The text index a substring search can use: SQLite's FTS5 table `document_search` (trigram; 016, its rows by
+ * creation since 025), or PostgreSQL's GIN indexes of time-keyed 3-character pieces (026).
  */
-export const substringIndex = (db: Db): 'fts5' | 'pg_trgm' => (db.dialect === 'sqlite' ? 'fts5' : 'pg_trgm');
-/** The migration a search needs before it reads the text index (on SQLite 025, whose row ids its windows read). */
+export const substringIndex = (db: Db): 'fts5' | 'pg_keys' => (db.dialect === 'sqlite' ? 'fts5' : 'pg_keys');
+/** The migration a search needs before it reads the text index (SQLite: 025, whose row ids its windows read). */
 export const substringIndexMigration = (db: Db) =>
-  db.dialect === 'sqlite' ? ('025-search-rows' as const) : ('016-hot-path-indexes' as const);
+  db.dialect === 'sqlite' ? ('025-search-rows' as const) : ('026-search-keys' as const);
 
 /** `poolMax`: PostgreSQL connections (Config.databasePoolMax; default poolSizeFor this machine's cores). */
 export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: number } = {}): Promise<Db> {

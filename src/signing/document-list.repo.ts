@@ -2,9 +2,10 @@
 // title or a signer's e-mail, or the exact id). Guarantee: a page's cost does not grow with the workspace's history;
 // a search reads a bounded window of the newest documents or the text index's candidates, never every document
 // (ARCHITECTURE.md, "Indexes and query plans").
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { SEARCH_ROWS_PER_MS } from '../db/migrations/025-search-rows.js';
+import { keyWindows } from './document-search.repo.js';
 import type { DocumentStatus, RequestStatus } from './states.js';
 
 type Trx = Kysely<Database>;
@@ -28,8 +29,8 @@ export type DocumentListRow = {
 const likeContains = (text: string) => `%${text.replace(/[!%_]/g, '!$&')}%`;
 
 /**
- * Whether a trigram index can find `text`: it holds 3 letters or digits in a row (pg_trgm makes trigrams of
- * letters and digits only, so "%_o" would read the whole index; FTS5 needs 3 characters).
+ * Whether the text index is asked for `text`: it holds 3 letters or digits in a row. Both indexes need 3 characters;
+ * a term of punctuation and short words is rare, and the walk answers it.
  */
 export const trigramSearchable = (text: string) => /[\p{L}\p{N}]{3}/u.test(text);
 
@@ -43,8 +44,6 @@ export const trigramSearchable = (text: string) => /[\p{L}\p{N}]{3}/u.test(text)
  */
 /** How many of the newest documents a searchable term is looked for in before the text index is asked. */
 const SEARCH_WALK_ROWS = 500;
-/** PostgreSQL: the first window spans at least this much time. */
-const SEARCH_MIN_SPAN_MS = 3_600_000;
 /** The first FTS5 rowid of documents created at `ms` (migration 025), computed by SQLite: it is past 2^53. */
 const rowAt = (ms: number) => sql`(cast(${ms} as integer) * ${sql.lit(SEARCH_ROWS_PER_MS)})`;
 
@@ -56,7 +55,7 @@ export async function listWorkspaceDocuments(
     search?: string;
     before?: { createdAt: number; id: string };
     limit: number;
-    textIndex: 'fts5' | 'pg_trgm' | null;
+    textIndex: 'fts5' | 'pg_keys' | null;
     /** How many of the newest documents a search walks before it asks the text index (tests make it small). */
     walkRows?: number;
   },
@@ -147,38 +146,6 @@ export async function listWorkspaceDocuments(
       if (!nth || nth.ms <= oldest || got.length >= o.limit) return got;
     }
   };
-  // pg_trgm cannot give its matches newest first: the window is a span of time, twice the walk's (at least an hour),
-  // doubling each step. The title arm is this workspace's matches in the window (the trigram and list indexes'
-  // bitmaps combined). Cost: this workspace's title matches in the last window, which reaches at most twice as far
-  // back as the page's last document.
-  const trigramWindows = async (
-    edges: { newest: number; boundary: number; oldest: number },
-    contains: (column: string) => RawBuilder<boolean>,
-  ) => {
-    const span = Math.max(edges.newest - edges.boundary, SEARCH_MIN_SPAN_MS);
-    for (let k = 1; ; k++) {
-      const from = edges.newest - span * 2 ** k;
-      const all = from <= edges.oldest;
-      const candidates = db
-        .selectFrom('documents as t')
-        .select('t.id as document_id')
-        .where('t.workspace_id', '=', o.workspaceId)
-        .$if(!all, (q) => q.where('t.created_at', '>=', from))
-        .where(contains('t.title'))
-        .unionAll(
-          db
-            .selectFrom('signing_requests as r')
-            .select('r.document_id')
-            .where('r.workspace_id', '=', o.workspaceId)
-            .where(contains('r.email')),
-        )
-        .unionAll(byId(o.search!));
-      let q = base().where('documents.id', 'in', candidates);
-      if (!all) q = q.where('documents.created_at', '>=', from);
-      const got = await page(q);
-      if (all || got.length >= o.limit) return got;
-    }
-  };
   let docs: Awaited<ReturnType<typeof page>>;
   if (!o.search) docs = await page(base());
   else {
@@ -209,17 +176,18 @@ export async function listWorkspaceDocuments(
       // term's matches in every workspace within the window of time asked. The page is the same either way: the
       // walk's matches are newer than any outside it.
       docs = await page(walk(base(walkRows)));
-      // On PostgreSQL, fewer documents in the scope than the walk read: it saw them all. Otherwise the text index's candidates
-      // (a union, so each arm uses its own index), then this workspace's page of them, in windows: only the matches
-      // of documents created since a time, reaching further back each time, so a term common in the history but
-      // absent from the newest documents does not bring every match at once. A full page from a window is the
-      // page: every match outside it is older.
+      // On PostgreSQL, fewer documents in the scope than the walk read: it saw them all. Otherwise the text index is
+      // read newest first: on SQLite in windows of FTS5 row ids (ftsWindows), on PostgreSQL by periods and days of
+      // 026's time-keyed pieces (document-search.repo.ts). Either way a term common in the history but absent from
+      // the newest documents does not bring every match at once.
       const edges = docs.length < o.limit ? await scopeEdges() : null;
       // SQLite's walk folds ASCII case only (its lower), FTS5 all of Unicode: its index is asked even after a walk
       // of the whole scope, up to the scope's oldest document.
       if (edges && o.textIndex === 'fts5') docs = await ftsWindows(search, edges.oldest);
-      else if (edges?.boundary !== undefined)
-        docs = await trigramWindows({ ...edges, boundary: edges.boundary }, contains);
+      else if (edges?.boundary !== undefined) {
+        const ids = await keyWindows(db, { ...o, search, pattern }, scoped, edges);
+        docs = ids.length ? await page(base().where('documents.id', 'in', ids)) : [];
+      }
     } else docs = await page(walk(base()));
   }
   const requests = docs.length
