@@ -11,8 +11,9 @@ import { bothDatabases } from '../testing/services.js';
 import { signedIn } from './testing/client.js';
 import { substringIndex } from '../db/db.js';
 import { listWorkspaceDocuments } from '../signing/document-list.repo.js';
-import { templateBody, VALUES } from '../templates/testing/fixtures.js';
+import { templateSteps } from '../templates/testing/e2e.js';
 
+type TextIndex = ReturnType<typeof substringIndex>;
 const databases = await bothDatabases();
 const PDF = b64(await makePdf({ pages: 1, text: [['Mutual NDA']] }));
 const listed = (r: Res) => [...r.text.matchAll(/href="\/dashboard\/documents\/(doc_[0-9a-f]+)"/g)].map((m) => m[1]!);
@@ -24,6 +25,12 @@ for (const d of databases) {
       e = await startE2E({ database: d.database, tier: 'enterprise' });
     });
     after(() => e?.close());
+
+    // A page's ids, with the text index or without (the walk), after a walk of one document.
+    const pageIds = (workspaceId: string, search: string, textIndex: TextIndex | null, limit: number) =>
+      listWorkspaceDocuments(e.h.db.kysely, { workspaceId, search, limit, textIndex, walkRows: 1 }).then((rows) =>
+        rows.map((x) => x.id),
+      );
 
     async function send(o: { title: string; signers?: string[]; token: string }) {
       const signers = (o.signers ?? [`s.${Math.random().toString(36).slice(2, 8)}@example.com`]).map((email, i) => ({
@@ -125,14 +132,8 @@ for (const d of databases) {
         if (byList.indexOf(a.id) < 2) want = byList.slice(0, 2);
       }
       assert.ok(want, "a triplet with A's id above another's");
-      const list = (textIndex: ReturnType<typeof substringIndex> | null, limit: number) =>
-        listWorkspaceDocuments(e.h.db.kysely, {
-          workspaceId: t.workspaceId,
-          search: 'pachtvertrag',
-          limit,
-          textIndex,
-          walkRows: 1,
-        }).then((rows) => rows.map((x) => x.id));
+      const list = (textIndex: TextIndex | null, limit: number) =>
+        pageIds(t.workspaceId, 'pachtvertrag', textIndex, limit);
       assert.deepEqual(await list(null, 2), want);
       assert.deepEqual(await list(substringIndex(e.h.db), 2), want);
     });
@@ -141,32 +142,20 @@ for (const d of databases) {
       // PostgreSQL's index keys an e-mail by its request's day and a title by its document's: the confirmed request
       // is read 12 days before its document's day (a review lasts 14), and the page must still rank that document
       // below the newer title match.
-      const tpl = await e.api('POST', '/v1/templates', await templateBody());
-      assert.equal(tpl.status, 201, tpl.text);
-      const instance = await e.api('POST', `/v1/templates/${tpl.json.id}/instantiate`, {
+      const { newTemplate, staged: stage } = templateSteps(() => e);
+      const { ti: staged } = await stage((await newTemplate()).id, {
         recipients: [
           { slot: 'client', name: 'Client Person', email: 'erbpacht.client@example.com' },
           { slot: 'provider', name: 'Provider Person', email: 'provider.x@example.com' },
         ],
-        field_values: VALUES,
-        review: true,
         title: 'Staged invoice',
       });
-      assert.equal(instance.status, 201, instance.text);
-      const staged = instance.json.template_instance as { id: string; document_id: string };
       e.h.clock.advance(86_400_000);
       const titled = await send({ title: 'Erbpacht Flurstück 12', token: e.token });
       e.h.clock.advance(12 * 86_400_000);
       assert.equal((await e.api('POST', `/v1/template-instances/${staged.id}/confirm`, {})).status, 200);
       await send({ title: 'Invoice newest', token: e.token });
-      const list = (textIndex: ReturnType<typeof substringIndex> | null, limit: number) =>
-        listWorkspaceDocuments(e.h.db.kysely, {
-          workspaceId: e.workspaceId,
-          search: 'ERBPACHT',
-          limit,
-          textIndex,
-          walkRows: 1,
-        }).then((rows) => rows.map((x) => x.id));
+      const list = (textIndex: TextIndex | null, limit: number) => pageIds(e.workspaceId, 'ERBPACHT', textIndex, limit);
       assert.deepEqual(await list(null, 5), [titled.id, staged.document_id]);
       assert.deepEqual(await list(substringIndex(e.h.db), 5), [titled.id, staged.document_id]);
       assert.deepEqual(await list(substringIndex(e.h.db), 1), [titled.id]);
