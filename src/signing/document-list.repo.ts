@@ -185,7 +185,7 @@ export async function listWorkspaceDocuments(
       // of the whole scope, up to the scope's oldest document.
       if (edges && o.textIndex === 'fts5') docs = await ftsWindows(search, edges.oldest);
       else if (edges?.boundary !== undefined) {
-        const ids = await keyWindows(db, { ...o, search, pattern }, scoped, edges);
+        const ids = await keyWindows(db, { ...o, search, contains }, scoped, edges);
         docs = ids.length ? await page(base().where('documents.id', 'in', ids)) : [];
       }
     } else docs = await page(walk(base()));

@@ -5,7 +5,7 @@
 // pages of matches (a capped read tells), else day by day.
 // Completeness: a title is keyed by its document's day, an e-mail by its request's, which is never older than its
 // document's. Once every day back to a time T has been read, every match created since T has been found.
-import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { SEARCH_DAY_MS, SEARCH_PERIOD_MS } from '../db/migrations/026-search-keys.js';
 
@@ -27,7 +27,8 @@ export async function keyWindows(
   o: {
     workspaceId: string;
     search: string;
-    pattern: string;
+    /** The search's own check of a column (document-list.repo.ts: `lower(…) like lower(?) escape '!'`). */
+    contains: (column: string) => RawBuilder<boolean>;
     limit: number;
     before?: { createdAt: number; id: string };
   },
@@ -50,7 +51,7 @@ export async function keyWindows(
       keys.map((k) => sql`signet_search_keys(${sql.ref(at)}, ${sql.ref(column)}) @> ${k}::text[]`),
       sql` or `,
     )})`;
-  const like = (column: string) => sql<SqlBool>`lower(${sql.ref(column)}) like lower(${o.pattern}) escape '!'`;
+  const like = o.contains;
   const keysOf = (prefix: 'p' | 'd', units: number[]) => units.map((u) => grams.map((g) => `${prefix}${u}:${g}`));
   // The matches among these keys' rows: titles of documents made on those days or periods, documents of requests
   // made on them; with `cap`, at most cap + 1 of each arm, and whether that was all of them. A union, so each arm
