@@ -51,7 +51,6 @@ export async function keyWindows(
       keys.map((k) => sql`signet_search_keys(${sql.ref(at)}, ${sql.ref(column)}) @> ${k}::text[]`),
       sql` or `,
     )})`;
-  const like = o.contains;
   const keysOf = (prefix: 'p' | 'd', units: number[]) => units.map((u) => grams.map((g) => `${prefix}${u}:${g}`));
   // The matches among these keys' rows: titles of documents made on those days or periods, documents of requests
   // made on them; with `cap`, at most cap + 1 of each arm, and whether that was all of them. A union, so each arm
@@ -61,7 +60,7 @@ export async function keyWindows(
     const titles = docs()
       .select(sql.lit('title').as('arm'))
       .where(keyed('documents.title', 'documents.created_at', keys))
-      .where(like('documents.title'))
+      .where(o.contains('documents.title'))
       .$if(cap !== undefined, (q) => q.limit(cap! + 1));
     const emails = docs()
       .select(sql.lit('email').as('arm'))
@@ -73,7 +72,7 @@ export async function keyWindows(
           .select('r.document_id')
           .where('r.workspace_id', '=', o.workspaceId)
           .where(keyed('r.email', 'r.created_at', keys))
-          .where(like('r.email')),
+          .where(o.contains('r.email')),
       )
       .$if(cap !== undefined, (q) => q.limit(cap! + 1));
     const rows = await db

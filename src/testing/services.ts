@@ -189,7 +189,7 @@ export async function keepPostgres(adminUrl: string, url: string, name: string):
   }
 }
 
-/** The kept databases whose names match `like`, and a way to drop them. */
+/** The names of the databases matching the LIKE pattern `like` (kept histories: seed/cache.ts). */
 export async function keptPostgres(adminUrl: string, like: string) {
   const c = new pg.Client(adminUrl);
   await c.connect();

@@ -50,7 +50,7 @@ export async function seededCopy(
   }
   const admin = database.postgresAdminUrl;
   const name = `${PG_PREFIX}${key}`;
-  const seeded = !fs.existsSync(summaryFile) || (await keptPostgres(admin, name)).length === 0;
+  const seeded = !fs.existsSync(summaryFile) || !(await keptPostgres(admin, `${PG_PREFIX}%`)).includes(name);
   if (seeded) await keepPg(admin, name, summaryFile, documents);
   return { summary: readSummary(summaryFile), seeded, harness: { database: { postgresAdminUrl: admin, from: name } } };
 }
@@ -59,16 +59,16 @@ async function keepSqlite(kept: string, summaryFile: string, documents: number) 
   evict(`sqlite_${documents}_`);
   const dir = fs.mkdtempSync(path.join(CACHE_DIR, 'building-'));
   const db = await openDb(`sqlite:${path.join(dir, 'signet.db')}`);
+  let summary: SeedSummary;
   try {
-    const summary = await seedHistory(db, { documents, blobs: createBlobStore(db, { now: () => Date.now() }, dir) });
+    summary = await seedHistory(db, { documents, blobs: createBlobStore(db, { now: () => Date.now() }, dir) });
     await settle(db);
-    fs.writeFileSync(`${summaryFile}.tmp`, JSON.stringify(summary));
   } finally {
     await db.close();
   }
   fs.rmSync(kept, { recursive: true, force: true });
   fs.renameSync(dir, kept);
-  fs.renameSync(`${summaryFile}.tmp`, summaryFile);
+  writeSummary(summaryFile, summary);
 }
 
 async function keepPg(admin: string, name: string, summaryFile: string, documents: number) {
@@ -86,13 +86,17 @@ async function keepPg(admin: string, name: string, summaryFile: string, document
   }
   await fresh.db.close();
   await keepPostgres(admin, fresh.url, name);
-  fs.writeFileSync(`${summaryFile}.tmp`, JSON.stringify(summary));
-  fs.renameSync(`${summaryFile}.tmp`, summaryFile);
+  writeSummary(summaryFile, summary);
 }
 
+/** Written last and renamed into place: a summary on disk means its history is complete. */
+function writeSummary(file: string, summary: SeedSummary) {
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(summary));
+  fs.renameSync(`${file}.tmp`, file);
+}
 const readSummary = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as SeedSummary;
 
-/** Kept SQLite histories and summaries of one kind and size made by other code. */
+/** The kept files (SQLite histories, summaries) of one kind and size, before a new one is made. */
 function evict(prefix: string) {
   for (const f of fs.readdirSync(CACHE_DIR))
     if (f.startsWith(prefix)) fs.rmSync(path.join(CACHE_DIR, f), { recursive: true, force: true });
