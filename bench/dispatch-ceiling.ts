@@ -43,6 +43,7 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+const pct = (x: number) => `${Math.round(100 * x)}%`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Stats = { count: number; first: number; last: number };
@@ -193,9 +194,22 @@ function cpuMsOf(pid: number | undefined): number {
   }
 }
 const workersCpuMs = (ws: ChildProcess[]) => ws.reduce((sum, w) => sum + cpuMsOf(w.pid), 0);
+/** The machine's idle and total ticks so far (Linux /proc/stat; NaN elsewhere): a round with idle CPU was not bound by it. */
+function machineTicks(): { idle: number; total: number } {
+  try {
+    const cells = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { idle: cells[3]! + cells[4]!, total: cells.reduce((a, b) => a + b, 0) };
+  } catch {
+    return { idle: NaN, total: NaN };
+  }
+}
+const idleShare = (t0: { idle: number; total: number }) => {
+  const t = machineTicks();
+  return (t.idle - t0.idle) / (t.total - t0.total);
+};
 
 /** CPU µs per request or delivery: `cpuUs` the sender's (raw) or the workers' (signet), `rxCpuUs` the receiver's. */
-type Round = { perSec: number; cpuUs: number; rxCpuUs: number; dbCpuUs?: number };
+type Round = { perSec: number; cpuUs: number; rxCpuUs: number; dbCpuUs?: number; idle: number };
 
 /** The PostgreSQL backends serving this database's other sessions (the workers' pools); none on SQLite. */
 async function backendPids(s: Setup): Promise<number[]> {
@@ -210,6 +224,7 @@ async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<Round>
   const pool = new Pool(u.origin, { connections: RAW_CONNECTIONS, keepAliveTimeout: 30_000 });
   await rx.ask('reset');
   const rx0 = cpuMsOf(rx.child.pid);
+  const m0 = machineTicks();
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   let next = 0;
@@ -225,9 +240,10 @@ async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<Round>
   await Promise.all(Array.from({ length: RAW_IN_FLIGHT }, lane));
   const ms = performance.now() - t0;
   const c = process.cpuUsage(c0);
+  const idle = idleShare(m0);
   const rxCpuUs = (1000 * (cpuMsOf(rx.child.pid) - rx0)) / bodies.length;
   await pool.close();
-  return { perSec: bodies.length / (ms / 1000), cpuUs: (c.user + c.system) / bodies.length, rxCpuUs };
+  return { perSec: bodies.length / (ms / 1000), cpuUs: (c.user + c.system) / bodies.length, rxCpuUs, idle };
 }
 
 /** The workers' CPU per delivery counts only them: the receiver and the database serve both sides alike. */
@@ -239,16 +255,18 @@ async function signet(s: Setup, rx: Receiver, expectTotal: number, ws: ChildProc
   const before = new Map((await backendPids(s)).map((pid) => [pid, cpuMsOf(pid)]));
   const c0 = workersCpuMs(ws);
   const rx0 = cpuMsOf(rx.child.pid);
+  const m0 = machineTicks();
   const t0 = performance.now();
   await waitSucceeded(s, rx, expectTotal, N, t0);
   const ms = performance.now() - t0;
+  const idle = idleShare(m0);
   const rxCpuUs = (1000 * (cpuMsOf(rx.child.pid) - rx0)) / N;
   const after = await backendPids(s);
   const dbCpuUs =
     after.length > 0
       ? (1000 * after.reduce((sum, pid) => sum + ((cpuMsOf(pid) || 0) - (before.get(pid) || 0)), 0)) / N
       : undefined;
-  return { perSec: N / (ms / 1000), cpuUs: (1000 * (workersCpuMs(ws) - c0)) / N, rxCpuUs, dbCpuUs };
+  return { perSec: N / (ms / 1000), cpuUs: (1000 * (workersCpuMs(ws) - c0)) / N, rxCpuUs, dbCpuUs, idle };
 }
 
 export type CeilingRow = {
@@ -263,6 +281,9 @@ export type CeilingRow = {
   /** The receiver's CPU µs per request in the signet rounds, and the PostgreSQL backends' per delivery. */
   rxCpu: number[];
   dbCpu: number[];
+  /** The machine's idle share during the raw and the signet rounds: a side with idle CPU was bound by something else. */
+  rawIdle: number[];
+  signetIdle: number[];
 };
 
 export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: string[]; load: string[] }> {
@@ -306,6 +327,8 @@ export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: st
               signetCpu: [],
               rxCpu: [],
               dbCpu: [],
+              rawIdle: [],
+              signetIdle: [],
             };
             for (let r = 0; r < ROUNDS; r++) {
               load.push(os.loadavg()[0]!.toFixed(2));
@@ -319,11 +342,14 @@ export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: st
               row.signetCpu.push(b.cpuUs);
               row.rxCpu.push(b.rxCpuUs);
               if (b.dbCpuUs !== undefined) row.dbCpu.push(b.dbCpuUs);
+              row.rawIdle.push(a.idle);
+              row.signetIdle.push(b.idle);
               process.stdout.write(
                 `  ${kind} ×${workers} round ${r + 1}: raw ${a.perSec.toFixed(0)}/s (${a.cpuUs.toFixed(0)} µs CPU, ` +
-                  `receiver ${a.rxCpuUs.toFixed(0)} µs), signet ${b.perSec.toFixed(0)}/s (${b.cpuUs.toFixed(0)} µs CPU, ` +
+                  `receiver ${a.rxCpuUs.toFixed(0)} µs, ${pct(a.idle)} idle), signet ${b.perSec.toFixed(0)}/s (${b.cpuUs.toFixed(0)} µs CPU, ` +
                   `receiver ${b.rxCpuUs.toFixed(0)} µs` +
-                  (b.dbCpuUs === undefined ? ')\n' : `, PostgreSQL backends ${b.dbCpuUs.toFixed(0)} µs)\n`),
+                  (b.dbCpuUs === undefined ? '' : `, PostgreSQL backends ${b.dbCpuUs.toFixed(0)} µs`) +
+                  `, ${pct(b.idle)} idle)\n`,
               );
             }
             rows.push(row);
@@ -347,8 +373,9 @@ export function printCeiling(r: { rows: CeilingRow[]; notes: string[]; load: str
   console.log(`\nDispatch vs raw ceiling — ${N} deliveries per round, ${ROUNDS} interleaved rounds (raw, signet, …);`);
   console.log('  medians per column; ratio = median of per-round signet ÷ raw (the target is judged on it);');
   console.log('  CPU µs: the raw sender per request, all workers per delivery; CPU ratio = raw µs ÷ workers µs;');
-  console.log('  rx µs: the receiver per request (signet rounds); db µs: the PostgreSQL backends per delivery\n');
-  console.log('db      workers   raw/s  signet/s  ratio  raw µs  workers µs  CPU ratio  rx µs  db µs  target');
+  console.log('  rx µs: the receiver per request (signet rounds); db µs: the PostgreSQL backends per delivery;');
+  console.log("  idle: the machine's idle CPU during the raw / signet rounds\n");
+  console.log('db      workers   raw/s  signet/s  ratio  raw µs  workers µs  CPU ratio  rx µs  db µs     idle  target');
   let ok = true;
   for (const row of r.rows) {
     const ratio = median(row.ratios);
@@ -369,6 +396,7 @@ export function printCeiling(r: { rows: CeilingRow[]; notes: string[]; load: str
         `${Math.round((100 * rawCpu) / cpu)}%`.padStart(10),
         f(median(row.rxCpu)).padStart(6),
         (row.dbCpu.length > 0 ? f(median(row.dbCpu)) : '-').padStart(6),
+        `${pct(median(row.rawIdle))} / ${pct(median(row.signetIdle))}`.padStart(8),
         ` ${verdict}`,
       ].join(' '),
     );

@@ -1,0 +1,134 @@
+// One dispatcher's view of its receivers (a target is a hook URL's origin), so that one slow or hanging receiver
+// cannot hold every lane while other receivers' deliveries wait. Guarantees:
+// - A request in flight longer than `slowMs` lets go of its lane: the lane takes its next delivery while the request
+//   runs on to its own end (its deadline is the poster's), and its outcome is recorded then, as any other. At most
+//   `maxLetGo` requests are let go at once; beyond that, lanes wait for their requests as before.
+// - A target is slow while one of its requests that let go is in flight, and for `timeoutMs` after the last one
+//   ended. While slow, a target has at most `slowInFlight` requests in flight from this dispatcher; `deferral` tells
+//   the caller to defer a delivery beyond that, by a wait that grows with the deferrals made since the target became
+//   slow (`timeoutMs` more per `slowInFlight` deferrals, at most `deferMaxMs`), so a backlog for a hanging receiver
+//   is spread over the time it could take, not claimed and deferred again on every pass.
+// - Nothing here decides an outcome: a deferred delivery is not attempted and keeps its attempt count.
+import { performance } from 'node:perf_hooks';
+
+export type TargetLanesOptions = {
+  slowMs: number;
+  slowInFlight: number;
+  maxLetGo: number;
+  timeoutMs: number;
+  deferMaxMs: number;
+  /** A request that failed after it let go of its lane has nobody left to reject to. */
+  onLateError(err: unknown): void;
+};
+
+export type TargetLanes = {
+  /** null: send now; otherwise defer the delivery by this many ms (the target is slow and at its limit). */
+  deferral(target: string): number | null;
+  /** Runs `send` for `target`; resolves when it ended, or earlier when it let go of its lane. */
+  hold(target: string, send: () => Promise<void>): Promise<void>;
+  /** Resolves once every request that let go of its lane has ended. */
+  idle(): Promise<void>;
+  /** Requests let go of their lanes and still in flight. */
+  readonly lettingGo: number;
+};
+
+type Target = { key: string; inFlight: number; letGo: number; slowUntil: number; deferred: number };
+type Run = { target: Target; startedAt: number; release(): void };
+
+export function createTargetLanes(o: TargetLanesOptions): TargetLanes {
+  const targets = new Map<string, Target>();
+  // Lane-holding requests in start order: the oldest is the next to let go.
+  const holding = new Set<Run>();
+  const lateRuns = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+
+  const isSlow = (t: Target, now: number) => t.letGo > 0 || now < t.slowUntil;
+  const forgetIfIdle = (t: Target, now: number) => {
+    if (t.inFlight === 0 && !isSlow(t, now)) targets.delete(t.key);
+  };
+
+  const arm = () => {
+    const first = holding.values().next().value;
+    if (first === undefined || timer !== undefined || lateRuns.size >= o.maxLetGo) return;
+    timer = setTimeout(sweep, Math.max(0, first.startedAt + o.slowMs - performance.now()));
+    // In-flight requests keep the process alive on their own; this timer must not.
+    timer.unref();
+  };
+  function sweep() {
+    timer = undefined;
+    const now = performance.now();
+    for (const run of holding) {
+      if (run.startedAt + o.slowMs > now || lateRuns.size >= o.maxLetGo) break;
+      holding.delete(run);
+      run.release();
+    }
+    arm();
+  }
+
+  return {
+    deferral(key) {
+      const t = targets.get(key);
+      if (t === undefined) return null;
+      const now = performance.now();
+      if (!isSlow(t, now)) {
+        forgetIfIdle(t, now);
+        return null;
+      }
+      if (t.inFlight < o.slowInFlight) return null;
+      const wait = Math.min(o.deferMaxMs, o.timeoutMs * (1 + Math.floor(t.deferred / o.slowInFlight)));
+      t.deferred++;
+      return wait;
+    },
+
+    hold(key, send) {
+      let t = targets.get(key);
+      if (t === undefined) {
+        t = { key, inFlight: 0, letGo: 0, slowUntil: 0, deferred: 0 };
+        targets.set(key, t);
+      }
+      const target = t;
+      target.inFlight++;
+      let lateRun: Promise<void> | undefined;
+      return new Promise<void>((resolve, reject) => {
+        const run: Run = {
+          target,
+          startedAt: performance.now(),
+          release() {
+            target.letGo++;
+            lateRun = sent.then(
+              () => undefined,
+              (err: unknown) => o.onLateError(err),
+            );
+            lateRuns.add(lateRun);
+            resolve();
+          },
+        };
+        const sent = send().finally(() => {
+          holding.delete(run);
+          target.inFlight--;
+          const now = performance.now();
+          if (lateRun !== undefined) {
+            lateRuns.delete(lateRun);
+            target.letGo--;
+            target.slowUntil = now + o.timeoutMs;
+            arm();
+          }
+          forgetIfIdle(target, now);
+        });
+        sent.then(resolve, (err: unknown) => {
+          if (lateRun === undefined) reject(err);
+        });
+        holding.add(run);
+        arm();
+      });
+    },
+
+    async idle() {
+      while (lateRuns.size > 0) await Promise.all([...lateRuns]);
+    },
+
+    get lettingGo() {
+      return lateRuns.size;
+    },
+  };
+}
