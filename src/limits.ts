@@ -38,6 +38,15 @@ export const REVIEW_WINDOW_MS = 14 * DAY;
 /** Idempotency keys: at most this many visible ASCII characters, kept this long. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
+/**
+ * A receiver (a hook URL's origin) with a request in flight longer than this is slow: its requests stop holding a
+ * worker's lanes, so other receivers' deliveries go on (webhooks/targets.ts).
+ */
+export const WEBHOOK_SLOW_MS = 1_000;
+/** Requests one worker keeps in flight to a slow receiver; its further due deliveries are deferred, not attempted. */
+export const WEBHOOK_SLOW_TARGET_IN_FLIGHT = 8;
+/** The longest one deferral moves a delivery's next attempt back. */
+export const WEBHOOK_DEFER_MAX_MS = 5 * MIN;
 /** Key-use audit rows (one per /v1 request made with a key) are kept this long by default. */
 export const KEY_USE_RETENTION_MS = 30 * DAY;
 /** Allowed embed origins per key. */

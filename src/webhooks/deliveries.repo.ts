@@ -119,14 +119,15 @@ export type AttemptOutcome = {
   recordedAt: number;
 };
 
-/** A claimed row that is not sent: `release` hands it back, `drop` gives up without an attempt (hook deleted). */
-export type NonAttemptOutcome = {
-  kind: 'release' | 'drop';
-  deliveryId: string;
-  attemptsAtClaim: number;
-  recordedAt: number;
-  error?: string;
-};
+/**
+ * A claimed row that is not sent: `release` hands it back, `drop` gives up without an attempt (hook deleted), `defer`
+ * hands it back due at `nextAttemptAt` (its receiver is slow), its attempt count and status unchanged.
+ */
+type Unsent = { deliveryId: string; attemptsAtClaim: number; recordedAt: number };
+export type NonAttemptOutcome =
+  | (Unsent & { kind: 'release' })
+  | (Unsent & { kind: 'drop'; error?: string })
+  | (Unsent & { kind: 'defer'; nextAttemptAt: number });
 
 export type Outcome = AttemptOutcome | NonAttemptOutcome;
 
@@ -151,6 +152,7 @@ const ATTEMPT_ROW: readonly (readonly [keyof DeliveryAttemptsTable & string, Col
   ['worker', 'text'],
 ];
 const DROP_COLUMNS = { status: 'text', next_attempt_at: 'bigint', last_error: 'text', updated_at: 'bigint' } as const;
+const DEFER_COLUMNS = { next_attempt_at: 'bigint' } as const;
 
 /**
  * Writes a batch of outcomes atomically, a few statements whatever its size (one per kind of outcome, one for the
@@ -164,12 +166,14 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
   // A stable order keeps concurrent PostgreSQL writers from deadlocking on each other's rows.
   const sorted = [...outcomes].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0));
   const attempts = sorted.filter((o): o is AttemptOutcome => o.kind === 'attempt');
-  const drops = sorted.filter((o) => o.kind === 'drop');
-  const releases = sorted.filter((o) => o.kind === 'release');
+  type Kind<K> = Extract<Outcome, { kind: K }>;
+  const drops = sorted.filter((o): o is Kind<'drop'> => o.kind === 'drop');
+  const releases = sorted.filter((o): o is Kind<'release'> => o.kind === 'release');
+  const defers = sorted.filter((o): o is Kind<'defer'> => o.kind === 'defer');
   const release = { release: true };
   const attemptUpdate = (k: Kysely<Database>) =>
     guardedUpdate(k, DELIVERY_LEASE, workerId, ATTEMPT_COLUMNS, attempts.map(attemptWrite), release);
-  if (writingCtes(db) && attempts.length > 0 && drops.length === 0 && releases.length === 0) {
+  if (writingCtes(db) && attempts.length === sorted.length) {
     const r = await sql<{ n: number }>`WITH written AS (${attemptUpdate(db.kysely)}),
       recorded AS (${insertAttempts(db.kysely, attempts, workerId, sql`SELECT id FROM written`)})
       SELECT count(*)::int AS n FROM written`.execute(db.kysely);
@@ -194,6 +198,14 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
     if (releases.length > 0) {
       const rows = releases.map((o) => ({ id: o.deliveryId, attempts: o.attemptsAtClaim, set: {} }));
       applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, {}, rows, release)).length;
+    }
+    if (defers.length > 0) {
+      const rows = defers.map((o) => ({
+        id: o.deliveryId,
+        attempts: o.attemptsAtClaim,
+        set: { next_attempt_at: o.nextAttemptAt },
+      }));
+      applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, DEFER_COLUMNS, rows, release)).length;
     }
     const recorded = attempts.filter((o) => written.has(o.deliveryId));
     if (recorded.length > 0) await insertAttempts(trx, recorded, workerId).execute(trx);

@@ -11,7 +11,7 @@ import { freshPostgres, postgresForTests } from '../testing/services.js';
 import { claimDue, recordOutcomes } from './deliveries.repo.js';
 import { attemptsOf, db, deliveryOf, dispatcher, receiver, seed, useDispatcherDb } from './testing/dispatcher.js';
 
-const TIMEOUT = 2_000;
+const TIMEOUT = 4_000;
 const CAP = WEBHOOK_SLOW_TARGET_IN_FLIGHT;
 
 describe('a slow receiver and the lanes (SQLite)', () => {
@@ -27,13 +27,15 @@ describe('a slow receiver and the lanes (SQLite)', () => {
       clock.advance(1);
       const fine = await seed(db, clock, healthy.url, 40);
       const t0 = clock.now();
-      const d = dispatcher(clock, { concurrency: CAP, batchSize: 100, timeoutMs: TIMEOUT, slowMs: 50 });
+      // The shipped 1 s: on a loaded machine a healthy request can take tens of ms, and must not count as slow.
+      const d = dispatcher(clock, { concurrency: CAP, batchSize: 100, timeoutMs: TIMEOUT });
       const sent = await d.runOnce();
 
       // Every healthy delivery went out before the hanging requests reached their deadline, each once.
       assert.equal(healthy.hits.length, 40);
       const hangStart = Math.min(...hanging.hits.map((h) => h.at));
-      assert.ok(Math.max(...healthy.hits.map((h) => h.at)) < hangStart + TIMEOUT);
+      const healthyEnd = Math.max(...healthy.hits.map((h) => h.at));
+      assert.ok(healthyEnd < hangStart + TIMEOUT, `healthy done ${healthyEnd - hangStart} ms after the first hang`);
       for (const id of fine.eventIds) assert.equal((await deliveryOf(db, id)).status, 'succeeded');
 
       // The hanging receiver got one share of requests; each ended by its timeout and is recorded (runOnce waited).
@@ -70,15 +72,21 @@ describe('a slow receiver and the lanes (SQLite)', () => {
   });
 
   test('a slow receiver that answers gets every delivery once; a deferral never counts as an attempt', async () => {
-    const slow = await receiver((_q, res) => setTimeout(() => res.end('ok'), 150));
+    const slow = await receiver((_q, res) => setTimeout(() => res.end('ok'), 1_500));
     const clock = new ManualClock();
     try {
       const s = await seed(db, clock, slow.url, 3 * CAP);
-      const d = dispatcher(clock, { concurrency: 2 * CAP, batchSize: 100, timeoutMs: TIMEOUT, slowMs: 50 });
-      let sent = 0;
+      const d = dispatcher(clock, { concurrency: 2 * CAP, batchSize: 100, timeoutMs: TIMEOUT, slowMs: 200 });
+      let sent = await d.runOnce();
+      // The first pass sent one burst and deferred the rest: the slow receiver's share was reached.
+      const first = await Promise.all(s.eventIds.map((id) => deliveryOf(db, id)));
+      const waiting = first.filter((r) => r.attempts === 0);
+      assert.equal(waiting.length, 3 * CAP - sent);
+      assert.ok(waiting.length > 0, 'nothing was deferred');
+      for (const r of waiting) assert.ok(Number(r.next_attempt_at) > clock.now(), 'a deferred row is due now');
       for (let pass = 0; pass < 10; pass++) {
-        sent += await d.runOnce();
         clock.advance(WEBHOOK_DEFER_MAX_MS);
+        sent += await d.runOnce();
       }
       assert.equal(sent, 3 * CAP);
       const perEvent = new Map<string, number>();
@@ -87,7 +95,7 @@ describe('a slow receiver and the lanes (SQLite)', () => {
         perEvent.set(id, (perEvent.get(id) ?? 0) + 1);
       }
       assert.equal(perEvent.size, 3 * CAP);
-      assert.ok([...perEvent.values()].every((n) => n === 1));
+      assert.deepEqual(new Set(perEvent.values()), new Set([1]));
       for (const id of s.eventIds) {
         const r = await deliveryOf(db, id);
         assert.equal(r.status, 'succeeded');
@@ -133,18 +141,14 @@ for (const { name, open } of databases) {
       assert.equal(await recordOutcomes(d, 'a', [defer(x!.id, 0)]), 1);
       const rows = await Promise.all(s.eventIds.map((id) => deliveryOf(d, id)));
       const [rx, ry] = [rows.find((r) => r.id === x!.id)!, rows.find((r) => r.id === y!.id)!];
-      assert.deepEqual([rx.status, rx.attempts, Number(rx.next_attempt_at), rx.claimed_by], [
-        'pending',
-        0,
-        clock.now() + 30_000,
-        null,
-      ]);
-      assert.deepEqual([ry.status, ry.attempts, Number(ry.next_attempt_at), ry.claimed_by], [
-        'pending',
-        0,
-        clock.now(),
-        'a',
-      ]);
+      assert.deepEqual(
+        [rx.status, rx.attempts, Number(rx.next_attempt_at), rx.claimed_by],
+        ['pending', 0, clock.now() + 30_000, null],
+      );
+      assert.deepEqual(
+        [ry.status, ry.attempts, Number(ry.next_attempt_at), ry.claimed_by],
+        ['pending', 0, clock.now(), 'a'],
+      );
       // The deferred row is not due before its time; then it is.
       assert.equal((await claimDue(d, { now: clock.now(), workerId: 'c', leaseMs: 60_000, limit: 10 })).length, 0);
       clock.advance(30_000);

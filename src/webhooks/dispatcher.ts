@@ -12,6 +12,9 @@
 // - A live worker never sends on a claim that could expire before the request's timeout (the runner's lease rule).
 // - No transaction is open across an HTTP call. Redirects are never followed. A response counts only when it is
 //   complete within timeoutMs; each attempt is signed afresh with `t` taken at send time.
+// - One slow receiver cannot hold every lane (targets.ts): a request slower than slowMs lets go of its lane, and a
+//   slow receiver's deliveries beyond its share are deferred (handed back due later, no attempt counted). runOnce()
+//   and stop() still resolve only once every request made has ended and its outcome is written.
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher as HttpDispatcher } from 'undici';
 import type { Db } from '../db/db.js';
@@ -21,7 +24,14 @@ import { fixedDelays, nextAttemptAt } from '../jobs/retry.js';
 import type { Clock } from '../lib/clock.js';
 import { describeError, silentLogger, type Logger } from '../lib/logger.js';
 import { createGuardedAgent } from '../lib/outbound.js';
-import { DELIVERY_LEASE_MS, WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_TIMEOUT_MS } from '../limits.js';
+import {
+  DELIVERY_LEASE_MS,
+  WEBHOOK_DEFER_MAX_MS,
+  WEBHOOK_RETRY_DELAYS_MS,
+  WEBHOOK_SLOW_MS,
+  WEBHOOK_SLOW_TARGET_IN_FLIGHT,
+  WEBHOOK_TIMEOUT_MS,
+} from '../limits.js';
 import {
   claimDue,
   recordOutcomes,
@@ -33,6 +43,7 @@ import { isHookGone } from './hooks.repo.js';
 import { createPoster } from './post.js';
 import { deliveryHeaders } from './signature.js';
 import { createHookSecretOpener } from './hook-secrets.js';
+import { createTargetLanes } from './targets.js';
 import { SecretKeyError, type Keyring } from '../lib/secret-box.js';
 
 /** Characters of a response body kept for the record; the rest is never buffered. */
@@ -54,6 +65,8 @@ export type DispatcherOptions = {
   agent?: HttpDispatcher;
   allowPrivateNetwork: boolean;
   timeoutMs?: number;
+  /** A request in flight this long lets go of its lane (WEBHOOK_SLOW_MS); tests shorten it. */
+  slowMs?: number;
   leaseMs?: number;
   batchSize?: number;
   concurrency?: number;
@@ -78,6 +91,15 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const poster = createPoster(agent, timeoutMs, RESPONSE_BODY_LIMIT);
   const writer = createWriter(db, workerId, logger, () => poster.inFlight > 0);
   const openSecret = createHookSecretOpener(opts.keyring ?? null);
+  const lanes = createTargetLanes({
+    slowMs: opts.slowMs ?? WEBHOOK_SLOW_MS,
+    slowInFlight: WEBHOOK_SLOW_TARGET_IN_FLIGHT,
+    // Requests let go of their lanes stay bounded: sockets and the bodies they carry.
+    maxLetGo: concurrency * 4,
+    timeoutMs,
+    deferMaxMs: WEBHOOK_DEFER_MAX_MS,
+    onLateError: (err) => logger.error({ err: describeError(err) }, 'webhook delivery failed after its lane moved on'),
+  });
 
   async function attempt(d: ClaimedDelivery): Promise<AttemptOutcome> {
     const startedAt = clock.now();
@@ -171,7 +193,20 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         });
         return false;
       }
-      writer.push(await attempt(d));
+      const target = poster.origin(d.targetUrl);
+      const wait = lanes.deferral(target);
+      if (wait !== null) {
+        const recordedAt = clock.now();
+        writer.push({
+          kind: 'defer',
+          deliveryId: d.id,
+          attemptsAtClaim: d.attempts,
+          recordedAt,
+          nextAttemptAt: recordedAt + wait,
+        });
+        return false;
+      }
+      await lanes.hold(target, async () => writer.push(await attempt(d)));
       return true;
     },
     async release(d) {
@@ -193,10 +228,19 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     pollIntervalMs: opts.pollIntervalMs ?? 250,
     prefetch: true,
   });
+  // The background loop's passes do not wait for requests that let go of their lanes; these two do.
   return {
     ...runner,
+    async runOnce() {
+      const n = await runner.runOnce();
+      await lanes.idle();
+      await writer.idle();
+      return n;
+    },
     async stop() {
       await runner.stop();
+      await lanes.idle();
+      await writer.idle();
       if (ownAgent) await agent.close();
     },
   };

@@ -23,6 +23,8 @@ class BodyCapped extends Error {}
 
 export type Poster = {
   post(url: string, headers: Record<string, string>, body: string): Promise<PostResult>;
+  /** The receiver a URL names (its origin), for per-receiver bookkeeping; an unparsable URL is its own. */
+  origin(url: string): string;
   /** Requests in flight. */
   readonly inFlight: number;
 };
@@ -151,6 +153,13 @@ export function createPoster(agent: Dispatcher, timeoutMs: number, limit: number
 
   return {
     post,
+    origin(url) {
+      try {
+        return targetOf(url).origin;
+      } catch {
+        return url;
+      }
+    },
     get inFlight() {
       return open.size;
     },
