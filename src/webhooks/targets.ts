@@ -33,7 +33,14 @@ export type TargetLanes = {
 };
 
 type Target = { key: string; inFlight: number; letGo: number; slowUntil: number; deferred: number };
-type Run = { target: Target; startedAt: number; release(): void };
+type Run = {
+  target: Target;
+  startedAt: number;
+  /** Set once the run let go of its lane: resolves when its request has ended. */
+  late?: Promise<void>;
+  lateDone?: () => void;
+  release(): void;
+};
 
 export function createTargetLanes(o: TargetLanesOptions): TargetLanes {
   const targets = new Map<string, Target>();
@@ -48,8 +55,9 @@ export function createTargetLanes(o: TargetLanesOptions): TargetLanes {
   };
 
   const arm = () => {
+    if (timer !== undefined || lateRuns.size >= o.maxLetGo) return;
     const first = holding.values().next().value;
-    if (first === undefined || timer !== undefined || lateRuns.size >= o.maxLetGo) return;
+    if (first === undefined) return;
     timer = setTimeout(sweep, Math.max(0, first.startedAt + o.slowMs - performance.now()));
     // In-flight requests keep the process alive on their own; this timer must not.
     timer.unref();
@@ -60,9 +68,31 @@ export function createTargetLanes(o: TargetLanesOptions): TargetLanes {
     for (const run of holding) {
       if (run.startedAt + o.slowMs > now || lateRuns.size >= o.maxLetGo) break;
       holding.delete(run);
+      run.target.letGo++;
+      run.late = new Promise<void>((resolve) => (run.lateDone = resolve));
+      lateRuns.add(run.late);
       run.release();
     }
     arm();
+  }
+  // One request ended: its bookkeeping, then its lane (if it still holds one) or the idle() waiters.
+  function ended(run: Run, failed: boolean, err: unknown, resolve: () => void, reject: (err: unknown) => void) {
+    holding.delete(run);
+    const t = run.target;
+    t.inFlight--;
+    const now = performance.now();
+    if (run.late === undefined) {
+      if (failed) reject(err);
+      else resolve();
+    } else {
+      if (failed) o.onLateError(err);
+      lateRuns.delete(run.late);
+      t.letGo--;
+      t.slowUntil = now + o.timeoutMs;
+      run.lateDone!();
+      arm();
+    }
+    forgetIfIdle(t, now);
   }
 
   return {
@@ -81,45 +111,21 @@ export function createTargetLanes(o: TargetLanesOptions): TargetLanes {
     },
 
     hold(key, send) {
-      let t = targets.get(key);
-      if (t === undefined) {
-        t = { key, inFlight: 0, letGo: 0, slowUntil: 0, deferred: 0 };
-        targets.set(key, t);
+      let target = targets.get(key);
+      if (target === undefined) {
+        target = { key, inFlight: 0, letGo: 0, slowUntil: 0, deferred: 0 };
+        targets.set(key, target);
       }
-      const target = t;
       target.inFlight++;
-      let lateRun: Promise<void> | undefined;
+      const t = target;
       return new Promise<void>((resolve, reject) => {
-        const run: Run = {
-          target,
-          startedAt: performance.now(),
-          release() {
-            target.letGo++;
-            lateRun = sent.then(
-              () => undefined,
-              (err: unknown) => o.onLateError(err),
-            );
-            lateRuns.add(lateRun);
-            resolve();
-          },
-        };
-        const sent = send().finally(() => {
-          holding.delete(run);
-          target.inFlight--;
-          const now = performance.now();
-          if (lateRun !== undefined) {
-            lateRuns.delete(lateRun);
-            target.letGo--;
-            target.slowUntil = now + o.timeoutMs;
-            arm();
-          }
-          forgetIfIdle(target, now);
-        });
-        sent.then(resolve, (err: unknown) => {
-          if (lateRun === undefined) reject(err);
-        });
+        const run: Run = { target: t, startedAt: performance.now(), release: resolve };
         holding.add(run);
         arm();
+        send().then(
+          () => ended(run, false, undefined, resolve, reject),
+          (err: unknown) => ended(run, true, err, resolve, reject),
+        );
       });
     },
 
