@@ -23,6 +23,7 @@ import { EVENT_EXAMPLES } from '../src/webhooks/events.schemas.js';
 import { createHook } from '../src/webhooks/hooks.repo.js';
 import { createEmitter } from '../src/webhooks/outbox.repo.js';
 import { deliveryHeaders } from '../src/webhooks/signature.js';
+import { cpuMsOf, idleShare, machineTicks } from './proc-cpu.js';
 import { createWorkspace } from '../src/workspaces/workspaces.repo.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -178,35 +179,7 @@ async function stopWorkers(ws: ChildProcess[]): Promise<void> {
 
 type Body = { id: string; name: string; body: string };
 
-/** The ceiling: the same signed POSTs from one process through one undici Pool, as fast as it goes. */
-/** CPU ms a child has used (Linux /proc; NaN elsewhere): user + system ticks. */
-function cpuMsOf(pid: number | undefined): number {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [utime, stime] = f
-      .slice(f.lastIndexOf(')') + 2)
-      .split(' ')
-      .slice(11, 13)
-      .map(Number);
-    return ((utime! + stime!) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
 const workersCpuMs = (ws: ChildProcess[]) => ws.reduce((sum, w) => sum + cpuMsOf(w.pid), 0);
-/** The machine's idle and total ticks so far (Linux /proc/stat; NaN elsewhere): a round with idle CPU was not bound by it. */
-function machineTicks(): { idle: number; total: number } {
-  try {
-    const cells = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    return { idle: cells[3]! + cells[4]!, total: cells.reduce((a, b) => a + b, 0) };
-  } catch {
-    return { idle: NaN, total: NaN };
-  }
-}
-const idleShare = (t0: { idle: number; total: number }) => {
-  const t = machineTicks();
-  return (t.idle - t0.idle) / (t.total - t0.total);
-};
 
 /** CPU µs per request or delivery: `cpuUs` the sender's (raw) or the workers' (signet), `rxCpuUs` the receiver's. */
 type Round = { perSec: number; cpuUs: number; rxCpuUs: number; dbCpuUs?: number; idle: number };
@@ -219,6 +192,7 @@ async function backendPids(s: Setup): Promise<number[]> {
   return r.rows.map((row) => row.pid);
 }
 
+/** The ceiling: the same signed POSTs from one process through one undici Pool, as fast as it goes. */
 async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<Round> {
   const u = new URL(rx.url);
   const pool = new Pool(u.origin, { connections: RAW_CONNECTIONS, keepAliveTimeout: 30_000 });
