@@ -28,8 +28,6 @@ export type TargetLanes = {
   hold(target: string, send: () => Promise<void>): Promise<void>;
   /** Resolves once every request that let go of its lane has ended. */
   idle(): Promise<void>;
-  /** Requests let go of their lanes and still in flight. */
-  readonly lettingGo: number;
 };
 
 type Target = { key: string; inFlight: number; letGo: number; slowUntil: number; deferred: number };
@@ -131,10 +129,6 @@ export function createTargetLanes(o: TargetLanesOptions): TargetLanes {
 
     async idle() {
       while (lateRuns.size > 0) await Promise.all([...lateRuns]);
-    },
-
-    get lettingGo() {
-      return lateRuns.size;
     },
   };
 }
