@@ -4,7 +4,16 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifySchema } from 'fastify';
 import { catalogue } from '../lib/errors.js';
-import { RATE_LIMIT, RATE_WINDOW_MS } from '../limits.js';
+import {
+  RATE_LIMIT,
+  RATE_WINDOW_MS,
+  WEBHOOK_DEFER_MAX_MS,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_RETRY_DELAYS_MS,
+  WEBHOOK_SLOW_MS,
+  WEBHOOK_SLOW_TARGET_IN_FLIGHT,
+  WEBHOOK_TIMEOUT_MS,
+} from '../limits.js';
 import { publishWebhooks, type WebhookDocument } from './webhooks.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');
@@ -16,6 +25,9 @@ export function errorCatalogueTable(): string {
     .map((e) => `| \`${e.code}\` | ${e.status} | ${cell(e.message)} |`);
   return ['| Code | Status | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
+
+const duration = (ms: number) =>
+  ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 
 /** `info.description`: Redoc shows each `#` heading as a section of its own in the navigation. */
 export function apiDescription(): string {
@@ -35,6 +47,16 @@ gets the stored answer with \`Idempotent-Replayed: true\`.
 the same API with the same keys, one rate-limit window per key and one set of Idempotency-Key records; an alias with
 a path serves \`/v1\` under that path. Links in answers and events (\`signed_pdf_url\`, \`audit_trail_url\`, review
 and signer links) always use the first address.
+
+# Webhook deliveries
+
+A delivery succeeds on a complete 2xx answer within ${duration(WEBHOOK_TIMEOUT_MS)}; redirects are not followed.
+After a failure it is retried after ${WEBHOOK_RETRY_DELAYS_MS.map(duration).join(', ')}, and ends \`giving_up\` after
+the ${WEBHOOK_MAX_ATTEMPTS}th failure. Delivery is at least once: deduplicate on \`event_id\`. A receiver (a URL's
+scheme, host and port) that leaves a request unanswered for ${duration(WEBHOOK_SLOW_MS)} is slow: each worker then
+keeps at most ${WEBHOOK_SLOW_TARGET_IN_FLIGHT} requests in flight to it, and defers its other due deliveries (still
+\`pending\` or \`retrying\`, no attempt counted, \`next_attempt_at\` moved later by at most
+${duration(WEBHOOK_DEFER_MAX_MS)}), so that one slow receiver does not delay the others.
 
 # Review staging
 
