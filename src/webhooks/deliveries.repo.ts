@@ -151,8 +151,24 @@ const ATTEMPT_ROW: readonly (readonly [keyof DeliveryAttemptsTable & string, Col
   ['error', 'text'],
   ['worker', 'text'],
 ];
-const DROP_COLUMNS = { status: 'text', next_attempt_at: 'bigint', last_error: 'text', updated_at: 'bigint' } as const;
-const DEFER_COLUMNS = { next_attempt_at: 'bigint' } as const;
+type UnsentKind = NonAttemptOutcome['kind'];
+type ColumnsOf = Partial<Record<string, ColumnType>>;
+/** What each unsent outcome writes besides clearing the claim (all under it, guarded by the attempt count). */
+const UNSENT: {
+  [K in UnsentKind]: { columns: ColumnsOf; set(o: Extract<Outcome, { kind: K }>): Record<string, unknown> };
+} = {
+  release: { columns: {}, set: () => ({}) },
+  drop: {
+    columns: { status: 'text', next_attempt_at: 'bigint', last_error: 'text', updated_at: 'bigint' },
+    set: (o) => ({
+      status: 'giving_up' satisfies DeliveryStatus,
+      next_attempt_at: null,
+      last_error: o.error ?? null,
+      updated_at: o.recordedAt,
+    }),
+  },
+  defer: { columns: { next_attempt_at: 'bigint' }, set: (o) => ({ next_attempt_at: o.nextAttemptAt }) },
+};
 
 /**
  * Writes a batch of outcomes atomically, a few statements whatever its size (one per kind of outcome, one for the
@@ -166,10 +182,6 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
   // A stable order keeps concurrent PostgreSQL writers from deadlocking on each other's rows.
   const sorted = [...outcomes].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0));
   const attempts = sorted.filter((o): o is AttemptOutcome => o.kind === 'attempt');
-  type Kind<K> = Extract<Outcome, { kind: K }>;
-  const drops = sorted.filter((o): o is Kind<'drop'> => o.kind === 'drop');
-  const releases = sorted.filter((o): o is Kind<'release'> => o.kind === 'release');
-  const defers = sorted.filter((o): o is Kind<'defer'> => o.kind === 'defer');
   const release = { release: true };
   const attemptUpdate = (k: Kysely<Database>) =>
     guardedUpdate(k, DELIVERY_LEASE, workerId, ATTEMPT_COLUMNS, attempts.map(attemptWrite), release);
@@ -182,30 +194,15 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
   return db.kysely.transaction().execute(async (trx) => {
     const written = new Set(attempts.length === 0 ? [] : (await attemptUpdate(trx).execute(trx)).rows.map((w) => w.id));
     let applied = written.size;
-    if (drops.length > 0) {
-      const rows = drops.map((o) => ({
-        id: o.deliveryId,
-        attempts: o.attemptsAtClaim,
-        set: {
-          status: 'giving_up' satisfies DeliveryStatus,
-          next_attempt_at: null,
-          last_error: o.error ?? null,
-          updated_at: o.recordedAt,
-        },
-      }));
-      applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, DROP_COLUMNS, rows, release)).length;
-    }
-    if (releases.length > 0) {
-      const rows = releases.map((o) => ({ id: o.deliveryId, attempts: o.attemptsAtClaim, set: {} }));
-      applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, {}, rows, release)).length;
-    }
-    if (defers.length > 0) {
-      const rows = defers.map((o) => ({
-        id: o.deliveryId,
-        attempts: o.attemptsAtClaim,
-        set: { next_attempt_at: o.nextAttemptAt },
-      }));
-      applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, DEFER_COLUMNS, rows, release)).length;
+    for (const kind of Object.keys(UNSENT) as UnsentKind[]) {
+      const { columns, set } = UNSENT[kind] as {
+        columns: ColumnsOf;
+        set(o: NonAttemptOutcome): Record<string, unknown>;
+      };
+      const rows = sorted
+        .filter((o): o is NonAttemptOutcome => o.kind === kind)
+        .map((o) => ({ id: o.deliveryId, attempts: o.attemptsAtClaim, set: set(o) }));
+      applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, columns, rows, release)).length;
     }
     const recorded = attempts.filter((o) => written.has(o.deliveryId));
     if (recorded.length > 0) await insertAttempts(trx, recorded, workerId).execute(trx);
