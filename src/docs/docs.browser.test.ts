@@ -1,7 +1,7 @@
 // The API reference in Debian's Chromium, as an integrator reads it: the page renders from Signet alone (every request
 // to another host is blocked and counted: none may be made), every /v1 path of the OpenAPI document is on it, the
 // search finds an operation and takes the reader there, the error catalogue is readable, every webhook event is there
-// with its body, and axe finds no serious problem. Screenshots go to /tmp/signet-docs-*.png.
+// with its body, and axe finds no serious problem, on a desktop and on a phone. Screenshots go to /tmp/signet-docs-*.png.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -138,5 +138,26 @@ describe('API reference in Chromium', { skip: skipWithoutChromium }, () => {
     assert.deepEqual(await axe(page, t, 'docs'), []);
     assert.deepEqual(elsewhere, []);
     assert.deepEqual(problems, []);
+  });
+
+  test('on a phone (360×740) nothing scrolls sideways, the catalogue table takes focus, and axe is clean', async (t) => {
+    const phone = await launchChromium({ phone: true });
+    try {
+      const p = await phone.context.newPage();
+      await p.goto(h.url('/docs'));
+      await p.getByRole('heading', { name: 'Webhook deliveries' }).waitFor({ timeout: 30_000 });
+      // The catalogue is wider than the phone: it scrolls inside itself, and the keyboard can reach it to do so.
+      const table = p.locator('.redoc-markdown table').first();
+      await table.waitFor();
+      assert.deepEqual(await table.evaluate((el) => [el.scrollWidth > el.clientWidth, (el as HTMLElement).tabIndex]), [
+        true,
+        0,
+      ]);
+      assert.equal(await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true);
+      await p.screenshot({ path: '/tmp/signet-docs-phone.png' });
+      assert.deepEqual(await axe(p, t, 'docs-phone'), []);
+    } finally {
+      await phone.close();
+    }
   });
 });

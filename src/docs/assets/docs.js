@@ -27,10 +27,13 @@
 
   // Redoc labels an operation's menu item with its summary alone, while the item also shows the method ("post"): a
   // voice user saying what they see would not match it (WCAG 2.5.3). Without the label, the name is what is shown.
-  const unlabel = () => {
+  // On a narrow screen a markdown table (the error catalogue) scrolls sideways inside itself: a keyboard user must be
+  // able to focus it to scroll it (WCAG 2.1.1).
+  const tidy = () => {
     for (const item of root.querySelectorAll('[role="menuitem"][aria-label]')) {
       if (!item.getAttribute('aria-label').includes(item.textContent.trim())) item.removeAttribute('aria-label');
     }
+    for (const table of root.querySelectorAll('.redoc-markdown table:not([tabindex])')) table.tabIndex = 0;
   };
-  new MutationObserver(unlabel).observe(root, { childList: true, subtree: true });
+  new MutationObserver(tidy).observe(root, { childList: true, subtree: true });
 })();
