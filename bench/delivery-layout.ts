@@ -12,6 +12,7 @@
 // as a success with its attempt row in one statement; the backend's CPU from /proc.
 import pg from 'pg';
 import { freshPostgres, postgresForTests } from '../src/testing/services.js';
+import { median } from './ab-lib.js';
 import { cpuMsOf } from './proc-cpu.js';
 
 const N = 200_000;
@@ -94,6 +95,8 @@ async function round(c: pg.Client, pid: number, layout: Layout) {
     recordMs += cpuMsOf(pid) - t1;
   }
   const rows = BATCHES * BATCH;
+  // This backend's counts reach the statistics view only once flushed (otherwise about once a second).
+  await c.query('select pg_stat_force_next_flush()');
   const stats = await c.query(`select n_tup_upd, n_tup_hot_upd from pg_stat_user_tables
     where relname = 'layout_deliveries'`);
   const s = stats.rows[0] as { n_tup_upd: string; n_tup_hot_upd: string };
@@ -103,8 +106,6 @@ async function round(c: pg.Client, pid: number, layout: Layout) {
     hot: Number(s.n_tup_hot_upd) / Math.max(1, Number(s.n_tup_upd)),
   };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const check = await postgresForTests();
 if ('skip' in check) {
