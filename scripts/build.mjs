@@ -1,10 +1,14 @@
 // The build: every source module of src/ (tests and test helpers left out) transpiled by esbuild to dist/, one file
 // per module in the same place, and every other file (pages' scripts and styles, views) copied beside it, so paths
 // taken relative to a module hold in both trees. Plain JavaScript, so that it runs before anything is compiled.
+// The dependencies that ship as hundreds of small ES modules (VENDORED) are bundled into dist/.vendor/ and our
+// modules import them from there: Node loading typebox's 679 files and kysely's 262 one by one was about half of
+// every `signet` command's start (BENCHMARKS.md, "the CLI's start").
 //
 // `node scripts/build.mjs` builds; bin/signet.js calls ensureBuilt() on every start. Guarantees:
 // - dist/ is used only while its stamp matches the fingerprint of the sources (paths, sizes, modification times):
-//   an edited checkout is rebuilt on the next start, never run stale;
+//   an edited checkout is rebuilt on the next start, never run stale, and so is one whose vendored packages changed
+//   version (their package.json is in the fingerprint);
 // - one process builds at a time (an exclusive lock file; a lock whose process is gone is taken over), and the stamp
 //   is written last, so a process that finds a matching stamp finds every file of that build.
 import fs from 'node:fs';
@@ -18,6 +22,23 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LOCK_WAIT_MS = 120_000;
 const isModule = (file) => file.endsWith('.ts') && !file.endsWith('.d.ts');
 const THIS_FILE = fs.readFileSync(fileURLToPath(import.meta.url));
+const VENDORED = ['kysely', 'typebox'];
+// A bare import of a vendored package or one of its subpaths, as esbuild writes it: `from "typebox/value"`,
+// `import "kysely"`, `import("kysely")`.
+const VENDOR_IMPORT = new RegExp(
+  `(\\bfrom\\s*|\\bimport\\s*\\(?\\s*)"((?:${VENDORED.join('|')})(?:/[\\w./-]+)?)"`,
+  'g',
+);
+const vendorName = (specifier) => specifier.replace(/\//g, '-');
+
+/** The text of a vendored package's package.json as installed here, or null. */
+function packageJsonOf(pkg) {
+  try {
+    return fs.readFileSync(path.join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8');
+  } catch {
+    return null;
+  }
+}
 
 /** The build of the tree at `root` (its src/ into its dist/); tests use their own trees. */
 export function builder(root) {
@@ -49,6 +70,7 @@ export function builder(root) {
     }
     // The build itself is an input: a changed transpile setting must rebuild.
     h.update(THIS_FILE);
+    for (const pkg of VENDORED) h.update(packageJsonOf(pkg) ?? `${pkg}: none\n`);
     return h.digest('hex');
   }
 
@@ -66,7 +88,7 @@ export function builder(root) {
     const { build: esbuild } = await import('esbuild');
     fs.rmSync(STAMP, { force: true });
     const modules = files.filter(isModule);
-    await esbuild({
+    const { outputFiles } = await esbuild({
       entryPoints: modules,
       outdir: DIST,
       outbase: SRC,
@@ -74,9 +96,37 @@ export function builder(root) {
       platform: 'node',
       target: 'node20.19',
       bundle: false,
+      write: false,
       logLevel: 'warning',
     });
-    const written = new Set(modules.map((f) => path.join(DIST, path.relative(SRC, f)).replace(/\.ts$/, '.js')));
+    const used = new Set();
+    for (const o of outputFiles) for (const m of o.text.matchAll(VENDOR_IMPORT)) used.add(m[2]);
+    const written = new Set();
+    if (used.size > 0) {
+      // One bundle per imported specifier, their common code in shared chunks: a package's subpaths keep sharing its
+      // internals, as they do in node_modules.
+      const vendor = await esbuild({
+        entryPoints: Object.fromEntries([...used].map((s) => [vendorName(s), s])),
+        outdir: path.join(DIST, '.vendor'),
+        absWorkingDir: root,
+        nodePaths: [path.join(root, 'node_modules'), path.join(ROOT, 'node_modules')],
+        format: 'esm',
+        platform: 'node',
+        target: 'node20.19',
+        bundle: true,
+        splitting: true,
+        metafile: true,
+        logLevel: 'warning',
+      });
+      for (const out of Object.keys(vendor.metafile.outputs)) written.add(path.resolve(root, out));
+    }
+    for (const o of outputFiles) {
+      const rel = path.relative(path.dirname(o.path), path.join(DIST, '.vendor'));
+      const text = o.text.replace(VENDOR_IMPORT, (_, lead, s) => `${lead}"./${rel}/${vendorName(s)}.js"`);
+      fs.mkdirSync(path.dirname(o.path), { recursive: true });
+      fs.writeFileSync(o.path, text);
+      written.add(o.path);
+    }
     for (const f of files.filter((f) => !isModule(f))) {
       const to = path.join(DIST, path.relative(SRC, f));
       fs.mkdirSync(path.dirname(to), { recursive: true });

@@ -47,6 +47,30 @@ test('modules become JavaScript beside their copied files; tests and test helper
   fs.rmSync(root, { recursive: true });
 });
 
+test('kysely and typebox are bundled into dist/.vendor/, and the modules import them from there', async () => {
+  const root = tree({
+    'main.ts':
+      "import { Type } from 'typebox';\nimport { Value } from 'typebox/value';\nexport { sql } from 'kysely';\n" +
+      'export const ok = (v: unknown): boolean => Value.Check(Type.Object({ n: Type.Integer() }), v);\n',
+    'lib/lazy.ts': "export const load = () => import('kysely');\n",
+  });
+  const first = await builder(root).ensureBuilt('main');
+  const dist = listDist(root);
+  for (const f of ['.vendor/kysely.js', '.vendor/typebox.js', '.vendor/typebox-value.js'])
+    assert.ok(dist.includes(f), `${f} in ${dist.join(', ')}`);
+  const main = fs.readFileSync(path.join(root, 'dist/main.js'), 'utf8');
+  assert.doesNotMatch(main, /"(kysely|typebox)(\/\w+)?"/, 'no bare import of a vendored package is left');
+  assert.match(
+    fs.readFileSync(path.join(root, 'dist/lib/lazy.js'), 'utf8'),
+    /import\("\.\/\.\.\/\.vendor\/kysely\.js"\)/,
+  );
+  const mod = (await import(first.url.href)) as { ok(v: unknown): boolean; sql: unknown };
+  assert.equal(mod.ok({ n: 1 }), true, "typebox's value checks run from the bundle");
+  assert.equal(mod.ok({ n: 1.5 }), false);
+  assert.equal(typeof mod.sql, 'function', "kysely's exports come through");
+  fs.rmSync(root, { recursive: true });
+});
+
 test('dist/ is rebuilt only when a source changed, and loses the outputs of deleted sources', async () => {
   const root = tree({ 'main.ts': 'export const v = 1;\n', 'old.ts': 'export const o = 1;\n' });
   const b = builder(root);

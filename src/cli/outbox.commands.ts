@@ -1,9 +1,11 @@
 // `signet mail list` and `sms list|show`: the outgoing mail and text-message outboxes.
 import type { Command } from 'commander';
 import { listOutbox } from '../mail/outbox.js';
-import { getSms, listSms } from '../sms/outbox.js';
 import { SMS_STATUSES, type SmsStatus } from '../sms/outbox.repo.js';
 import { CliError, print, withDb } from './context.js';
+
+// The text-message outbox brings the phone-number library: loaded by the `sms` commands only.
+const smsOutbox = () => import('../sms/outbox.js');
 
 export function addMailCommands(program: Command): void {
   program
@@ -33,6 +35,7 @@ export function addSmsCommands(program: Command): void {
     .action(async (o: { status?: string; limit: string; json?: boolean }) => {
       if (o.status !== undefined && !(SMS_STATUSES as readonly string[]).includes(o.status))
         throw new CliError(`--status must be one of ${SMS_STATUSES.join('|')}`);
+      const { listSms } = await smsOutbox();
       const rows = await withDb((db) =>
         listSms(db, { status: o.status as SmsStatus | undefined, limit: Number(o.limit) || 50 }),
       );
@@ -50,6 +53,7 @@ export function addSmsCommands(program: Command): void {
     .description("one message with its text (which carries the signer's link)")
     .option('--json', 'print JSON')
     .action(async (id: string, o: { json?: boolean }) => {
+      const { getSms } = await smsOutbox();
       const m = await withDb((db) => getSms(db, id));
       if (!m) throw new CliError(`no sms ${id}`);
       print(!!o.json, { sms: m }, `${m.id}\t${m.status}\t${m.to}\t${m.template}\n${m.body}`);

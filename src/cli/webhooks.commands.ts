@@ -3,16 +3,12 @@ import type { Command } from 'commander';
 import type { Db } from '../db/db.js';
 import { systemClock } from '../lib/clock.js';
 import { findHookAnyWorkspace } from '../webhooks/hooks.repo.js';
-import {
-  deliveryStatuses,
-  getDelivery,
-  listDeliveries,
-  replayDelivery,
-  sendTestEvent,
-} from '../webhooks/hooks.service.js';
 import { DELIVERY_FILTERS } from '../webhooks/hooks.schemas.js';
 import { createEmitter } from '../webhooks/outbox.repo.js';
 import { CliError, config, print, withDb } from './context.js';
+
+// The service (and the HTTP client it brings) is loaded by the commands that run, not by every `signet` start.
+const service = () => import('../webhooks/hooks.service.js');
 
 /** Sends due deliveries from this process, for operators who run no worker while testing a hook. */
 async function deliverNow(db: Db): Promise<number> {
@@ -45,6 +41,7 @@ export function addWebhookCommands(program: Command): void {
     .action(async (o: { hook?: string; workspace?: string; status?: string; limit: string; json?: boolean }) => {
       if (o.status !== undefined && !(DELIVERY_FILTERS as readonly string[]).includes(o.status))
         throw new CliError(`--status must be one of ${DELIVERY_FILTERS.join('|')}`);
+      const { deliveryStatuses, listDeliveries } = await service();
       const statuses = deliveryStatuses(o.status);
       const rows = await withDb((db) =>
         listDeliveries(db, { hookId: o.hook, workspaceId: o.workspace, statuses, limit: Number(o.limit) || 50 }),
@@ -68,6 +65,7 @@ export function addWebhookCommands(program: Command): void {
     .option('--now', 'deliver from this process instead of waiting for the worker')
     .option('--json', 'print JSON')
     .action(async (id: string, o: { now?: boolean; json?: boolean }) => {
+      const { getDelivery, replayDelivery } = await service();
       const d = await withDb(async (db) => {
         // The API's replay (hooks.service.ts), unscoped: an operator may replay any workspace's delivery.
         const replayed = await replayDelivery({ db, clock: systemClock, wakeDeliveries: () => undefined }, id);
@@ -89,6 +87,7 @@ export function addWebhookCommands(program: Command): void {
     .option('--now', 'deliver from this process instead of waiting for the worker')
     .option('--json', 'print JSON')
     .action(async (hookId: string, o: { now?: boolean; json?: boolean }) => {
+      const { sendTestEvent } = await service();
       const out = await withDb(async (db) => {
         const hook = await findHookAnyWorkspace(db.kysely, hookId);
         if (!hook) throw new CliError(`no hook ${hookId}`);
