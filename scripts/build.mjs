@@ -121,7 +121,8 @@ export function builder(root) {
       for (const out of Object.keys(vendor.metafile.outputs)) written.add(path.resolve(root, out));
     }
     for (const o of outputFiles) {
-      const rel = path.relative(path.dirname(o.path), path.join(DIST, '.vendor'));
+      // An import specifier takes forward slashes whatever the platform's separator.
+      const rel = path.relative(path.dirname(o.path), path.join(DIST, '.vendor')).split(path.sep).join('/');
       const text = o.text.replace(VENDOR_IMPORT, (_, lead, s) => `${lead}"./${rel}/${vendorName(s)}.js"`);
       fs.mkdirSync(path.dirname(o.path), { recursive: true });
       fs.writeFileSync(o.path, text);
