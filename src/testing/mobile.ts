@@ -240,13 +240,27 @@ export async function tapUntil<T>(target: Locator, sent: Promise<T>, tries = 3):
   return sent;
 }
 
-/** Opens `url` in a new page and waits until the PDF viewer drew page 1; page errors and console errors go to `problems`. */
+// One tab per context, and the list its errors go to now. A new tab costs Chromium a renderer process and Playwright
+// its setup: on a slow machine about half a second of CPU, more than drawing the page (BENCHMARKS.md, "page tests").
+const tabs = new WeakMap<BrowserContext, { page: Page; problems: string[] }>();
+
+/**
+ * Opens `url` in the context's one tab (made on first use; do not close it, the context does) and waits until the PDF
+ * viewer drew page 1; page errors and console errors go to `problems` until the next call.
+ */
 export async function openViewerPage(context: BrowserContext, url: string, problems: string[]): Promise<Page> {
-  const page = await context.newPage();
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
+  let tab = tabs.get(context);
+  if (tab === undefined || tab.page.isClosed()) {
+    const page = await context.newPage();
+    const t = { page, problems };
+    page.on('pageerror', (err) => t.problems.push(`pageerror: ${err.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') t.problems.push(`console: ${m.text()}`);
+    });
+    tabs.set(context, (tab = t));
+  }
+  tab.problems = problems;
+  const { page } = tab;
   await page.goto(url);
   await page.locator('[data-page="1"].rendered').waitFor({ timeout: 15_000 });
   await page.locator('#viewer[data-pages]').waitFor({ timeout: 15_000 });

@@ -87,10 +87,19 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
     return new URL(r.json.template_instance.review_url).pathname;
   }
 
-  async function open(context: BrowserContext, url: string, problems: string[]): Promise<Page> {
-    const page = await context.newPage();
-    // A style or image the CSP refused shows up as a console error.
-    watchPage(page, e.h.url('/'), problems, { inline: true });
+  // One tab per browser, each page opened in it in turn as a person would: a new tab costs Chromium a renderer
+  // process, on a slow machine about half a second of CPU (BENCHMARKS.md, "the CLI's start, and CI").
+  const tabs = new Map<BrowserContext, Page>();
+  // What the tabs saw, for the test running now (each test starts with an empty list).
+  const problems: string[] = [];
+  async function open(context: BrowserContext, url: string): Promise<Page> {
+    let page = tabs.get(context);
+    if (page === undefined) {
+      page = await context.newPage();
+      // A style or image the CSP refused shows up as a console error.
+      watchPage(page, e.h.url('/'), problems, { inline: true });
+      tabs.set(context, page);
+    }
     const res = await page.goto(e.h.url(url));
     assert.equal(res?.status(), 200, `${url}: ${res?.status()}`);
     return page;
@@ -159,16 +168,15 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
       await setBrand(e.h, e.workspaceId, { color: accent, logo: logoPng() });
       const tag = accent.slice(1);
       const bad: string[] = [];
-      const problems: string[] = [];
+      problems.length = 0;
       const shots: string[] = [];
 
       // The gate of a request that asks for a code (a plain form page).
       const gated = await request({ verification: 'email_code' });
-      let page = await open(desktop.context, gated.link, problems);
+      let page = await open(desktop.context, gated.link);
       assert.equal(await page.locator('body').getAttribute('data-state'), 'verification');
       bad.push(...(await judge(page, 'gate', accent, '.gate-form .button.primary', t)));
       shots.push(await shoot(page, `${tag}-gate-desktop`));
-      await page.close();
 
       // The signer page at 1280 px and on a phone, then signed.
       const { link, doc, to } = await request();
@@ -176,14 +184,13 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
         [phone.context, 'phone'],
         [desktop.context, 'desktop'],
       ] as const) {
-        page = await open(ctx, link, problems);
+        page = await open(ctx, link);
         await page.locator('[data-page="1"].rendered').waitFor({ timeout: 15_000 });
         await page.locator('#signature-typed').fill('Ada Lovelace');
         await page.locator('#sign-button:not([disabled])').waitFor();
         bad.push(...(await judge(page, `signer ${size}`, accent, '#sign-button', t)));
         if (size === 'phone') bad.push(...(await phoneLayout(page, 'signer phone')));
         shots.push(await shoot(page, `${tag}-signer-${size}`));
-        if (size === 'phone') await page.close();
       }
       await page.locator('#sign-button').click();
       await page.locator('#status[data-state="signed"]').waitFor({ timeout: 10_000 });
@@ -192,16 +199,14 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
       assert.equal(await page.locator('body').getAttribute('data-state'), 'signed');
       bad.push(...(await judge(page, 'signed', accent, '.result-link .button.primary', t)));
       shots.push(await shoot(page, `${tag}-signed-desktop`));
-      await page.close();
 
       // The signer's copy, from the completion mail (a page without script or form).
       const done = e.smtp.received.filter((m) => m.to.includes(to)).map((m) => m.raw.toString('latin1'));
       const copy = done.map((raw) => /\/copy\/([A-Za-z0-9_-]{43})/.exec(raw)?.[0]).find(Boolean);
       assert.ok(copy, 'the completion mail carries the copy link');
-      page = await open(desktop.context, copy, problems);
+      page = await open(desktop.context, copy);
       bad.push(...(await judge(page, 'copy', accent, '.downloads .button.primary', t)));
       shots.push(await shoot(page, `${tag}-copy-desktop`));
-      await page.close();
 
       // The review page: with JavaScript at both sizes, and without (its forms work alone).
       const review = await staged();
@@ -210,7 +215,7 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
         [phone.context, 'phone'],
         [noScript.context, 'noscript'],
       ] as const) {
-        page = await open(ctx, review, problems);
+        page = await open(ctx, review);
         if (size === 'noscript') await judgeStatic(page, 'review without JavaScript');
         else {
           await page.locator('[data-page="1"].rendered').waitFor({ timeout: 15_000 });
@@ -218,12 +223,10 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
           if (size === 'phone') bad.push(...(await phoneLayout(page, 'review phone')));
         }
         shots.push(await shoot(page, `${tag}-review-${size}`));
-        if (size !== 'noscript') await page.close();
       }
       await Promise.all([page.waitForURL(e.h.url(review)), page.locator('#confirm-button').click()]);
       await page.locator('body[data-state="confirmed"]').waitFor({ timeout: 10_000 });
       await judgeStatic(page, 'review confirmed without JavaScript');
-      await page.close();
 
       // The embed page, opened at the top (a frame adds nothing to its own markup).
       const framed = await request();
@@ -238,13 +241,12 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
         [desktop.context, 'desktop'],
         [phone.context, 'phone'],
       ] as const) {
-        page = await open(ctx, new URL(session.json.url).pathname, problems);
+        page = await open(ctx, new URL(session.json.url).pathname);
         await page.locator('[data-page="1"].rendered').waitFor({ timeout: 15_000 });
         await page.locator('#signature-typed').fill('Ada Lovelace');
         bad.push(...(await judge(page, `embed ${size}`, accent, '#sign-button', t)));
         if (size === 'phone') bad.push(...(await phoneLayout(page, 'embed phone')));
         shots.push(await shoot(page, `${tag}-embed-${size}`));
-        await page.close();
       }
 
       // /verify with the sealed file: a plain form, so once without JavaScript, and at both sizes with it for axe.
@@ -259,7 +261,7 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
         [desktop.context, 'desktop'],
         [phone.context, 'phone'],
       ] as const) {
-        page = await open(ctx, '/verify', problems);
+        page = await open(ctx, '/verify');
         await page.locator('#file').setInputFiles({
           name: 'signed.pdf',
           mimeType: 'application/pdf',
@@ -269,14 +271,12 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
         await page.locator('#verdict[data-verdict="valid"]').waitFor({ timeout: 15_000 });
         if (size === 'noscript') {
           await judgeStatic(page, 'verify without JavaScript');
-          await page.close();
           continue;
         }
         const link = await page.evaluate(() => getComputedStyle(document.querySelector('main.verify > p > a')!).color);
         assert.equal(link, rgb(accent), 'verify: the link in the accent (the CSP let the style in)');
         bad.push(...(await judge(page, `verify ${size}`, accent, null, t)));
         shots.push(await shoot(page, `${tag}-verify-${size}`));
-        await page.close();
       }
 
       t.diagnostic(`screenshots: ${shots.join(' ')}`);

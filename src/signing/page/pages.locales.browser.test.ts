@@ -82,11 +82,18 @@ describe('every page in every language: lang, direction, axe, nothing sideways',
     return bad;
   }
 
+  // One tab for every language, as a person would use it: a new tab costs Chromium a renderer process (BENCHMARKS.md,
+  // "page tests"). Its script errors go to the list of the language being looked at.
+  let tab: Page | undefined;
+  let sink: string[] = [];
   async function open(url: string, problems: string[]): Promise<Page> {
-    const page = await browser.context.newPage();
-    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-    await page.goto(url);
-    return page;
+    if (tab === undefined || tab.isClosed()) {
+      tab = await browser.context.newPage();
+      tab.on('pageerror', (err) => sink.push(`pageerror: ${err.message}`));
+    }
+    sink = problems;
+    await tab.goto(url);
+    return tab;
   }
 
   const rendered = (page: Page) => page.locator('[data-page="1"].rendered').waitFor({ timeout: 15_000 });
@@ -175,7 +182,6 @@ describe('every page in every language: lang, direction, axe, nothing sideways',
       await page.goto(e.h.url(new URL(session.json.url).pathname));
       await rendered(page);
       bad.push(...(await audit(page, locale, 'embed', t)));
-      await page.close();
 
       assert.deepEqual(problems, [], 'no script errors');
       assert.deepEqual(bad, [], `${locale}: pages with problems`);

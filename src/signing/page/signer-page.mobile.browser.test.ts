@@ -118,7 +118,6 @@ describe('the signer page on a phone and with the keyboard alone', { skip: skipW
       assert.equal(sr.json.status, 'signed', sr.text);
       assert.deepEqual(problems, []);
       assert.deepEqual(bad, []);
-      await page.close();
     });
 
     test(`${locale}: the keyboard alone reaches every control and signs`, { timeout: 90_000 }, async (t) => {
@@ -186,7 +185,6 @@ describe('the signer page on a phone and with the keyboard alone', { skip: skipW
       assert.equal(sr.json.status, 'signed', sr.text);
       assert.deepEqual(serious, []);
       assert.deepEqual(problems, []);
-      await page.close();
     });
   }
 });

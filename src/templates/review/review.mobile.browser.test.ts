@@ -107,7 +107,6 @@ describe('the review page on a phone and with the keyboard alone', { skip: skipW
       assert.equal(got.json.status, 'confirmed', got.text);
       assert.deepEqual(problems, []);
       assert.deepEqual(bad, []);
-      await page.close();
     });
 
     test(`${locale}: the keyboard alone reaches every control and discards`, { timeout: 90_000 }, async (t) => {
@@ -160,7 +159,6 @@ describe('the review page on a phone and with the keyboard alone', { skip: skipW
       assert.equal(got.json.status, 'discarded', got.text);
       assert.deepEqual(problems, []);
       assert.deepEqual(bad, []);
-      await page.close();
     });
   }
 });
