@@ -241,7 +241,8 @@ export async function tapUntil<T>(target: Locator, sent: Promise<T>, tries = 3):
 }
 
 // One tab per context, and the list its errors go to now. A new tab costs Chromium a renderer process and Playwright
-// its setup: on a slow machine about half a second of CPU, more than drawing the page (BENCHMARKS.md, "page tests").
+// its setup: on a slow machine about half a second of CPU, more than drawing the page (BENCHMARKS.md, "page tests in
+// one tab").
 const tabs = new WeakMap<BrowserContext, { page: Page; problems: string[] }>();
 
 /**

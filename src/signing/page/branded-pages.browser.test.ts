@@ -88,7 +88,7 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
   }
 
   // One tab per browser, each page opened in it in turn as a person would: a new tab costs Chromium a renderer
-  // process, on a slow machine about half a second of CPU (BENCHMARKS.md, "the CLI's start, and CI").
+  // process, on a slow machine about half a second of CPU (BENCHMARKS.md, "page tests in one tab").
   const tabs = new Map<BrowserContext, Page>();
   // What the tabs saw, for the test running now (each test starts with an empty list).
   const problems: string[] = [];

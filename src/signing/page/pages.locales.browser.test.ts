@@ -83,7 +83,7 @@ describe('every page in every language: lang, direction, axe, nothing sideways',
   }
 
   // One tab for every language, as a person would use it: a new tab costs Chromium a renderer process (BENCHMARKS.md,
-  // "page tests"). Its script errors go to the list of the language being looked at.
+  // "page tests in one tab"). Its script errors go to the list of the language being looked at.
   let tab: Page | undefined;
   let sink: string[] = [];
   async function open(url: string, problems: string[]): Promise<Page> {
