@@ -139,7 +139,7 @@ export async function axe(page: Page | Frame, t: { diagnostic(m: string): void }
 export function watchPage(
   page: Page,
   origin: string,
-  problems: string[],
+  problems: Pick<string[], 'push'>,
   o: { expectedErrors?: RegExp; inline?: boolean } = {},
 ): void {
   const own = new URL(origin).origin;
@@ -152,6 +152,31 @@ export function watchPage(
     if (url.origin === own || (o.inline && (url.protocol === 'data:' || url.protocol === 'blob:'))) return;
     problems.push(`third-party request: ${r.url()}`);
   });
+}
+
+// Each context's one tab, and the list its problems go to now.
+const tabs = new WeakMap<BrowserContext, { page: Page; problems: string[] }>();
+
+/**
+ * Opens `url` in the context's one tab, as a person would in one browser tab: a new tab costs Chromium a renderer
+ * process and Playwright its setup, on a slow machine about half a second of CPU, more than drawing the page
+ * (BENCHMARKS.md, "page tests in one tab"). The tab is made on first use, when `watch` sets up what it records
+ * (through `sink`, which adds to the `problems` of the latest call); the context closes it, the caller does not.
+ */
+export async function openInTab(
+  context: BrowserContext,
+  url: string,
+  problems: string[],
+  watch: (page: Page, sink: Pick<string[], 'push'>) => void,
+) {
+  let tab = tabs.get(context);
+  if (tab === undefined || tab.page.isClosed()) {
+    const t = { page: await context.newPage(), problems };
+    watch(t.page, { push: (...lines) => t.problems.push(...lines) });
+    tabs.set(context, (tab = t));
+  }
+  tab.problems = problems;
+  return { page: tab.page, response: await tab.page.goto(url) };
 }
 
 /** Chromium's console line for a response a test asks for on purpose (a refused form, a wrong password, a 404). */

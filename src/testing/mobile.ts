@@ -4,6 +4,7 @@
 // plain script string, so the test runner's transform never reaches code that runs in the browser.
 import path from 'node:path';
 import type { BrowserContext, Frame, Locator, Page } from 'playwright-core';
+import { openInTab } from './browser.js';
 
 /** The smallest tap target, in CSS pixels (WCAG 2.5.5). */
 export const MIN_TARGET = 44;
@@ -240,29 +241,17 @@ export async function tapUntil<T>(target: Locator, sent: Promise<T>, tries = 3):
   return sent;
 }
 
-// One tab per context, and the list its errors go to now. A new tab costs Chromium a renderer process and Playwright
-// its setup: on a slow machine about half a second of CPU, more than drawing the page (BENCHMARKS.md, "page tests in
-// one tab").
-const tabs = new WeakMap<BrowserContext, { page: Page; problems: string[] }>();
-
 /**
- * Opens `url` in the context's one tab (made on first use; do not close it, the context does) and waits until the PDF
- * viewer drew page 1; page errors and console errors go to `problems` until the next call.
+ * Opens `url` in the context's one tab (openInTab) and waits until the PDF viewer drew page 1; page errors and
+ * console errors go to `problems`.
  */
 export async function openViewerPage(context: BrowserContext, url: string, problems: string[]): Promise<Page> {
-  let tab = tabs.get(context);
-  if (tab === undefined || tab.page.isClosed()) {
-    const page = await context.newPage();
-    const t = { page, problems };
-    page.on('pageerror', (err) => t.problems.push(`pageerror: ${err.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') t.problems.push(`console: ${m.text()}`);
+  const { page } = await openInTab(context, url, problems, (tab, sink) => {
+    tab.on('pageerror', (err) => sink.push(`pageerror: ${err.message}`));
+    tab.on('console', (m) => {
+      if (m.type() === 'error') sink.push(`console: ${m.text()}`);
     });
-    tabs.set(context, (tab = t));
-  }
-  tab.problems = problems;
-  const { page } = tab;
-  await page.goto(url);
+  });
   await page.locator('[data-page="1"].rendered').waitFor({ timeout: 15_000 });
   await page.locator('#viewer[data-pages]').waitFor({ timeout: 15_000 });
   return page;

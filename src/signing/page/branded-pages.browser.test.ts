@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { setAllowedOrigins } from '../../keys/keys.repo.js';
-import { axe, launchChromium, PHONE, skipWithoutChromium, watchPage } from '../../testing/browser.js';
+import { axe, launchChromium, openInTab, PHONE, skipWithoutChromium, watchPage } from '../../testing/browser.js';
 import { layoutProblems } from '../../testing/mobile.js';
 import { logoPng, setBrand } from '../../testing/brand.js';
 import { startE2E, type E2E } from '../../testing/e2e.js';
@@ -87,20 +87,13 @@ describe('branded pages in Chromium: logo, accent, "via Signet", axe', { skip: s
     return new URL(r.json.template_instance.review_url).pathname;
   }
 
-  // One tab per browser, each page opened in it in turn as a person would: a new tab costs Chromium a renderer
-  // process, on a slow machine about half a second of CPU (BENCHMARKS.md, "page tests in one tab").
-  const tabs = new Map<BrowserContext, Page>();
   // What the tabs saw, for the test running now (each test starts with an empty list).
   const problems: string[] = [];
   async function open(context: BrowserContext, url: string): Promise<Page> {
-    let page = tabs.get(context);
-    if (page === undefined) {
-      page = await context.newPage();
+    const { page, response: res } = await openInTab(context, e.h.url(url), problems, (tab, sink) =>
       // A style or image the CSP refused shows up as a console error.
-      watchPage(page, e.h.url('/'), problems, { inline: true });
-      tabs.set(context, page);
-    }
-    const res = await page.goto(e.h.url(url));
+      watchPage(tab, e.h.url('/'), sink, { inline: true }),
+    );
     assert.equal(res?.status(), 200, `${url}: ${res?.status()}`);
     return page;
   }

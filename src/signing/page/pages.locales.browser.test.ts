@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { dirOf, KNOWN_LOCALES, type Locale } from '../../i18n/i18n.js';
 import { setAllowedOrigins } from '../../keys/keys.repo.js';
-import { axe, launchChromium, skipWithoutChromium } from '../../testing/browser.js';
+import { axe, launchChromium, openInTab, skipWithoutChromium } from '../../testing/browser.js';
 import { startE2E, type E2E } from '../../testing/e2e.js';
 import { templateBody, VALUES } from '../../templates/testing/fixtures.js';
 import { plainPdf } from '../testing/requests.js';
@@ -82,18 +82,12 @@ describe('every page in every language: lang, direction, axe, nothing sideways',
     return bad;
   }
 
-  // One tab for every language, as a person would use it: a new tab costs Chromium a renderer process (BENCHMARKS.md,
-  // "page tests in one tab"). Its script errors go to the list of the language being looked at.
-  let tab: Page | undefined;
-  let sink: string[] = [];
+  // One tab for every language (openInTab); its script errors go to the list of the language being looked at.
   async function open(url: string, problems: string[]): Promise<Page> {
-    if (tab === undefined || tab.isClosed()) {
-      tab = await browser.context.newPage();
-      tab.on('pageerror', (err) => sink.push(`pageerror: ${err.message}`));
-    }
-    sink = problems;
-    await tab.goto(url);
-    return tab;
+    const { page } = await openInTab(browser.context, url, problems, (tab, sink) =>
+      tab.on('pageerror', (err) => sink.push(`pageerror: ${err.message}`)),
+    );
+    return page;
   }
 
   const rendered = (page: Page) => page.locator('[data-page="1"].rendered').waitFor({ timeout: 15_000 });
