@@ -112,7 +112,11 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
       close: () => kysely.destroy(),
     };
   } else {
-    const [{ default: pg }, { pgChangeProbe }] = await Promise.all([import('pg'), import('./pg-change-probe.js')]);
+    const [{ default: pg }, { pgChangeProbe }, { prepareMarked }] = await Promise.all([
+      import('pg'),
+      import('./pg-change-probe.js'),
+      import('./pg-prepared.js'),
+    ]);
     // int8 (bigint) columns hold millisecond timestamps, well inside Number's safe range.
     pg.types.setTypeParser(20, (v: string) => Number(v));
     // A connection is waited for at most 2 s: while the server is away requests fail fast (503) instead of queueing.
@@ -128,6 +132,7 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
     // transaction, or held by a connection() callback) when the server goes away emits 'error' with no listener,
     // which would end the process; its next statement fails instead (503), and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', () => {}));
+    prepareMarked(pool);
     const probe = pgChangeProbe(url);
     probe.watch(pool);
     const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log: captureLog() });

@@ -15,6 +15,7 @@ import {
 import { lockingEmptyWrites, skipLocked, walkingIndexOrder, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import { batchRows, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
+import { prepared } from '../db/pg-prepared.js';
 
 export type LeasedTable = 'deliveries' | 'mail_outbox' | 'documents' | 'sms_outbox' | 'bulk_sends';
 
@@ -76,7 +77,8 @@ export async function claimLeases<
       .updateTable(table)
       .set((eb) => ({ ...lease.onClaim?.(eb as never), [lease.holder]: o.workerId, [lease.until]: o.now + o.leaseMs }))
       .where('id', 'in', due);
-    return (columns ? update.returning(columns) : update.returningAll()).execute() as Promise<
+    // Named where the returned columns are fixed (a `*` would change with the table, which a kept plan refuses).
+    return (columns ? update.returning(columns).modifyEnd(prepared) : update.returningAll()).execute() as Promise<
       Pick<Selectable<Database[T]>, C>[]
     >;
   });

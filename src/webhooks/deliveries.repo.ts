@@ -5,6 +5,7 @@ import { forUpdate, writingCtes, type Db } from '../db/db.js';
 import { claimLeases, guardedUpdate, writeManyUnderLease, type GuardedRow, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import { batchRows, type ColumnType } from '../db/batch-rows.js';
+import { prepared } from '../db/pg-prepared.js';
 import { pendingDelivery } from './outbox.repo.js';
 import { DUE_STATUSES, type DeliveryStatus } from './states.js';
 
@@ -71,11 +72,13 @@ export async function claimDue(
     .selectFrom('events')
     .select(['id', 'name', 'body'])
     .where(idsIn(claimed.map((c) => c.event_id)))
+    .modifyEnd(prepared)
     .execute();
   const hooks = await db.kysely
     .selectFrom('hooks')
     .select(['id', 'target_url', 'secret', 'deleted_at'])
     .where(idsIn([...new Set(claimed.map((c) => c.hook_id))]))
+    .modifyEnd(prepared)
     .execute();
   const eventById = new Map(events.map((e) => [e.id, e]));
   const hookById = new Map(hooks.map((h) => [h.id, h]));
@@ -188,7 +191,7 @@ export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome
   if (writingCtes(db) && attempts.length === sorted.length) {
     const r = await sql<{ n: number }>`WITH written AS (${attemptUpdate(db.kysely)}),
       recorded AS (${insertAttempts(db.kysely, attempts, workerId, sql`SELECT id FROM written`)})
-      SELECT count(*)::int AS n FROM written`.execute(db.kysely);
+      SELECT count(*)::int AS n FROM written${prepared}`.execute(db.kysely);
     return r.rows[0]!.n;
   }
   return db.kysely.transaction().execute(async (trx) => {
