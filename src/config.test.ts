@@ -170,6 +170,16 @@ test('PostgreSQL pool: two connections per core, at least 4; DATABASE_POOL_MAX o
     );
 });
 
+test('PostgreSQL prepared statements: on by default, DATABASE_PREPARED_STATEMENTS=0 turns them off, a word refused', () => {
+  assert.equal(loadConfig({}).databasePreparedStatements, true);
+  assert.equal(loadConfig({ DATABASE_PREPARED_STATEMENTS: '0' }).databasePreparedStatements, false);
+  assert.equal(loadConfig({ DATABASE_PREPARED_STATEMENTS: '1' }).databasePreparedStatements, true);
+  assert.throws(
+    () => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'maybe' }),
+    (e: Error) => e instanceof ConfigError && /DATABASE_PREPARED_STATEMENTS/.test(e.message),
+  );
+});
+
 test('retention: defaults from limits.ts, each variable honoured, and no value below what a promise needs', () => {
   const DAY = 86_400_000;
   assert.deepEqual(loadConfig({}).retention, { ...RETENTION_DEFAULTS, batchRows: PRUNE_BATCH_ROWS });

@@ -38,6 +38,11 @@ export type Config = {
   databaseUrl: string;
   /** PostgreSQL connections per process (DATABASE_POOL_MAX; default poolSizeFor(cores)). Unused on SQLite. */
   databasePoolMax: number;
+  /**
+   * PostgreSQL: run the few fixed-text hot statements as named prepared statements (DATABASE_PREPARED_STATEMENTS,
+   * default on; db/pg-prepared.ts). Off for a pooler in front that moves sessions between server connections.
+   */
+  databasePreparedStatements: boolean;
   /** How long a worker's delivery claims last (DELIVERY_LEASE_MS): how soon a dead worker's deliveries go to others. */
   deliveryLeaseMs: number;
   redisUrl: string | null;
@@ -347,6 +352,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl,
     databasePoolMax: parseInteger(env, 'DATABASE_POOL_MAX', poolSizeFor(os.availableParallelism()), 1, 1000),
+    databasePreparedStatements:
+      env.DATABASE_PREPARED_STATEMENTS === undefined ||
+      parseBool('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS),
     deliveryLeaseMs: parseInteger(env, 'DELIVERY_LEASE_MS', DELIVERY_LEASE_MS, DELIVERY_LEASE_MIN_MS, 3_600_000),
     redisUrl,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

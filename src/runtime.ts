@@ -243,7 +243,12 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
   const logger = opts.logger || undefined;
   const workerId = newWorkerId();
   const db =
-    opts.db ?? (await openDb(config.databaseUrl, { migrate: config.autoMigrate, poolMax: config.databasePoolMax }));
+    opts.db ??
+    (await openDb(config.databaseUrl, {
+      migrate: config.autoMigrate,
+      poolMax: config.databasePoolMax,
+      preparedStatements: config.databasePreparedStatements,
+    }));
   const keyring = opts.keyring !== undefined ? opts.keyring : await prepareSecretsOrClose(config, db, !opts.db, logger);
   const limiter = opts.limiter ?? (await createRateLimiter({ redisUrl: config.redisUrl, clock, logger }));
   const blobs = createBlobStore(db, clock, config.dataDir);

@@ -18,6 +18,7 @@ export async function withDb<T>(fn: (db: Db) => Promise<T>, o: { migrate?: boole
   const db = await openDb(config.databaseUrl, {
     migrate: o.migrate ?? config.autoMigrate,
     poolMax: config.databasePoolMax,
+    preparedStatements: config.databasePreparedStatements,
   });
   try {
     return await fn(db);

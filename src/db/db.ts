@@ -79,8 +79,14 @@ export const substringIndex = (db: Db): 'fts5' | 'pg_keys' => (db.dialect === 's
 export const substringIndexMigration = (db: Db) =>
   db.dialect === 'sqlite' ? ('025-search-rows' as const) : ('026-search-keys' as const);
 
-/** `poolMax`: PostgreSQL connections (Config.databasePoolMax; default poolSizeFor this machine's cores). */
-export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: number } = {}): Promise<Db> {
+/**
+ * `poolMax`: PostgreSQL connections (Config.databasePoolMax; default poolSizeFor this machine's cores);
+ * `preparedStatements`: marked statements by name on PostgreSQL (Config.databasePreparedStatements; default on).
+ */
+export async function openDb(
+  url: string,
+  opts: { migrate?: boolean; poolMax?: number; preparedStatements?: boolean } = {},
+): Promise<Db> {
   let db: Db;
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length) || ':memory:';
@@ -132,7 +138,7 @@ export async function openDb(url: string, opts: { migrate?: boolean; poolMax?: n
     // transaction, or held by a connection() callback) when the server goes away emits 'error' with no listener,
     // which would end the process; its next statement fails instead (503), and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', () => {}));
-    prepareMarked(pool);
+    if (opts.preparedStatements !== false) prepareMarked(pool);
     const probe = pgChangeProbe(url);
     probe.watch(pool);
     const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log: captureLog() });

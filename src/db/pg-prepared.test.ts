@@ -46,6 +46,18 @@ describe('PostgreSQL: statements marked prepared run by name', { skip }, () => {
     assert.equal((await session()).length, 1);
   });
 
+  test('switched off (DATABASE_PREPARED_STATEMENTS=0), a marked statement runs unnamed', async () => {
+    const off = await openDb(fresh.url, { poolMax: 1, migrate: false, preparedStatements: false });
+    try {
+      const r = await sql<{ n: number }>`select ${2}::int * 3 as n${prepared}`.execute(off.kysely);
+      assert.deepEqual(r.rows, [{ n: 6 }]);
+      const named = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(off.kysely);
+      assert.deepEqual(named.rows, [{ n: 0 }]);
+    } finally {
+      await off.close();
+    }
+  });
+
   test('the dispatcher claim (a lease claim with its columns named) runs by name', async () => {
     const { claimDue } = await import('../webhooks/deliveries.repo.js');
     assert.deepEqual(await claimDue(db, { now: Date.now(), workerId: 'w1', leaseMs: 1000, limit: 10 }), []);

@@ -1,10 +1,12 @@
 // Named prepared statements on PostgreSQL for the statements that ask for one. A statement ends with the PREPARED
 // comment only when its text never varies with its input (the lease claims; the dispatcher's reads and record, whose
 // rows go in one JSON parameter): each connection then parses it once and, after PostgreSQL's first runs, keeps one
-// plan, where an unnamed statement was parsed, analysed and planned on every run (about a third of a dispatch
-// backend's CPU went to that; BENCHMARKS.md, issue 25). Guarantees: a text has one name, the same in every process
-// (a hash of the text), so a connection never sees one name for two texts; at most MAX_NAMED texts get a name, the
-// rest run unnamed as before; an unmarked statement is untouched. SQLite keeps its own statement cache (db.ts).
+// plan, where an unnamed statement was parsed, analysed and planned on every run (about 2 of the 46 µs a claimed
+// and recorded delivery costs the backend; BENCHMARKS.md, issue 25). Guarantees: a text has one name, the same in
+// every process (a hash of the text), so a connection never sees one name for two texts; at most MAX_NAMED texts get
+// a name, the rest run unnamed as before; an unmarked statement is untouched; openDb's preparedStatements: false
+// (DATABASE_PREPARED_STATEMENTS=0, for a pooler that moves sessions between server connections) names nothing.
+// SQLite keeps its own statement cache (db.ts).
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
