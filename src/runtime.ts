@@ -6,7 +6,7 @@ import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { openDb, type Db } from './db/db.js';
+import { dbOptions, openDb, type Db } from './db/db.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { buildApp, type App } from './app.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/ratelimit.js';
@@ -242,13 +242,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions): Promi
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger || undefined;
   const workerId = newWorkerId();
-  const db =
-    opts.db ??
-    (await openDb(config.databaseUrl, {
-      migrate: config.autoMigrate,
-      poolMax: config.databasePoolMax,
-      preparedStatements: config.databasePreparedStatements,
-    }));
+  const db = opts.db ?? (await openDb(config.databaseUrl, dbOptions(config)));
   const keyring = opts.keyring !== undefined ? opts.keyring : await prepareSecretsOrClose(config, db, !opts.db, logger);
   const limiter = opts.limiter ?? (await createRateLimiter({ redisUrl: config.redisUrl, clock, logger }));
   const blobs = createBlobStore(db, clock, config.dataDir);

@@ -1,7 +1,7 @@
 // What every `signet` command shares: the loaded config, a database per command, output, the actor, CliError.
 import os from 'node:os';
 import type { Config } from '../config.js';
-import { openDb, type Db } from '../db/db.js';
+import { dbOptions, openDb, type Db } from '../db/db.js';
 
 export class CliError extends Error {}
 
@@ -15,11 +15,7 @@ export const setConfig = (c: Config): void => {
 
 /** Opens the database, migrating it unless SIGNET_AUTO_MIGRATE=0 (then only `signet migrate` does). */
 export async function withDb<T>(fn: (db: Db) => Promise<T>, o: { migrate?: boolean } = {}): Promise<T> {
-  const db = await openDb(config.databaseUrl, {
-    migrate: o.migrate ?? config.autoMigrate,
-    poolMax: config.databasePoolMax,
-    preparedStatements: config.databasePreparedStatements,
-  });
+  const db = await openDb(config.databaseUrl, { ...dbOptions(config), migrate: o.migrate ?? config.autoMigrate });
   try {
     return await fn(db);
   } finally {

@@ -14,7 +14,7 @@ import {
 } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
-import { poolSizeFor } from '../config.js';
+import { poolSizeFor, type Config } from '../config.js';
 import { RollbackHooks, WaitingSqliteDialect } from './sqlite-driver.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -78,6 +78,13 @@ export const substringIndex = (db: Db): 'fts5' | 'pg_keys' => (db.dialect === 's
 /** The migration a search needs before it reads the text index (SQLite: 025, whose row ids its windows read). */
 export const substringIndexMigration = (db: Db) =>
   db.dialect === 'sqlite' ? ('025-search-rows' as const) : ('026-search-keys' as const);
+
+/** openDb's options as the process's configuration sets them (the server, the worker and the CLI alike). */
+export const dbOptions = (c: Pick<Config, 'autoMigrate' | 'databasePoolMax' | 'databasePreparedStatements'>) => ({
+  migrate: c.autoMigrate,
+  poolMax: c.databasePoolMax,
+  preparedStatements: c.databasePreparedStatements,
+});
 
 /**
  * `poolMax`: PostgreSQL connections (Config.databasePoolMax; default poolSizeFor this machine's cores);
