@@ -352,9 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl,
     databasePoolMax: parseInteger(env, 'DATABASE_POOL_MAX', poolSizeFor(os.availableParallelism()), 1, 1000),
-    databasePreparedStatements:
-      env.DATABASE_PREPARED_STATEMENTS === undefined ||
-      parseBool('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS),
+    databasePreparedStatements: parseSwitch('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS),
     deliveryLeaseMs: parseInteger(env, 'DELIVERY_LEASE_MS', DELIVERY_LEASE_MS, DELIVERY_LEASE_MIN_MS, 3_600_000),
     redisUrl,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 
-export const PREPARED = '/* prepared */';
+const PREPARED = '/* prepared */';
 /** For a builder's `.modifyEnd(…)` or the end of a `sql` template. */
 export const prepared = sql.raw(` ${PREPARED}`);
 
