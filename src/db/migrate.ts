@@ -26,6 +26,7 @@ import * as m023 from './migrations/023-default-locale.js';
 import * as m024 from './migrations/024-attempts-index.js';
 import * as m025 from './migrations/025-search-rows.js';
 import * as m026 from './migrations/026-search-keys.js';
+import * as m027 from './migrations/027-search-keys-plpgsql.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -55,6 +56,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '024-attempts-index': m024,
   '025-search-rows': m025,
   '026-search-keys': m026,
+  '027-search-keys-plpgsql': m027,
 };
 
 export type MigrationName = keyof typeof list;
