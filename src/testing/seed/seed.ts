@@ -16,7 +16,7 @@ import { KEY_USE_RETENTION_MS } from '../../limits.js';
 import { seedDocument, type Due, type SeedBlobs, type SeedWorkspace } from './history.js';
 import { createRng, type Rng } from './prng.js';
 import { RowBuffer, type BufferedTable } from './rows.js';
-import { analyze, bulkWriter, deferSearchIndex, fastWrites, sampleDocuments } from './seed.repo.js';
+import { analyze, bulkWriter, deferIndexes, fastWrites, sampleDocuments } from './seed.repo.js';
 
 const DAY = 86_400_000;
 const YEARS = 3;
@@ -75,7 +75,7 @@ export async function seedHistory(db: Db, opts: SeedOptions): Promise<SeedSummar
   const nWs = Math.max(1, opts.workspaces ?? 5);
   const writer = await bulkWriter(db);
   const settings = await fastWrites(db);
-  const search = await deferSearchIndex(db);
+  const indexing = await deferIndexes(db);
   const out = new RowBuffer();
   // One transaction in flight while the next one's rows are made: on PostgreSQL the server's inserts then overlap
   // the generator's CPU (the loops below yield to I/O now and then). Transactions still commit one after another,
@@ -151,7 +151,7 @@ export async function seedHistory(db: Db, opts: SeedOptions): Promise<SeedSummar
     }
     await seedKeyUses(out, flush, rng, setup.keys, opts.documents, now);
     await settled();
-    await search.restore();
+    await indexing.restore();
     summary.rows = Object.fromEntries(out.counts);
     summary.sample = await sampleDocuments(db.kysely, setup.workspaces[0]!.id);
     await analyze(db);
@@ -159,7 +159,7 @@ export async function seedHistory(db: Db, opts: SeedOptions): Promise<SeedSummar
     return summary;
   } finally {
     await inFlight.catch(() => undefined);
-    await search.restore();
+    await indexing.restore();
     await settings.restore();
   }
 }
