@@ -339,12 +339,6 @@ function sqliteWorkWatch(sqlite: Database.Database): Db['watchWork'] {
 type AnySelect = SelectQueryBuilder<any, any, any>;
 
 /**
- * True where a writing statement locks the whole database even when it changes no row (SQLite: the file's one write
- * lock), so a write that may well find nothing, like a claim by an idle worker, should look with a read first.
- */
-export const lockingEmptyWrites = (db: Db): boolean => db.dialect === 'sqlite';
-
-/**
  * True where a `WITH` may hold a writing statement whose rows the rest of the statement reads (PostgreSQL), so two
  * dependent writes can be one statement, atomic without a transaction. SQLite has no such `WITH`.
  */

@@ -1,7 +1,7 @@
 // The lease claim and the claim-guarded write, on both databases, over a real table (the mail outbox).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDb, type Db } from '../db/db.js';
+import { captureStatements, openDb, type Db } from '../db/db.js';
 import { MAIL_LEASE } from '../mail/outbox.repo.js';
 import { freshPostgres, postgresForTests } from '../testing/services.js';
 import { claimLeases, writeManyUnderLease, writeUnderLease } from './lease.repo.js';
@@ -43,11 +43,12 @@ async function seed(db: Db, n: number, due = T0) {
   return ids;
 }
 
-function suite(open: () => Promise<{ db: Db; other: Db; close(): Promise<void> }>) {
+function suite(open: () => Promise<{ db: Db; other: Db; url: string; close(): Promise<void> }>) {
   let db: Db;
   let other: Db;
+  let url: string;
   let close: () => Promise<void>;
-  before(async () => ({ db, other, close } = await open()));
+  before(async () => ({ db, other, url, close } = await open()));
   after(() => close());
   // RETURNING gives no order: sort for comparison (the claim's own order decides which rows a limit takes).
   const claim = async (d: Db, workerId: string, now = T0, limit = 100) =>
@@ -83,6 +84,42 @@ function suite(open: () => Promise<{ db: Db; other: Db; close(): Promise<void> }
       ids.slice(0, 3),
       'leases lapsed: taken again',
     );
+  });
+
+  test('a claim that finds nothing is one read: no write, no SET LOCAL, no transaction', async () => {
+    await db.kysely.deleteFrom('mail_outbox').execute();
+    await seed(db, 2, T0 + 60_000); // not due yet
+    const seen: string[] = [];
+    captureStatements((s) => seen.push(s.sql));
+    let watched: Db;
+    try {
+      watched = await openDb(url, { migrate: false });
+    } finally {
+      captureStatements(null);
+    }
+    try {
+      assert.deepEqual(
+        await claimLeases(watched, MAIL_LEASE, { now: T0, workerId: 'a', leaseMs: 60_000, limit: 10 }),
+        [],
+      );
+      assert.equal(seen.length, 1, seen.join('\n'));
+      assert.match(seen[0]!, /^select\b/i);
+      // With a row due, the same look is followed by the claim.
+      seen.length = 0;
+      const got = await claimLeases(watched, MAIL_LEASE, {
+        now: T0 + 60_000,
+        workerId: 'a',
+        leaseMs: 60_000,
+        limit: 10,
+      });
+      assert.equal(got.length, 1);
+      assert.ok(
+        seen.some((q) => /^update\b/i.test(q)),
+        seen.join('\n'),
+      );
+    } finally {
+      await watched.close();
+    }
   });
 
   test('concurrent claimers on two connections take disjoint rows', async () => {
@@ -196,6 +233,7 @@ describe('lease claims (SQLite)', () => {
     return {
       db,
       other,
+      url: `sqlite:${dir}/signet.db`,
       async close() {
         await other.close();
         await db.close();
@@ -213,6 +251,7 @@ describe('lease claims (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : false }, 
     return {
       db: fresh.db,
       other,
+      url: fresh.url,
       async close() {
         await other.close();
         await fresh.drop();

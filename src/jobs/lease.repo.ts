@@ -1,8 +1,9 @@
 // The SQL of lease claims, for every table a lease-claim job works on (deliveries, mail, seal jobs, bulk sends).
-// Guarantees: a claim is one statement (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has a single writer, and looks
-// with a read first so that finding nothing takes no write lock), so concurrent claimers take disjoint rows; a lapsed lease is as good as none; an outcome is written only while its
-// writer still holds the claim it worked under, so a worker that lost its lease writes nothing; writeManyUnderLease
-// applies that same guard to each row of a batch, in one statement.
+// Guarantees: a claim is one statement (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has a single writer), after a
+// read that looks for a free row, so that finding nothing takes no lock and no transaction; concurrent claimers take
+// disjoint rows; a lapsed lease is as good as none; an outcome is written only while its writer still holds the
+// claim it worked under, so a worker that lost its lease writes nothing; writeManyUnderLease applies that same guard
+// to each row of a batch, in one statement.
 import {
   sql,
   type Expression,
@@ -12,7 +13,7 @@ import {
   type Selectable,
   type SqlBool,
 } from 'kysely';
-import { lockingEmptyWrites, skipLocked, walkingIndexOrder, type Db } from '../db/db.js';
+import { skipLocked, walkingIndexOrder, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
 import { batchRows, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
 import { prepared } from '../db/pg-prepared.js';
@@ -61,13 +62,10 @@ export async function claimLeases<
       lease.due(eb as never, o.now),
       eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)]),
     ]);
-  // An idle worker's claim usually finds nothing: on SQLite it looks first, so it takes no write lock for nothing.
-  if (
-    lockingEmptyWrites(db) &&
-    (await k.selectFrom(table).select('id').where(isFree).limit(1).executeTakeFirst()) === undefined
-  ) {
-    return [];
-  }
+  // An idle worker's claim usually finds nothing, so it looks first: finding nothing is then one read, where the
+  // claim takes SQLite's write lock and is four round trips on PostgreSQL (BEGIN, SET LOCAL, UPDATE, COMMIT). With
+  // rows due, the look is one more round trip per batch.
+  if ((await k.selectFrom(table).select('id').where(isFree).limit(1).executeTakeFirst()) === undefined) return [];
   return walkingIndexOrder(db, (trx) => {
     const due = skipLocked(
       db,
