@@ -105,9 +105,9 @@ export async function fastWrites(db: Db): Promise<{ restore(): Promise<void> }> 
  * - The search triggers (025's, as the database holds them) are dropped, since each document and signer row would
  *   otherwise write a search row and its FTS5 postings one by one (seeding took 1.7× as long).
  * - The indexes that are not unique are dropped (60; unique ones keep checking the load): built from all rows at once
- *   (2 s at 50k documents) they cost less than rows inserted into them one by one (a 50k seed 44–48 core-seconds
- *   instead of 35–42). On PostgreSQL the same made seeding slower (its sort compares text by collation), so nothing
- *   is deferred there.
+ *   (2 s at 50k documents) they cost less than rows inserted into them one by one (a 50k seed took 35–42
+ *   core-seconds instead of 44–48). On PostgreSQL the same made seeding slower (the two GIN indexes alone took 13 s
+ *   to build, about 8 s as rows arrive), so nothing is deferred there.
  * `restore` creates the indexes again from their own text, fills the search rows and builds the search index in one
  * pass (025's own backfill), then puts the triggers back as they were, so every later write keeps both as the app
  * does. It runs once (the seeder calls it after the load and again on the way out of a failed one).
