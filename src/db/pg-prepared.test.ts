@@ -60,7 +60,13 @@ describe('PostgreSQL: statements marked prepared run by name', { skip }, () => {
 
   test('the dispatcher claim (a lease claim with its columns named) runs by name', async () => {
     const { claimDue } = await import('../webhooks/deliveries.repo.js');
-    assert.deepEqual(await claimDue(db, { now: Date.now(), workerId: 'w1', leaseMs: 1000, limit: 10 }), []);
+    const { seed } = await import('../webhooks/testing/dispatcher.js');
+    const { ManualClock } = await import('../lib/clock.js');
+    const clock = new ManualClock(Date.parse('2026-11-23T10:00:00Z'));
+    // A due delivery: a claim that finds nothing stops at its look (a plain read) and never runs the UPDATE.
+    await seed(db, clock, 'http://127.0.0.1:9/hook');
+    const claimed = await claimDue(db, { now: clock.now(), workerId: 'w1', leaseMs: 1000, limit: 10 });
+    assert.equal(claimed.length, 1);
     const rows = await session();
     assert.ok(
       rows.some((r) => r.statement.startsWith('update "deliveries" set "claimed_by"')),
