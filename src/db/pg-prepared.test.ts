@@ -4,6 +4,9 @@ import { sql } from 'kysely';
 import { freshPostgres, postgresForTests } from '../testing/services.js';
 import { openDb, type Db } from './db.js';
 import { prepared } from './pg-prepared.js';
+import { ManualClock } from '../lib/clock.js';
+import { claimDue } from '../webhooks/deliveries.repo.js';
+import { seed } from '../webhooks/testing/dispatcher.js';
 
 const pgCheck = await postgresForTests();
 const skip = 'skip' in pgCheck ? pgCheck.skip : false;
@@ -59,9 +62,6 @@ describe('PostgreSQL: statements marked prepared run by name', { skip }, () => {
   });
 
   test('the dispatcher claim (a lease claim with its columns named) runs by name', async () => {
-    const { claimDue } = await import('../webhooks/deliveries.repo.js');
-    const { seed } = await import('../webhooks/testing/dispatcher.js');
-    const { ManualClock } = await import('../lib/clock.js');
     const clock = new ManualClock(Date.parse('2026-11-23T10:00:00Z'));
     // A due delivery: a claim that finds nothing stops at its look (a plain read) and never runs the UPDATE.
     await seed(db, clock, 'http://127.0.0.1:9/hook');
