@@ -11,7 +11,7 @@ import { Agent } from 'undici';
 import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
 import { createDispatcher } from './dispatcher.js';
-import { attemptsOf, deliveryOf, MIN, receiver, seed, type Hit } from './testing/dispatcher.js';
+import { attemptsOf, deliveryOf, MIN, neverSlow, receiver, seed, type Hit } from './testing/dispatcher.js';
 
 const countBy = (hits: Hit[]) => {
   const m = new Map<string, number>();
@@ -47,7 +47,7 @@ describe('batched webhook dispatch (SQLite, two connections to one file)', () =>
       res.end('x');
     });
     const clock = new ManualClock();
-    const opts = { clock, agent, allowPrivateNetwork: true, batchSize: 25, concurrency: 8 };
+    const opts = { clock, agent, allowPrivateNetwork: true, batchSize: 25, concurrency: 8, ...neverSlow };
     const a = createDispatcher({ ...opts, db, workerId: 'worker-a' });
     const b = createDispatcher({ ...opts, db: db2, workerId: 'worker-b' });
     try {

@@ -11,7 +11,7 @@ import { freshPostgres, postgresForTests } from '../testing/services.js';
 import { claimDue, recordOutcomes } from './deliveries.repo.js';
 import { getDelivery, listDeliveries, replayDelivery } from './hooks.service.js';
 import { createDispatcher } from './dispatcher.js';
-import { seed } from './testing/dispatcher.js';
+import { neverSlow, seed } from './testing/dispatcher.js';
 
 const MIN = 60_000;
 const PgClient = pgLib.Client;
@@ -102,6 +102,7 @@ describe('webhook dispatcher (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : fal
         allowPrivateNetwork: true,
         batchSize: 15,
         concurrency: 8,
+        ...neverSlow,
       });
       const b = createDispatcher({
         db: db2,
@@ -111,6 +112,7 @@ describe('webhook dispatcher (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : fal
         allowPrivateNetwork: true,
         batchSize: 15,
         concurrency: 8,
+        ...neverSlow,
       });
 
       let sent = 0;

@@ -7,6 +7,7 @@ import { Agent } from 'undici';
 import { openDb, type Db } from '../../db/db.js';
 import type { ManualClock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { WEBHOOK_TIMEOUT_MS } from '../../limits.js';
 import { createDispatcher, type DispatcherOptions } from '../dispatcher.js';
 import { createEmitter } from '../outbox.repo.js';
 import { newWebhookSecret } from '../signature.js';
@@ -14,6 +15,11 @@ import { newWebhookSecret } from '../signature.js';
 export const MIN = 60_000;
 export const HOUR = 60 * MIN;
 export const stripe = new Stripe('sk_test_x');
+/**
+ * For tests that count every delivery attempted: a request held past slowMs by a saturated machine (CI runs suites
+ * side by side) would mark the receiver slow and defer the rest, as dispatcher-targets.test.ts checks on purpose.
+ */
+export const neverSlow = { slowMs: WEBHOOK_TIMEOUT_MS } as const;
 
 export type Hit = { headers: http.IncomingHttpHeaders; raw: Buffer; at: number };
 export type Reply = (req: http.IncomingMessage, res: http.ServerResponse, hit: Hit) => void;
