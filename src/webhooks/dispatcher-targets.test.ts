@@ -71,6 +71,30 @@ describe('a slow receiver and the lanes (SQLite)', () => {
     }
   });
 
+  test('a stall of the worker itself is not the receiver being slow: nothing is deferred', async () => {
+    const STALL = 600;
+    // The receiver shares this process: its first request blocks the whole event loop, as a long synchronous step
+    // would (a SQLite checkpoint's fsync, a starved machine); the requests in flight then look older than slowMs.
+    const stalled = new Int32Array(new SharedArrayBuffer(4));
+    const rx = await receiver((_q, res, hit) => {
+      if (rx.hits[0] === hit) Atomics.wait(stalled, 0, 0, STALL);
+      res.end('ok');
+    });
+    const clock = new ManualClock();
+    try {
+      const s = await seed(db, clock, rx.url, 5 * CAP);
+      const d = dispatcher(clock, { concurrency: 2 * CAP, batchSize: 100, timeoutMs: TIMEOUT, slowMs: 200 });
+      assert.equal(await d.runOnce(), 5 * CAP, 'every delivery attempted in the first pass');
+      assert.equal(rx.hits.length, 5 * CAP);
+      for (const id of s.eventIds) {
+        const r = await deliveryOf(db, id);
+        assert.deepEqual([r.status, r.attempts], ['succeeded', 1]);
+      }
+    } finally {
+      await rx.close();
+    }
+  });
+
   test('a slow receiver that answers gets every delivery once; a deferral never counts as an attempt', async () => {
     const slow = await receiver((_q, res) => setTimeout(() => res.end('ok'), 1_500));
     const clock = new ManualClock();

@@ -9,6 +9,10 @@
 //   slow (`timeoutMs` more per `slowInFlight` deferrals, at most `deferMaxMs`), so a backlog for a hanging receiver
 //   is spread over the time it could take, not claimed and deferred again on every pass.
 // - Nothing here decides an outcome: a deferred delivery is not attempted and keeps its attempt count.
+// - A stall of this process is not a receiver's slowness: when the check runs late (the event loop was blocked, or the
+//   machine starved it), answers that arrived meanwhile are still unread, so every request in flight is given as long
+//   again (at most `slowMs`) before it can let go. A hanging receiver is still found once this process runs on time,
+//   and the poster's deadline ends its requests regardless.
 import { performance } from 'node:perf_hooks';
 
 export type TargetLanesOptions = {
@@ -33,7 +37,8 @@ export type TargetLanes = {
 type Target = { key: string; inFlight: number; letGo: number; slowUntil: number; deferred: number };
 type Run = {
   target: Target;
-  startedAt: number;
+  /** From when its time counts toward `slowMs`: its start, moved later by stalls of this process. */
+  countedFrom: number;
   /** Set once the run let go of its lane: resolves when its request has ended. */
   late?: Promise<void>;
   lateDone?: () => void;
@@ -46,6 +51,8 @@ export function createTargetLanes(o: TargetLanesOptions): TargetLanes {
   const holding = new Set<Run>();
   const lateRuns = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
+  // When the armed check should run; how late it ran is how long this process was not running.
+  let dueAt = 0;
 
   const isSlow = (t: Target, now: number) => t.letGo > 0 || now < t.slowUntil;
   const forgetIfIdle = (t: Target, now: number) => {
@@ -56,15 +63,25 @@ export function createTargetLanes(o: TargetLanesOptions): TargetLanes {
     if (timer !== undefined || lateRuns.size >= o.maxLetGo) return;
     const first = holding.values().next().value;
     if (first === undefined) return;
-    timer = setTimeout(sweep, Math.max(0, first.startedAt + o.slowMs - performance.now()));
+    const now = performance.now();
+    dueAt = Math.max(now, first.countedFrom + o.slowMs);
+    timer = setTimeout(sweep, dueAt - now);
     // In-flight requests keep the process alive on their own; this timer must not.
     timer.unref();
   };
   function sweep() {
     timer = undefined;
     const now = performance.now();
+    const lag = now - dueAt;
+    if (lag > o.slowMs / 10) {
+      // Runs stay in start order: every countedFrom moves up to the same bound or keeps its later value.
+      const from = now - o.slowMs + Math.min(lag, o.slowMs);
+      for (const run of holding) run.countedFrom = Math.max(run.countedFrom, from);
+      arm();
+      return;
+    }
     for (const run of holding) {
-      if (run.startedAt + o.slowMs > now || lateRuns.size >= o.maxLetGo) break;
+      if (run.countedFrom + o.slowMs > now || lateRuns.size >= o.maxLetGo) break;
       holding.delete(run);
       run.target.letGo++;
       run.late = new Promise<void>((resolve) => (run.lateDone = resolve));
@@ -117,7 +134,7 @@ export function createTargetLanes(o: TargetLanesOptions): TargetLanes {
       target.inFlight++;
       const t = target;
       return new Promise<void>((resolve, reject) => {
-        const run: Run = { target: t, startedAt: performance.now(), release: resolve };
+        const run: Run = { target: t, countedFrom: performance.now(), release: resolve };
         holding.add(run);
         arm();
         send().then(
