@@ -122,7 +122,7 @@ async function waitSucceeded(s: Setup, rx: Receiver, total: number, n: number, t
     if (performance.now() - t0 > ROUND_DEADLINE_MS) {
       const st = await s.db.kysely
         .selectFrom('deliveries')
-        .select(['status', 'claimed_by', 'attempts', 'last_error'])
+        .select(['status', 'attempts', 'last_error'])
         .distinct()
         .execute();
       throw new Error(

@@ -76,9 +76,9 @@ async function main() {
         trx,
       );
       await sql`insert into deliveries (id, event_id, hook_id, workspace_id, status, attempts, next_attempt_at,
-            claimed_by, claim_expires_at, last_status_code, last_error, created_at, updated_at)
-          ${series(a, b)} select 'delb_' || i, 'evb_' || i, ${hookId}, ${t.workspaceId}, 'succeeded', 2, null, null,
-            null, 200, null, ${old} + i, ${old} + i from c`.execute(trx);
+            last_status_code, last_error, created_at, updated_at)
+          ${series(a, b)} select 'delb_' || i, 'evb_' || i, ${hookId}, ${t.workspaceId}, 'succeeded', 2, null,
+            200, null, ${old} + i, ${old} + i from c`.execute(trx);
       await sql`insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code,
             response_body, error, worker)
           ${series(a, b)} select 'delb_' || i, n.n, ${old} + i, 5, 200, 'ok', null, 'bench'

@@ -199,8 +199,8 @@ describe('scale-out: faults on a local cluster', () => {
       Number(
         (
           await c.query<{ n: string }>(
-            `select count(*) as n from deliveries where hook_id = $1 and claimed_by like $2
-               and status in ('pending', 'retrying')`,
+            `select count(*) as n from delivery_queue q join deliveries d on d.id = q.id
+               where d.hook_id = $1 and q.claimed_by like $2`,
             [hook.json.id, `%:${c.pid('worker1')}:%`],
           )
         )[0]!.n,

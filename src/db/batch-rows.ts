@@ -44,3 +44,30 @@ export function batchRows(
 
 // ES2024 string methods (Node 20 has them; the project's TypeScript lib is ES2022).
 const toWellFormed = (v: string): string => (v as unknown as { toWellFormed(): string }).toWellFormed();
+
+/**
+ * "(`key`, `counter`) is one of `rows`", found by the key's index whatever the table's statistics say. PostgreSQL:
+ * the keys of one JSON object `{key: counter}` as `= ANY`, and each row's counter read from it (a join with a batch
+ * was planned as a nested loop over a scan of a small table); SQLite: a row value `IN` a batch (the caller names the
+ * index: db.ts, indexedBy).
+ */
+export function keyedIn(
+  db: { getExecutor(): QueryExecutor },
+  [key, counter]: readonly [string, string],
+  rows: readonly (readonly [string, number])[],
+): RawBuilder<unknown> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const keyed = JSON.stringify(Object.fromEntries(rows));
+    return sql`${sql.ref(key)} = ANY (ARRAY(SELECT jsonb_object_keys(${keyed}::jsonb)))
+      AND ${sql.ref(counter)} = (${keyed}::jsonb ->> ${sql.ref(key)})::integer`;
+  }
+  const batch = batchRows(
+    db,
+    [
+      ['k', 'text'],
+      ['n', 'integer'],
+    ],
+    rows,
+  );
+  return sql`(${sql.ref(key)}, ${sql.ref(counter)}) IN (SELECT v.k, v.n FROM ${batch})`;
+}

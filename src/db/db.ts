@@ -344,6 +344,18 @@ type AnySelect = SelectQueryBuilder<any, any, any>;
  */
 export const writingCtes = (db: Db): boolean => db.dialect === 'postgres';
 
+/** skipLocked for a statement written as SQL: the clause, or nothing on SQLite. */
+export const skipLockedClause = (db: Db): RawBuilder<unknown> =>
+  db.dialect === 'postgres' ? sql` FOR UPDATE SKIP LOCKED` : sql``;
+
+/**
+ * A table named with the index its statement must use, where the database takes that (SQLite's `INDEXED BY`): for a
+ * table that is small whenever statistics are taken and may hold a backlog later (a queue), which SQLite's planner
+ * would otherwise scan. PostgreSQL: the table alone.
+ */
+export const indexedBy = (db: Db, table: string, index: string): RawBuilder<unknown> =>
+  db.dialect === 'sqlite' ? sql`${sql.table(table)} INDEXED BY ${sql.ref(index)}` : sql.table(table);
+
 /** `FOR UPDATE SKIP LOCKED` where the database has it; SQLite serialises writers, so it needs none. */
 export function skipLocked<QB extends AnySelect>(db: Db, qb: QB): QB {
   return db.dialect === 'postgres' ? (qb.forUpdate().skipLocked() as QB) : qb;

@@ -27,6 +27,7 @@ import * as m024 from './migrations/024-attempts-index.js';
 import * as m025 from './migrations/025-search-rows.js';
 import * as m026 from './migrations/026-search-keys.js';
 import * as m027 from './migrations/027-search-keys-plpgsql.js';
+import * as m028 from './migrations/028-delivery-queue.js';
 
 // One ordered migration list for both databases; each migration receives the dialect for the rare type difference.
 const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<void> }> = {
@@ -57,6 +58,7 @@ const list: Record<string, { up: (db: any, dialect: Db['dialect']) => Promise<vo
   '025-search-rows': m025,
   '026-search-keys': m026,
   '027-search-keys-plpgsql': m027,
+  '028-delivery-queue': m028,
 };
 
 export type MigrationName = keyof typeof list;

@@ -69,7 +69,7 @@ describe('PostgreSQL: statements marked prepared run by name', { skip }, () => {
     assert.equal(claimed.length, 1);
     const rows = await session();
     assert.ok(
-      rows.some((r) => r.statement.startsWith('update "deliveries" set "claimed_by"')),
+      rows.some((r) => r.statement.startsWith('update "delivery_queue" set "claimed_by"')),
       JSON.stringify(rows.map((r) => r.statement.slice(0, 60))),
     );
   });

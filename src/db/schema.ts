@@ -89,12 +89,19 @@ export type DeliveriesTable = {
   status: string;
   attempts: number;
   next_attempt_at: number | null;
-  claimed_by: string | null;
-  claim_expires_at: number | null;
   last_status_code: number | null;
   last_error: string | null;
   created_at: number;
   updated_at: number;
+};
+
+/** An open delivery's due time, attempt count and lease (migration 028), written with it; goes when it settles. */
+export type DeliveryQueueTable = {
+  id: string;
+  next_attempt_at: number;
+  attempts: number;
+  claimed_by: string | null;
+  claim_expires_at: number | null;
 };
 
 export type DeliveryAttemptsTable = {
@@ -370,6 +377,7 @@ export type Database = {
   hooks: HooksTable;
   events: EventsTable;
   deliveries: DeliveriesTable;
+  delivery_queue: DeliveryQueueTable;
   delivery_attempts: DeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
   mail_outbox: MailOutboxTable;

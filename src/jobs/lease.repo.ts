@@ -13,12 +13,12 @@ import {
   type Selectable,
   type SqlBool,
 } from 'kysely';
-import { skipLocked, walkingIndexOrder, type Db } from '../db/db.js';
+import { indexedBy, skipLocked, skipLockedClause, walkingIndexOrder, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
-import { batchRows, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
+import { batchRows, keyedIn, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
 import { prepared } from '../db/pg-prepared.js';
 
-export type LeasedTable = 'deliveries' | 'mail_outbox' | 'documents' | 'sms_outbox' | 'bulk_sends';
+export type LeasedTable = 'delivery_queue' | 'mail_outbox' | 'documents' | 'sms_outbox' | 'bulk_sends';
 
 /** How one table holds leases. Column names are this table's own. */
 export type Lease<T extends LeasedTable> = {
@@ -34,6 +34,12 @@ export type Lease<T extends LeasedTable> = {
   attempts?: keyof Database[T] & string;
   /** Columns set by every claim besides the lease (e.g. counting attempts at claim time). */
   onClaim?(eb: ExpressionBuilder<Database, T>): Record<string, unknown>;
+  /**
+   * For a table small whenever statistics are taken that may hold a backlog later (a queue): its primary key's index
+   * and its due index (on `order`), named in its statements where the database takes names (db.ts, indexedBy). Due
+   * is then `order <= now` alone.
+   */
+  indexes?: { key: string; due: string };
 };
 
 // Table and column names come from the Lease constants above, never from input; the loose type keeps one
@@ -62,6 +68,7 @@ export async function claimLeases<
       lease.due(eb as never, o.now),
       eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)]),
     ]);
+  if (lease.indexes) return claimIndexed(db, lease, lease.indexes, o, columns);
   // An idle worker's claim usually finds nothing, so it looks first: finding nothing is then one read, where the
   // claim takes SQLite's write lock and is four round trips on PostgreSQL (BEGIN, SET LOCAL, UPDATE, COMMIT). With
   // rows due, the look is one more round trip per batch.
@@ -79,6 +86,34 @@ export async function claimLeases<
     return (columns ? update.returning(columns).modifyEnd(prepared) : update.returningAll()).execute() as Promise<
       Pick<Selectable<Database[T]>, C>[]
     >;
+  });
+}
+
+/** claimLeases for a lease with named indexes: the same look and claim, written as SQL to name them. */
+async function claimIndexed<T extends LeasedTable, C extends string>(
+  db: Db,
+  lease: Lease<T>,
+  indexes: { key: string; due: string },
+  o: { now: number; workerId: string; leaseMs: number; limit: number },
+  columns?: readonly C[],
+): Promise<Pick<Selectable<Database[T]>, C & keyof Selectable<Database[T]>>[]> {
+  if (lease.onClaim) throw new Error('claimLeases: onClaim with named indexes');
+  const [holder, until, order] = [lease.holder, lease.until, lease.order].map((n) => sql.ref(n));
+  const free = sql`${order} <= ${o.now} AND (${holder} IS NULL OR ${until} <= ${o.now})`;
+  const due = indexedBy(db, lease.table, indexes.due);
+  const look = await sql`select 1 from ${due} where ${free} order by ${order} limit 1`.execute(db.kysely);
+  if (look.rows.length === 0) return [];
+  const returning = columns ? sql.join(columns.map((c) => sql.ref(c))) : sql`*`;
+  return walkingIndexOrder(db, async (trx) => {
+    const r = await sql<Pick<Selectable<Database[T]>, C & keyof Selectable<Database[T]>>>`update ${indexedBy(
+      db,
+      lease.table,
+      indexes.key,
+    )} set ${holder} = ${o.workerId}, ${until} = ${o.now + o.leaseMs}
+      where ${sql.ref('id')} in (select ${sql.ref('id')} from ${due} where ${free} order by ${order}
+        limit ${o.limit}${skipLockedClause(db)})
+      returning ${returning}${prepared}`.execute(trx);
+    return r.rows;
   });
 }
 
@@ -161,4 +196,28 @@ export function guardedUpdate<T extends LeasedTable>(
   return sql<{ id: string }>`UPDATE ${sql.table(table)} SET ${sql.join(assignments)} FROM ${batch}
     WHERE ${sql.ref(`${table}.id`)} = v.id AND ${sql.ref(`${table}.${lease.holder}`)} = ${workerId}${attemptsGuard}
     RETURNING ${sql.ref(`${table}.id`)} AS id`;
+}
+
+/**
+ * guardedUpdate's counterpart for rows that are done with: `DELETE … RETURNING id` of each row of `rows` while
+ * `workerId` holds its lease and its attempt counter still reads `attempts`, unexecuted; each row found by its
+ * primary key whatever the table's statistics say (db/batch-rows.ts, keyedIn; the key's index named where the lease
+ * names it).
+ */
+export function guardedDelete<T extends LeasedTable>(
+  db: Db,
+  k: Kysely<Database>,
+  lease: Lease<T>,
+  workerId: string,
+  rows: readonly Pick<GuardedRow, 'id' | 'attempts'>[],
+): RawBuilder<{ id: string }> {
+  if (!lease.attempts) throw new Error('guardedDelete: a lease without an attempt counter');
+  const table = lease.indexes ? indexedBy(db, lease.table, lease.indexes.key) : sql.table(lease.table);
+  const matching = keyedIn(
+    k,
+    ['id', lease.attempts],
+    rows.map((r) => [r.id, r.attempts] as const),
+  );
+  return sql<{ id: string }>`DELETE FROM ${table} WHERE ${matching} AND ${sql.ref(lease.holder)} = ${workerId}
+    RETURNING ${sql.ref('id')} AS id`;
 }

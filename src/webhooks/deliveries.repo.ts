@@ -1,13 +1,13 @@
-// All SQL for webhook deliveries: claiming due rows, recording attempts, and the list/get/replay reads.
+// The SQL of sending webhook deliveries: claiming due rows and recording their outcomes (the history's reads and
+// replay: history.repo.ts).
 // Claims are short statements; no transaction is ever open while a request is on the wire.
 import { sql, type Insertable, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import { forUpdate, writingCtes, type Db } from '../db/db.js';
-import { claimLeases, guardedUpdate, writeManyUnderLease, type GuardedRow, type Lease } from '../jobs/lease.repo.js';
-import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
-import { batchRows, type ColumnType } from '../db/batch-rows.js';
+import { writingCtes, type Db } from '../db/db.js';
+import { claimLeases, guardedDelete, type GuardedRow, type Lease } from '../jobs/lease.repo.js';
+import type { Database, DeliveriesTable, DeliveryAttemptsTable } from '../db/schema.js';
+import { batchRows, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
 import { prepared } from '../db/pg-prepared.js';
-import { pendingDelivery } from './outbox.repo.js';
-import { DUE_STATUSES, type DeliveryStatus } from './states.js';
+import type { DeliveryStatus } from './states.js';
 
 export type ClaimedDelivery = {
   id: string;
@@ -20,86 +20,84 @@ export type ClaimedDelivery = {
   hookDeleted: boolean;
   /** attempts already made when claimed; the record step only applies while this is unchanged */
   attempts: number;
+  /** when it was due (a release hands it back due then) */
+  dueAt: number;
   claimExpiresAt: number;
 };
 
 /**
- * How deliveries hold leases: due while pending or retrying and past next_attempt_at; an outcome is guarded by the
- * attempt count.
+ * How deliveries hold leases: through their queue row (migration 028), due once past next_attempt_at; an outcome is
+ * guarded by the attempt count.
  */
-export const DELIVERY_LEASE: Lease<'deliveries'> = {
-  table: 'deliveries',
+export const DELIVERY_LEASE: Lease<'delivery_queue'> = {
+  table: 'delivery_queue',
   holder: 'claimed_by',
   until: 'claim_expires_at',
   attempts: 'attempts',
   order: 'next_attempt_at',
-  // The statuses as literals: the planner then sees the partial index deliveries_open_due (migration 018) applies.
-  due: (eb, now) =>
-    eb.and([
-      eb(
-        'status',
-        'in',
-        DUE_STATUSES.map((s) => sql.lit(s)),
-      ),
-      eb('next_attempt_at', '<=', now),
-    ]),
+  due: (eb, now) => eb('next_attempt_at', '<=', now),
+  // SQLite names a TEXT primary key's index itself (sqlite_autoindex_<table>_1); a wrong name fails every statement.
+  indexes: { key: 'sqlite_autoindex_delivery_queue_1', due: 'delivery_queue_due' },
 };
+
+// The ids as one parameter (batch-rows.ts): the same statement text for any claim's size.
+const idsIn = (db: Db, column: string, ids: readonly string[]) =>
+  sql<SqlBool>`${sql.ref(column)} IN (SELECT ids.id FROM ${batchRows(
+    db.kysely,
+    [['id', 'text']],
+    ids.map((id) => [id]),
+    'ids',
+  )})`;
 
 /** Claims up to `limit` due rows for `workerId`, with what sending them needs (event body, hook URL and secret). */
 export async function claimDue(
   db: Db,
   opts: { now: number; workerId: string; leaseMs: number; limit: number },
 ): Promise<ClaimedDelivery[]> {
-  // The claim returns the few columns it needs; the bodies and hooks are then read by id (a claim's rows share a
-  // few hooks), so the claimed rows are not read a second time.
-  const claimed = await claimLeases(db, DELIVERY_LEASE, opts, [
-    'id',
-    'attempts',
-    'event_id',
-    'hook_id',
-    'next_attempt_at',
-  ]);
+  // The claim returns the queue's few columns; the deliveries with their events, and the hooks, are then read by id
+  // (a claim's rows share a few hooks).
+  const claimed = await claimLeases(db, DELIVERY_LEASE, opts, ['id', 'attempts', 'next_attempt_at']);
   if (claimed.length === 0) return [];
-  // The ids as one parameter (batch-rows.ts): the same statement text for any claim's size.
-  const idsIn = (ids: string[]) =>
-    sql<SqlBool>`${sql.ref('id')} IN (SELECT ids.id FROM ${batchRows(
-      db.kysely,
-      [['id', 'text']],
-      ids.map((id) => [id]),
-      'ids',
-    )})`;
-  const events = await db.kysely
-    .selectFrom('events')
-    .select(['id', 'name', 'body'])
-    .where(idsIn(claimed.map((c) => c.event_id)))
+  const rows = await db.kysely
+    .selectFrom('deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select(['d.id', 'd.hook_id', 'd.event_id', 'e.name', 'e.body'])
+    .where(
+      idsIn(
+        db,
+        'd.id',
+        claimed.map((c) => c.id),
+      ),
+    )
     .modifyEnd(prepared)
     .execute();
   const hooks = await db.kysely
     .selectFrom('hooks')
     .select(['id', 'target_url', 'secret', 'deleted_at'])
-    .where(idsIn([...new Set(claimed.map((c) => c.hook_id))]))
+    .where(idsIn(db, 'id', [...new Set(rows.map((r) => r.hook_id))]))
     .modifyEnd(prepared)
     .execute();
-  const eventById = new Map(events.map((e) => [e.id, e]));
+  const rowById = new Map(rows.map((r) => [r.id, r]));
   const hookById = new Map(hooks.map((h) => [h.id, h]));
   const out: ClaimedDelivery[] = [];
   // Oldest due first, as the claim chose them (RETURNING gives no order).
-  claimed.sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0));
+  claimed.sort((a, b) => a.next_attempt_at - b.next_attempt_at);
   for (const c of claimed) {
-    const e = eventById.get(c.event_id);
-    const h = hookById.get(c.hook_id);
-    // Both are foreign keys of the row; a missing one cannot happen, and such a row would just wait out its lease.
-    if (e === undefined || h === undefined) continue;
+    const r = rowById.get(c.id);
+    const h = r && hookById.get(r.hook_id);
+    // Foreign keys all; a missing one cannot happen, and such a row would just wait out its lease.
+    if (r === undefined || h === undefined) continue;
     out.push({
       id: c.id,
-      eventId: c.event_id,
-      eventName: e.name,
-      body: e.body,
-      hookId: c.hook_id,
+      eventId: r.event_id,
+      eventName: r.name,
+      body: r.body,
+      hookId: r.hook_id,
       targetUrl: h.target_url,
       secret: h.secret,
       hookDeleted: h.deleted_at !== null,
       attempts: c.attempts,
+      dueAt: c.next_attempt_at,
       claimExpiresAt: opts.now + opts.leaseMs,
     });
   }
@@ -123,18 +121,19 @@ export type AttemptOutcome = {
 };
 
 /**
- * A claimed row that is not sent: `release` hands it back, `drop` gives up without an attempt (hook deleted), `defer`
- * hands it back due at `nextAttemptAt` (its receiver is slow), its attempt count and status unchanged.
+ * A claimed row that is not sent: `release` hands it back due as it was (`nextAttemptAt`, its due time at claim),
+ * `drop` gives up without an attempt (hook deleted), `defer` hands it back due at `nextAttemptAt` (its receiver is
+ * slow), its attempt count and status unchanged.
  */
 type Unsent = { deliveryId: string; attemptsAtClaim: number; recordedAt: number };
 export type NonAttemptOutcome =
-  | (Unsent & { kind: 'release' })
+  | (Unsent & { kind: 'release'; nextAttemptAt: number })
   | (Unsent & { kind: 'drop'; error?: string })
   | (Unsent & { kind: 'defer'; nextAttemptAt: number });
 
 export type Outcome = AttemptOutcome | NonAttemptOutcome;
 
-// What each kind of outcome sets, typed for the batched write (jobs/lease.repo.ts, writeManyUnderLease).
+// What an attempt writes in the delivery's row.
 const ATTEMPT_COLUMNS = {
   status: 'text',
   attempts: 'integer',
@@ -143,6 +142,8 @@ const ATTEMPT_COLUMNS = {
   last_error: 'text',
   updated_at: 'bigint',
 } as const;
+const DEFER_COLUMNS = { next_attempt_at: 'bigint' } as const;
+const DROP_COLUMNS = { status: 'text', next_attempt_at: 'bigint', last_error: 'text', updated_at: 'bigint' } as const;
 // The attempt rows' columns and types; recordOutcomes writes each row as an object and takes its cells in this order.
 const ATTEMPT_ROW: readonly (readonly [keyof DeliveryAttemptsTable & string, ColumnType])[] = [
   ['delivery_id', 'text'],
@@ -154,69 +155,75 @@ const ATTEMPT_ROW: readonly (readonly [keyof DeliveryAttemptsTable & string, Col
   ['error', 'text'],
   ['worker', 'text'],
 ];
-type UnsentKind = NonAttemptOutcome['kind'];
-type ColumnsOf = Partial<Record<string, ColumnType>>;
-/** What each unsent outcome writes besides clearing the claim (all under it, guarded by the attempt count). */
-const UNSENT: {
-  [K in UnsentKind]: { columns: ColumnsOf; set(o: Extract<Outcome, { kind: K }>): Record<string, unknown> };
-} = {
-  release: { columns: {}, set: () => ({}) },
-  drop: {
-    columns: { status: 'text', next_attempt_at: 'bigint', last_error: 'text', updated_at: 'bigint' },
-    set: (o) => ({
-      status: 'giving_up' satisfies DeliveryStatus,
-      next_attempt_at: null,
-      last_error: o.error ?? null,
-      updated_at: o.recordedAt,
-    }),
-  },
-  defer: { columns: { next_attempt_at: 'bigint' }, set: (o) => ({ next_attempt_at: o.nextAttemptAt }) },
-};
+// A queue row written again for a delivery that stays open.
+const QUEUE_ROW: readonly BatchColumn[] = [
+  ['id', 'text'],
+  ['next_attempt_at', 'bigint'],
+  ['attempts', 'integer'],
+];
+
+/** An attempt after which the delivery is settled. */
+const settles = (o: AttemptOutcome) => o.ok || o.nextAttemptAt === null;
+const guard = (o: Outcome) => ({ id: o.deliveryId, attempts: o.attemptsAtClaim });
 
 /**
- * Writes a batch of outcomes atomically, a few statements whatever its size (one per kind of outcome, one for the
- * attempt rows); on PostgreSQL a batch of attempts only (the usual one) is a single statement, the attempt rows
- * written from the guarded update's own result. Each row update is guarded by the claim (claimed_by and the attempt
- * count seen at claim time); an outcome whose claim was lost changes nothing and records no attempt. Returns how
- * many were applied.
+ * Writes a batch of outcomes atomically, in a few statements whatever its size. The claim is the queue row's
+ * (migration 028): an outcome applies only while this worker still holds it with the attempt count seen at claim
+ * time, and one whose claim was lost changes nothing and records no attempt. Every applied outcome deletes its queue
+ * row; a delivery that stays open (a retry, a deferral, a release) is queued again, unclaimed, due when it says. The
+ * applied outcomes are then written into their deliveries' rows (columns no index holds: heap-only updates on
+ * PostgreSQL) and their attempt rows inserted. On PostgreSQL a batch of settling attempts (the usual one) is a single
+ * statement. Returns how many were applied.
  */
 export async function recordOutcomes(db: Db, workerId: string, outcomes: Outcome[]): Promise<number> {
   if (outcomes.length === 0) return 0;
   // A stable order keeps concurrent PostgreSQL writers from deadlocking on each other's rows.
   const sorted = [...outcomes].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0));
   const attempts = sorted.filter((o): o is AttemptOutcome => o.kind === 'attempt');
-  const release = { release: true };
-  const attemptUpdate = (k: Kysely<Database>) =>
-    guardedUpdate(k, DELIVERY_LEASE, workerId, ATTEMPT_COLUMNS, attempts.map(attemptWrite), release);
-  if (writingCtes(db) && attempts.length === sorted.length) {
-    const r = await sql<{ n: number }>`WITH written AS (${attemptUpdate(db.kysely)}),
-      recorded AS (${insertAttempts(db.kysely, attempts, workerId, sql`SELECT id FROM written`)})
-      SELECT count(*)::int AS n FROM written${prepared}`.execute(db.kysely);
+  if (writingCtes(db) && attempts.length === sorted.length && attempts.every(settles)) {
+    const k = db.kysely;
+    const done = sql`SELECT id FROM done`;
+    const r = await sql<{
+      n: number;
+    }>`WITH done AS (${guardedDelete(db, k, DELIVERY_LEASE, workerId, attempts.map(guard))}),
+      written AS (${updateDeliveries(k, ATTEMPT_COLUMNS, attempts.map(attemptWrite), done)}),
+      recorded AS (${insertAttempts(k, attempts, workerId, done)})
+      SELECT count(*)::int AS n FROM done${prepared}`.execute(k);
     return r.rows[0]!.n;
   }
   return db.kysely.transaction().execute(async (trx) => {
-    const written = new Set(attempts.length === 0 ? [] : (await attemptUpdate(trx).execute(trx)).rows.map((w) => w.id));
-    let applied = written.size;
-    for (const kind of Object.keys(UNSENT) as UnsentKind[]) {
-      const { columns, set } = UNSENT[kind] as {
-        columns: ColumnsOf;
-        set(o: NonAttemptOutcome): Record<string, unknown>;
-      };
-      const rows = sorted
-        .filter((o): o is NonAttemptOutcome => o.kind === kind)
-        .map((o) => ({ id: o.deliveryId, attempts: o.attemptsAtClaim, set: set(o) }));
-      applied += (await writeManyUnderLease(trx, DELIVERY_LEASE, workerId, columns, rows, release)).length;
+    const written = new Set(
+      (await guardedDelete(db, trx, DELIVERY_LEASE, workerId, sorted.map(guard)).execute(trx)).rows.map((w) => w.id),
+    );
+    const applied = <O extends Outcome>(list: O[]) => list.filter((o) => written.has(o.deliveryId));
+    const byKind = <K extends Outcome['kind']>(kind: K) =>
+      applied(sorted.filter((o): o is Extract<Outcome, { kind: K }> => o.kind === kind));
+    const recorded = applied(attempts);
+    const drops = byKind('drop');
+    const defers = byKind('defer');
+    const open: (readonly unknown[])[] = [
+      ...recorded.filter((o) => !settles(o)).map((o) => [o.deliveryId, o.nextAttemptAt, o.attemptsAtClaim + 1]),
+      ...defers.map((o) => [o.deliveryId, o.nextAttemptAt, o.attemptsAtClaim]),
+      ...byKind('release').map((o) => [o.deliveryId, o.nextAttemptAt, o.attemptsAtClaim]),
+    ];
+    if (open.length > 0) {
+      await sql`INSERT INTO delivery_queue (id, next_attempt_at, attempts)
+        SELECT * FROM ${batchRows(trx, QUEUE_ROW, open)} WHERE true`.execute(trx);
     }
-    const recorded = attempts.filter((o) => written.has(o.deliveryId));
+    const update = async (columns: Partial<Record<keyof DeliveriesTable & string, ColumnType>>, rows: GuardedRow[]) => {
+      if (rows.length > 0) await updateDeliveries(trx, columns, rows).execute(trx);
+    };
+    await update(ATTEMPT_COLUMNS, recorded.map(attemptWrite));
+    await update(DROP_COLUMNS, drops.map(dropWrite));
+    await update(DEFER_COLUMNS, defers.map(deferWrite));
     if (recorded.length > 0) await insertAttempts(trx, recorded, workerId).execute(trx);
-    return applied;
+    return written.size;
   });
 }
 
-/** An attempt's guarded write of its delivery row. */
+/** An attempt's write of its delivery row. */
 const attemptWrite = (o: AttemptOutcome): GuardedRow => ({
-  id: o.deliveryId,
-  attempts: o.attemptsAtClaim,
+  ...guard(o),
   set: {
     status: (o.ok ? 'succeeded' : o.nextAttemptAt === null ? 'giving_up' : 'retrying') satisfies DeliveryStatus,
     attempts: o.attemptsAtClaim + 1,
@@ -226,6 +233,42 @@ const attemptWrite = (o: AttemptOutcome): GuardedRow => ({
     updated_at: o.recordedAt,
   },
 });
+
+const deferWrite = (o: Extract<Outcome, { kind: 'defer' }>): GuardedRow => ({
+  ...guard(o),
+  set: { next_attempt_at: o.nextAttemptAt },
+});
+
+const dropWrite = (o: Extract<Outcome, { kind: 'drop' }>): GuardedRow => ({
+  ...guard(o),
+  set: {
+    status: 'giving_up' satisfies DeliveryStatus,
+    next_attempt_at: null,
+    last_error: o.error ?? null,
+    updated_at: o.recordedAt,
+  },
+});
+
+/**
+ * `UPDATE deliveries … FROM` a batch of rows (each its own values for `columns`), of the ids `onlyIds` (a subquery)
+ * returns when given. Unguarded: callers pass only outcomes whose queue row the claim's guard let through.
+ */
+function updateDeliveries(
+  k: Kysely<Database>,
+  columns: Partial<Record<keyof DeliveriesTable & string, ColumnType>>,
+  rows: readonly GuardedRow[],
+  onlyIds?: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const names = Object.keys(columns) as (keyof DeliveriesTable & string)[];
+  const batch = batchRows(
+    k,
+    [['id', 'text'], ...names.map((c, i): BatchColumn => [`c${i}`, columns[c]!])],
+    rows.map((r) => [r.id, ...names.map((c) => r.set[c] ?? null)]),
+  );
+  const only = onlyIds ? sql` AND v.id IN (${onlyIds})` : sql``;
+  return sql`UPDATE deliveries SET ${sql.join(names.map((c, i) => sql`${sql.ref(c)} = ${sql.raw(`v.c${i}`)}`))}
+    FROM ${batch} WHERE deliveries.id = v.id${only}`;
+}
 
 /**
  * The attempt rows' `INSERT`, of those among `list` whose delivery id `onlyIds` (a subquery) returns when given. The
@@ -255,117 +298,4 @@ function insertAttempts(
   return sql`INSERT INTO delivery_attempts (${sql.raw(ATTEMPT_ROW.map(([c]) => c).join(', '))})
     SELECT * FROM ${batchRows(k, ATTEMPT_ROW, cells, 'a')} WHERE ${only}
     ON CONFLICT (delivery_id, attempt) DO NOTHING`;
-}
-
-const historyQuery = (db: Db) =>
-  db.kysely
-    .selectFrom('deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .select([
-      'd.id',
-      'd.workspace_id',
-      'd.event_id',
-      'e.name',
-      'd.hook_id',
-      'd.status',
-      'd.attempts',
-      'd.next_attempt_at',
-      'd.created_at',
-      'd.last_status_code',
-      'd.last_error',
-    ]);
-
-export type DeliveryRow = Awaited<ReturnType<ReturnType<typeof historyQuery>['execute']>>[number];
-export type AttemptRow = Pick<
-  DeliveryAttemptsTable,
-  'delivery_id' | 'attempt' | 'started_at' | 'duration_ms' | 'status_code' | 'error' | 'response_body'
->;
-/** A delivery with every attempt, oldest attempt first. */
-export type DeliveryRecord = { row: DeliveryRow; attempts: AttemptRow[] };
-
-async function withAttempts(db: Db, rows: DeliveryRow[]): Promise<DeliveryRecord[]> {
-  if (rows.length === 0) return [];
-  const attempts = await db.kysely
-    .selectFrom('delivery_attempts')
-    .select(['delivery_id', 'attempt', 'started_at', 'duration_ms', 'status_code', 'error', 'response_body'])
-    .where(
-      'delivery_id',
-      'in',
-      rows.map((r) => r.id),
-    )
-    .orderBy('delivery_id')
-    .orderBy('attempt')
-    .execute();
-  const byDelivery = new Map<string, AttemptRow[]>();
-  for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
-  return rows.map((row) => ({ row, attempts: byDelivery.get(row.id) ?? [] }));
-}
-
-/** Where a page of history starts: after this delivery, in the newest-first order (created_at, then id). */
-export type HistoryCursor = Pick<DeliveryRow, 'created_at' | 'id'>;
-
-export type DeliveryQuery = {
-  workspaceId?: string;
-  hookId?: string;
-  /** Only rows in one of these states (none given: every state). */
-  statuses?: readonly DeliveryStatus[];
-  /** Only rows older than this one (newest first: created_at, then id). */
-  after?: HistoryCursor;
-  limit?: number;
-};
-
-/** Newest first; limit defaults to 50, at most 500. */
-export async function findDeliveries(db: Db, opts: DeliveryQuery = {}): Promise<DeliveryRecord[]> {
-  const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);
-  let q = historyQuery(db);
-  if (opts.workspaceId !== undefined) q = q.where('d.workspace_id', '=', opts.workspaceId);
-  if (opts.hookId !== undefined) q = q.where('d.hook_id', '=', opts.hookId);
-  if (opts.statuses !== undefined) q = q.where('d.status', 'in', [...opts.statuses]);
-  const after = opts.after;
-  if (after !== undefined) {
-    // A row comparison, so the (workspace_id | hook_id, created_at, id) order is a seek, not a filter.
-    q = q.where((eb) => eb(eb.refTuple('d.created_at', 'd.id'), '<', eb.tuple(after.created_at, after.id)));
-  }
-  return withAttempts(db, await q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute());
-}
-
-/** One row without its attempts, by id alone (callers scope it: the row carries workspace_id and hook_id). */
-export const findDeliveryRow = (db: Db, id: string): Promise<DeliveryRow | undefined> =>
-  historyQuery(db).where('d.id', '=', id).executeTakeFirst();
-
-/** By id alone: callers scope it (the row carries workspace_id) before showing it. */
-export async function findDelivery(db: Db, id: string): Promise<DeliveryRecord | undefined> {
-  const row = await findDeliveryRow(db, id);
-  return row ? (await withAttempts(db, [row]))[0] : undefined;
-}
-
-export type Replayed = { id: string; eventId: string; hookId: string; workspaceId: string };
-
-/**
- * Replay: a new `pending` delivery of the same event (same event id and body) to the same hook, due now, with its
- * own attempts; the source row is left as it is, in whatever state. Nothing is written, and undefined returned,
- * when there is no such delivery, its hook is deleted, or (given `scope`) it is not that workspace's hook's.
- */
-export async function insertReplay(
-  database: Db,
-  db: Kysely<Database>,
-  id: string,
-  now: number,
-  scope?: { workspaceId: string; hookId: string },
-): Promise<Replayed | undefined> {
-  // The source row is locked until the insert commits: the prune job's SKIP LOCKED then passes it by, so its event
-  // (deleted only once no delivery of it is left) cannot vanish between this read and the insert's reference to it.
-  let q = db
-    .selectFrom('deliveries as d')
-    .innerJoin('hooks as h', 'h.id', 'd.hook_id')
-    .select(['d.event_id', 'd.hook_id', 'd.workspace_id'])
-    .where('d.id', '=', id)
-    .where('h.deleted_at', 'is', null);
-  if (scope) q = q.where('d.workspace_id', '=', scope.workspaceId).where('d.hook_id', '=', scope.hookId);
-  const src = await forUpdate(database, q).executeTakeFirst();
-  if (!src) return undefined;
-  // A hook deleted between this read and the insert leaves a row the dispatcher gives up unsent ("hook deleted").
-  const row = pendingDelivery(src.event_id, src.hook_id, src.workspace_id, now);
-  await db.insertInto('deliveries').values(row).execute();
-  return { id: row.id, eventId: row.event_id, hookId: row.hook_id, workspaceId: row.workspace_id };
 }

@@ -11,7 +11,16 @@ import { Agent } from 'undici';
 import { openDb, type Db } from '../db/db.js';
 import { ManualClock } from '../lib/clock.js';
 import { createDispatcher } from './dispatcher.js';
-import { attemptsOf, deliveryOf, MIN, neverSlow, receiver, seed, type Hit } from './testing/dispatcher.js';
+import {
+  attemptsOf,
+  deliveriesWhere,
+  deliveryOf,
+  MIN,
+  neverSlow,
+  receiver,
+  seed,
+  type Hit,
+} from './testing/dispatcher.js';
 
 const countBy = (hits: Hit[]) => {
   const m = new Map<string, number>();
@@ -60,7 +69,7 @@ describe('batched webhook dispatch (SQLite, two connections to one file)', () =>
         [...countBy(rx.hits).values()].every((n) => n === 1),
         'first attempt received exactly once',
       );
-      const failed = await db.kysely.selectFrom('deliveries').selectAll().where('hook_id', '=', s.hookId).execute();
+      const failed = await deliveriesWhere(db, 'hook_id', s.hookId);
       assert.ok(
         failed.every(
           (r) => r.status === 'retrying' && r.attempts === 1 && r.next_attempt_at === t1 + MIN && r.claimed_by === null,

@@ -210,7 +210,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       return true;
     },
     async release(d) {
-      writer.push({ kind: 'release', deliveryId: d.id, attemptsAtClaim: d.attempts, recordedAt: clock.now() });
+      writer.push({
+        kind: 'release',
+        deliveryId: d.id,
+        attemptsAtClaim: d.attempts,
+        recordedAt: clock.now(),
+        nextAttemptAt: d.dueAt,
+      });
     },
     // Outcomes are written in the background while the next batch is sent; each pass settles them at its end.
     settle: () => writer.idle(),

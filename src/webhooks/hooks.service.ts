@@ -14,7 +14,7 @@ import type { Clock } from '../lib/clock.js';
 import { apiError } from '../lib/errors.js';
 import { checkOutboundUrl } from '../lib/outbound.js';
 import { MAX_HOOK_EVENTS } from '../limits.js';
-import { findDeliveries, findDelivery, findDeliveryRow, insertReplay, type DeliveryQuery } from './deliveries.repo.js';
+import { findDeliveries, findDelivery, findDeliveryRow, insertReplay, type DeliveryQuery } from './history.repo.js';
 import type { DeliveryStatus } from './states.js';
 import { isEventName, testEventFields } from './events.js';
 import { createHook, deleteHook, findHook, listHooks, type Hook } from './hooks.repo.js';

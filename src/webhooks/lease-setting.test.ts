@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness } from '../testing/harness.js';
-import { receiver } from './testing/dispatcher.js';
+import { deliveriesWhere, receiver } from './testing/dispatcher.js';
 
 test('a delivery in flight is leased for DELIVERY_LEASE_MS', async (t) => {
   let answer: (() => void) | undefined;
@@ -22,11 +22,8 @@ test('a delivery in flight is leased for DELIVERY_LEASE_MS', async (t) => {
   assert.equal(sent.status, 202, sent.text);
   const working = h.work();
   await rx.waitFor(1);
-  const row = await h.db.kysely
-    .selectFrom('deliveries')
-    .select(['claimed_by', 'claim_expires_at'])
-    .where('hook_id', '=', hook.json.id)
-    .executeTakeFirstOrThrow();
+  const [row] = await deliveriesWhere(h.db, 'hook_id', hook.json.id);
+  assert.ok(row, 'a delivery');
   assert.ok(row.claimed_by, 'claimed while on the wire');
   assert.equal(Number(row.claim_expires_at), h.clock.now() + 20_000);
   answer!();

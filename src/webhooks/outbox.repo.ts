@@ -32,8 +32,6 @@ export const pendingDelivery = (eventId: string, hookId: string, workspaceId: st
   status: 'pending' satisfies DeliveryStatus,
   attempts: 0,
   next_attempt_at: now,
-  claimed_by: null,
-  claim_expires_at: null,
   last_status_code: null,
   last_error: null,
   created_at: now,

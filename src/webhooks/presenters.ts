@@ -1,6 +1,6 @@
 // The wire format of hooks and deliveries, written once (API, CLI). A hook's secret appears only at creation.
 import { iso } from '../lib/clock.js';
-import type { DeliveryRecord } from './deliveries.repo.js';
+import type { DeliveryRecord } from './history.repo.js';
 import type { DeliveryStatus } from './states.js';
 import type { Hook } from './hooks.repo.js';
 import type { DeliveryView, HookCreated, HookView } from './hooks.schemas.js';

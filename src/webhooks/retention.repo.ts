@@ -9,14 +9,16 @@ import { LIVE_DOCUMENT_STATUSES, noLiveDocument, type PruneTarget } from '../job
 import { DUE_STATUSES } from './states.js';
 
 /**
- * A settled delivery past the cutoff whose event is not a live document's. "Not pending or retrying" rather than
- * "succeeded or given up": the same rows, but SQLite then walks the updated_at index instead of sorting every
- * settled row by it.
+ * A settled delivery whose last write is past the cutoff and whose event is not a live document's. Walked by
+ * created_at (migration 028: an index on updated_at, which every outcome writes, would make each record a new index
+ * entry): a delivery is written after it is created, so the age test on created_at bounds the walk, and updated_at
+ * decides.
  */
 const settledBefore = (eb: ExpressionBuilder<Database, 'deliveries'>, cutoff: number) =>
   eb.and([
-    eb('deliveries.status', 'not in', DUE_STATUSES),
+    eb('deliveries.created_at', '<', cutoff),
     eb('deliveries.updated_at', '<', cutoff),
+    eb('deliveries.status', 'not in', DUE_STATUSES),
     eb.exists(
       eb
         .selectFrom('events as of_event')
@@ -47,7 +49,7 @@ export const DELIVERY_ATTEMPTS_PRUNE: PruneTarget<'delivery_attempts'> = {
 export const DELIVERIES_PRUNE: PruneTarget<'deliveries'> = {
   table: 'deliveries',
   key: ['id'],
-  order: 'updated_at',
+  order: 'created_at',
   expired: (eb, cutoff) =>
     eb.and([
       settledBefore(eb, cutoff),

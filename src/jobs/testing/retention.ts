@@ -86,8 +86,6 @@ export async function insertDelivery(
       status,
       attempts,
       next_attempt_at: status === 'succeeded' || status === 'giving_up' ? null : updatedAt + 60_000,
-      claimed_by: null,
-      claim_expires_at: null,
       last_status_code: 200,
       last_error: null,
       created_at: updatedAt - attempts,

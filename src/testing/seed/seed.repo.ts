@@ -228,13 +228,22 @@ export async function makeDeliveriesDue(k: Kysely<Database>, workspaceId: string
     .orderBy('created_at', 'desc')
     .limit(n)
     .execute();
+  if (ids.length === 0) return;
+  const picked = ids.map((r) => r.id);
   await k
     .updateTable('deliveries')
-    .set({ status: 'pending', next_attempt_at: now, claimed_by: null, claim_expires_at: null })
-    .where(
-      'id',
-      'in',
-      ids.map((r) => r.id),
+    .set({ status: 'pending', next_attempt_at: now })
+    .where('id', 'in', picked)
+    .execute();
+  // Open again, so queued again (migration 028: the trigger queues inserted rows only).
+  await k
+    .insertInto('delivery_queue')
+    .columns(['id', 'next_attempt_at', 'attempts'])
+    .expression(
+      k
+        .selectFrom('deliveries')
+        .select((eb) => ['id', eb.val(now).as('next_attempt_at'), 'attempts'])
+        .where('id', 'in', picked),
     )
     .execute();
 }

@@ -1,4 +1,5 @@
 // What the dispatcher tests share: a recording receiver, a seeded hook and its events, row reads, a fresh database.
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, beforeEach } from 'node:test';
@@ -11,6 +12,7 @@ import { WEBHOOK_TIMEOUT_MS } from '../../limits.js';
 import { createDispatcher, type DispatcherOptions } from '../dispatcher.js';
 import { createEmitter } from '../outbox.repo.js';
 import { newWebhookSecret } from '../signature.js';
+import { DUE_STATUSES, type DeliveryStatus } from '../states.js';
 
 export const MIN = 60_000;
 export const HOUR = 60 * MIN;
@@ -107,8 +109,31 @@ export async function seed(db: Db, clock: ManualClock, targetUrl: string, n = 1)
   return { workspaceId, hookId, secret, eventIds };
 }
 
-export const deliveryOf = async (db: Db, eventId: string) =>
-  db.kysely.selectFrom('deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow();
+/**
+ * Deliveries with their queue row's lease (null when not queued), checking on each read that the row is queued
+ * exactly while it is open, with the delivery's own attempts and due time.
+ */
+export async function deliveriesWhere(db: Db, column: 'event_id' | 'hook_id' | 'd.id', value: string) {
+  const rows = await db.kysely
+    .selectFrom('deliveries as d')
+    .leftJoin('delivery_queue as q', 'q.id', 'd.id')
+    .selectAll('d')
+    .select(['q.claimed_by', 'q.claim_expires_at', 'q.attempts as queued_attempts', 'q.next_attempt_at as queued_at'])
+    .where(column === 'd.id' ? 'd.id' : `d.${column}`, '=', value)
+    .execute();
+  for (const r of rows) {
+    const open = DUE_STATUSES.includes(r.status as DeliveryStatus);
+    const queued = r.queued_attempts === null ? null : [r.queued_attempts, r.queued_at];
+    assert.deepEqual(queued, open ? [r.attempts, r.next_attempt_at] : null, `delivery ${r.id} (${r.status}) queued`);
+  }
+  return rows;
+}
+
+export const deliveryOf = async (db: Db, eventId: string) => {
+  const [row] = await deliveriesWhere(db, 'event_id', eventId);
+  assert.ok(row, `a delivery of ${eventId}`);
+  return row;
+};
 
 export const attemptsOf = (db: Db, deliveryId: string) =>
   db.kysely
