@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher as HttpDispatcher } from 'undici';
 import type { Db } from '../db/db.js';
 import { createExactCache } from '../db/exact-cache.js';
+import { migrationGate } from '../http/feature-gate.js';
 import { createRunner, type LeaseJob, type Runner } from '../jobs/runner.js';
 import { fixedDelays, nextAttemptAt } from '../jobs/retry.js';
 import type { Clock } from '../lib/clock.js';
@@ -180,8 +181,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return gone.get(hookId, v) ?? gone.load(hookId, v);
   };
 
+  // A database before the due queue (a rolling upgrade, SIGNET_AUTO_MIGRATE=0) has nothing to claim from: nothing is
+  // sent until `signet migrate` has run, which queues every open delivery.
+  const queue = migrationGate(db, '028-delivery-queue');
   const job: LeaseJob<ClaimedDelivery> = {
-    claim: (o) => claimDue(db, o),
+    claim: async (o) => ((await queue.available()) ? claimDue(db, o) : []),
     async work(d) {
       if (d.hookDeleted || (await hookGone(d.hookId))) {
         writer.push({
