@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { captureStatements, openDb, type Db } from '../db/db.js';
 import { MAIL_LEASE } from '../mail/outbox.repo.js';
 import { freshPostgres, postgresForTests } from '../testing/services.js';
-import { claimLeases, writeManyUnderLease, writeUnderLease } from './lease.repo.js';
+import { claimLeases, guardedDelete, writeUnderLease } from './lease.repo.js';
 
 const T0 = Date.parse('2026-11-23T10:00:00Z');
 
@@ -156,41 +156,29 @@ function suite(open: () => Promise<{ db: Db; other: Db; url: string; close(): Pr
     assert.equal(await write('a', 0), false, 'the claim ended with the write');
   });
 
-  test('a batched write applies the same guard to each row: only the holder, only at the claimed attempt count', async () => {
+  test('a batched delete applies the same guard to each row: only the holder, only at the claimed attempt count', async () => {
     await db.kysely.deleteFrom('mail_outbox').execute();
     const ids = await seed(db, 4);
     await claim(db, 'a', T0 + 10, 3);
     await claim(db, 'b', T0 + 10, 1);
-    const row = (id: string, attempts: number, error: string | null) => ({
-      id,
-      attempts,
-      set: { status: 'sent', attempts: attempts + 1, next_attempt_at: null, last_error: error },
-    });
-    const written = await writeManyUnderLease(
-      db.kysely,
-      MAIL_LEASE,
-      'a',
-      { status: 'text', attempts: 'integer', next_attempt_at: 'bigint', last_error: 'text' },
-      [row(ids[0]!, 0, null), row(ids[1]!, 5, 'x'), row(ids[2]!, 0, "it's"), row(ids[3]!, 0, null)],
-      { release: true },
+    const deleted = await guardedDelete(db, db.kysely, MAIL_LEASE, 'a', [
+      { id: ids[0]!, attempts: 0 },
+      { id: ids[1]!, attempts: 5 },
+      { id: ids[2]!, attempts: 0 },
+      { id: ids[3]!, attempts: 0 },
+    ]).execute(db.kysely);
+    assert.deepEqual(
+      deleted.rows.map((r) => r.id).sort(),
+      [ids[0], ids[2]],
+      'row 1: attempts moved since the claim; row 3: b holds it',
     );
-    assert.deepEqual(written.sort(), [ids[0], ids[2]], 'row 1: attempts moved since the claim; row 3: b holds it');
     const rows = await db.kysely.selectFrom('mail_outbox').selectAll().orderBy('id').execute();
     assert.deepEqual(
-      rows.map((r) => [r.status, r.attempts, r.claimed_by, r.next_attempt_at, r.last_error]),
+      rows.map((r) => [r.id, r.claimed_by]),
       [
-        ['sent', 1, null, null, null],
-        ['queued', 0, 'a', T0 + 1, null],
-        ['sent', 1, null, null, "it's"],
-        ['queued', 0, 'b', T0 + 3, null],
+        [ids[1], 'a'],
+        [ids[3], 'b'],
       ],
-    );
-    assert.deepEqual(
-      await writeManyUnderLease(db.kysely, MAIL_LEASE, 'b', {}, [{ id: ids[3]!, attempts: 0, set: {} }], {
-        release: true,
-      }),
-      [ids[3]],
-      'a release sets nothing but the lease',
     );
   });
 

@@ -2,8 +2,8 @@
 // Guarantees: a claim is one statement (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has a single writer), after a
 // read that looks for a free row, so that finding nothing takes no lock and no transaction; concurrent claimers take
 // disjoint rows; a lapsed lease is as good as none; an outcome is written only while its writer still holds the
-// claim it worked under, so a worker that lost its lease writes nothing; writeManyUnderLease applies that same guard
-// to each row of a batch, in one statement.
+// claim it worked under, so a worker that lost its lease writes nothing; guardedDelete applies that same guard to
+// each row of a batch, in one statement.
 import {
   sql,
   type Expression,
@@ -15,7 +15,7 @@ import {
 } from 'kysely';
 import { indexedBy, skipLocked, skipLockedClause, walkingIndexOrder, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
-import { batchRows, keyedIn, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
+import { keyedIn } from '../db/batch-rows.js';
 import { prepared } from '../db/pg-prepared.js';
 
 export type LeasedTable = 'delivery_queue' | 'mail_outbox' | 'documents' | 'sms_outbox' | 'bulk_sends';
@@ -26,21 +26,28 @@ export type Lease<T extends LeasedTable> = {
   /** Who holds the claim, and until when (epoch ms). */
   holder: keyof Database[T] & string;
   until: keyof Database[T] & string;
-  /** Rows due apart from the lease: status, due time. */
-  due(eb: ExpressionBuilder<Database, T>, now: number): Expression<SqlBool>;
   /** Claimed first. */
   order: keyof Database[T] & string;
   /** The attempt counter that guards an outcome, if the table has one. */
   attempts?: keyof Database[T] & string;
   /** Columns set by every claim besides the lease (e.g. counting attempts at claim time). */
   onClaim?(eb: ExpressionBuilder<Database, T>): Record<string, unknown>;
-  /**
-   * For a table small whenever statistics are taken that may hold a backlog later (a queue): its primary key's index
-   * and its due index (on `order`), named in its statements where the database takes names (db.ts, indexedBy). Due
-   * is then `order <= now` alone.
-   */
-  indexes?: { key: string; due: string };
-};
+} & (
+  | {
+      /** Rows due apart from the lease: status, due time. */
+      due(eb: ExpressionBuilder<Database, T>, now: number): Expression<SqlBool>;
+      indexes?: undefined;
+    }
+  | {
+      /**
+       * For a table small whenever statistics are taken that may hold a backlog later (a queue): its primary key's
+       * index and its due index (on `order`), named in its statements where the database takes names (db.ts,
+       * indexedBy). A row is then due once `order <= now`.
+       */
+      indexes: { key: string; due: string };
+      due?: undefined;
+    }
+);
 
 // Table and column names come from the Lease constants above, never from input; the loose type keeps one
 // implementation for every table.
@@ -60,15 +67,16 @@ export async function claimLeases<
   o: { now: number; workerId: string; leaseMs: number; limit: number },
   columns?: readonly C[],
 ): Promise<Pick<Selectable<Database[T]>, C>[]> {
+  if (lease.indexes) return claimIndexed(db, lease, lease.indexes, o, columns);
+  const due = lease.due;
   const k = loose(db.kysely);
   const table: string = lease.table;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the loose builder's expression type
   const isFree = (eb: ExpressionBuilder<any, any>) =>
     eb.and([
-      lease.due(eb as never, o.now),
+      due(eb as never, o.now),
       eb.or([eb(lease.holder as string, 'is', null), eb(lease.until as string, '<=', o.now)]),
     ]);
-  if (lease.indexes) return claimIndexed(db, lease, lease.indexes, o, columns);
   // An idle worker's claim usually finds nothing, so it looks first: finding nothing is then one read, where the
   // claim takes SQLite's write lock and is four round trips on PostgreSQL (BEGIN, SET LOCAL, UPDATE, COMMIT). With
   // rows due, the look is one more round trip per batch.
@@ -149,57 +157,11 @@ export async function writeUnderLease<T extends LeasedTable>(
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** One row of a batched guarded write: its own values for the batch's columns, and the counter it was claimed at. */
-export type GuardedRow = { id: string; attempts: number; set: Record<string, unknown> };
+/** One row of a batched guarded write: its id, and the attempt counter it was claimed at. */
+export type GuardedKey = { id: string; attempts: number };
 
 /**
- * writeUnderLease for many rows at once: one `UPDATE … FROM` a batch of rows (db/batch-rows.ts: the same statement
- * text whatever the batch's size), each row written only while `workerId` holds its lease and (where the table has
- * one) its attempt counter still reads `attempts`. Every row sets the same `columns` (typed: PostgreSQL needs each
- * array's type) and clears the lease when `release`. Returns the ids written; a row whose claim was lost is simply
- * not among them.
- */
-export async function writeManyUnderLease<T extends LeasedTable>(
-  ...args: Parameters<typeof guardedUpdate<T>>
-): Promise<string[]> {
-  const [db, , , , rows] = args;
-  if (rows.length === 0) return [];
-  const r = await guardedUpdate(...args).execute(db);
-  return r.rows.map((row) => row.id);
-}
-
-/**
- * writeManyUnderLease's statement, `UPDATE … RETURNING id`, unexecuted: for a caller that writes what follows from
- * it in the same statement (a PostgreSQL `WITH written AS (…)`). `rows` must not be empty.
- */
-export function guardedUpdate<T extends LeasedTable>(
-  db: Kysely<Database>,
-  lease: Lease<T>,
-  workerId: string,
-  columns: Partial<Record<keyof Database[T] & string, ColumnType>>,
-  rows: readonly GuardedRow[],
-  o: { release: boolean },
-): RawBuilder<{ id: string }> {
-  const names = Object.keys(columns) as (keyof Database[T] & string)[];
-  const table: string = lease.table;
-  const assignments = names.map((c, i) => sql`${sql.ref(c)} = ${sql.raw(`v.c${i}`)}`);
-  if (o.release) assignments.push(sql`${sql.ref(lease.holder)} = NULL`, sql`${sql.ref(lease.until)} = NULL`);
-  if (assignments.length === 0) throw new Error('writeManyUnderLease: nothing to set');
-  const batch = batchRows(
-    db,
-    [['id', 'text'], ['claimed_attempts', 'integer'], ...names.map((c, i): BatchColumn => [`c${i}`, columns[c]!])],
-    rows.map((r) => [r.id, r.attempts, ...names.map((c) => r.set[c] ?? null)]),
-  );
-  const attemptsGuard = lease.attempts
-    ? sql` AND ${sql.ref(`${table}.${lease.attempts}`)} = v.claimed_attempts`
-    : sql``;
-  return sql<{ id: string }>`UPDATE ${sql.table(table)} SET ${sql.join(assignments)} FROM ${batch}
-    WHERE ${sql.ref(`${table}.id`)} = v.id AND ${sql.ref(`${table}.${lease.holder}`)} = ${workerId}${attemptsGuard}
-    RETURNING ${sql.ref(`${table}.id`)} AS id`;
-}
-
-/**
- * guardedUpdate's counterpart for rows that are done with: `DELETE … RETURNING id` of each row of `rows` while
+ * writeUnderLease's guard for a batch of rows that are done with: `DELETE … RETURNING id` of each row of `rows` while
  * `workerId` holds its lease and its attempt counter still reads `attempts`, unexecuted; each row found by its
  * primary key whatever the table's statistics say (db/batch-rows.ts, keyedIn; the key's index named where the lease
  * names it).
@@ -209,7 +171,7 @@ export function guardedDelete<T extends LeasedTable>(
   k: Kysely<Database>,
   lease: Lease<T>,
   workerId: string,
-  rows: readonly Pick<GuardedRow, 'id' | 'attempts'>[],
+  rows: readonly GuardedKey[],
 ): RawBuilder<{ id: string }> {
   if (!lease.attempts) throw new Error('guardedDelete: a lease without an attempt counter');
   const table = lease.indexes ? indexedBy(db, lease.table, lease.indexes.key) : sql.table(lease.table);

@@ -3,7 +3,7 @@
 // Claims are short statements; no transaction is ever open while a request is on the wire.
 import { sql, type Insertable, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { writingCtes, type Db } from '../db/db.js';
-import { claimLeases, guardedDelete, type GuardedRow, type Lease } from '../jobs/lease.repo.js';
+import { claimLeases, guardedDelete, type GuardedKey, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveriesTable, DeliveryAttemptsTable } from '../db/schema.js';
 import { batchRows, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
 import { prepared } from '../db/pg-prepared.js';
@@ -35,8 +35,8 @@ export const DELIVERY_LEASE: Lease<'delivery_queue'> = {
   until: 'claim_expires_at',
   attempts: 'attempts',
   order: 'next_attempt_at',
-  due: (eb, now) => eb('next_attempt_at', '<=', now),
-  // SQLite names a TEXT primary key's index itself (sqlite_autoindex_<table>_1); a wrong name fails every statement.
+  // Due once past next_attempt_at (`order`). SQLite names a TEXT primary key's index itself
+  // (sqlite_autoindex_<table>_1); a wrong name fails every statement.
   indexes: { key: 'sqlite_autoindex_delivery_queue_1', due: 'delivery_queue_due' },
 };
 
@@ -164,7 +164,9 @@ const QUEUE_ROW: readonly BatchColumn[] = [
 
 /** An attempt after which the delivery is settled. */
 const settles = (o: AttemptOutcome) => o.ok || o.nextAttemptAt === null;
-const guard = (o: Outcome) => ({ id: o.deliveryId, attempts: o.attemptsAtClaim });
+const guard = (o: Outcome): GuardedKey => ({ id: o.deliveryId, attempts: o.attemptsAtClaim });
+/** An outcome's write of its delivery row: its own values for the batch's columns. */
+type GuardedRow = GuardedKey & { set: Record<string, unknown> };
 
 /**
  * Writes a batch of outcomes atomically, in a few statements whatever its size. The claim is the queue row's
