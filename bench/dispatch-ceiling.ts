@@ -6,7 +6,8 @@
 //   child processes, already warm and idle) run; timed from the commit until every delivery row is `succeeded`
 //   (recorded, not just received), so the workers' wake-up and their record writes are inside the figure.
 // The verdict is the median of the per-round ratios (signet ÷ raw). Bounded: N events per round, a deadline per
-// round; children are stopped by their own handles. Prints a table; writes nothing outside its temp directory.
+// round; children are stopped by their own handles. Prints a table; writes nothing outside its temp directory (but
+// DISPATCH_PERF's recordings, a diagnosis: `perf record -a -g` of each signet round into the file it names, .1, .2…).
 import { spawn, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -220,6 +221,7 @@ async function raw(rx: Receiver, bodies: Body[], secret: string): Promise<Round>
   return { perSec: bodies.length / (ms / 1000), cpuUs: (c.user + c.system) / bodies.length, rxCpuUs, idle };
 }
 
+let perfRound = 0;
 /** The workers' CPU per delivery counts only them: the receiver and the database serve both sides alike. */
 async function signet(s: Setup, rx: Receiver, expectTotal: number, ws: ChildProcess[]): Promise<Round> {
   await rx.ask('reset');
@@ -231,8 +233,15 @@ async function signet(s: Setup, rx: Receiver, expectTotal: number, ws: ChildProc
   const rx0 = cpuMsOf(rx.child.pid);
   const m0 = machineTicks();
   const t0 = performance.now();
+  // DISPATCH_PERF=FILE: `perf record -a` over each signet round, into FILE.<n> (a diagnosis; perf must be installed).
+  const perf = process.env.DISPATCH_PERF
+    ? spawn('perf', ['record', '-a', '-g', '-F', '1999', '-o', `${process.env.DISPATCH_PERF}.${++perfRound}`], {
+        stdio: 'ignore',
+      })
+    : null;
   await waitSucceeded(s, rx, expectTotal, N, t0);
   const ms = performance.now() - t0;
+  if (perf) await new Promise((r) => perf.once('exit', r).kill('SIGINT'));
   const idle = idleShare(m0);
   const rxCpuUs = (1000 * (cpuMsOf(rx.child.pid) - rx0)) / N;
   const after = await backendPids(s);

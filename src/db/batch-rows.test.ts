@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { openDb, type Db } from './db.js';
-import { batchRows, type BatchColumn } from './batch-rows.js';
+import { batchRows, keyedIn, type BatchColumn } from './batch-rows.js';
 import { freshPostgres, postgresForTests } from '../testing/services.js';
 
 const COLUMNS: BatchColumn[] = [
@@ -82,6 +82,24 @@ for (const d of databases) {
         r.rows.map((x) => x.note),
         ['half a pair: \ufffd, then text', 'a whole pair: 🙂 and a literal \\ud83d'],
       );
+    });
+
+    test('keyed rows: a row matches when its key is among the batch with the same counter', async () => {
+      await sql`CREATE TABLE keyed (id text PRIMARY KEY, n integer NOT NULL)`.execute(h.db.kysely);
+      const ids = [`it's "q" \\ {x}`, 'Łódź · 東京', 'plain', 'absent'];
+      for (const [i, id] of ids.slice(0, 3).entries()) {
+        await sql`INSERT INTO keyed (id, n) VALUES (${id}, ${i})`.execute(h.db.kysely);
+      }
+      const batch: [string, number][] = [
+        [ids[0]!, 0],
+        [ids[1]!, 5],
+        [ids[2]!, 2],
+        [ids[3]!, 3],
+      ];
+      const r = await sql<{ id: string }>`SELECT id FROM keyed WHERE ${keyedIn(h.db.kysely, ['id', 'n'], batch)}
+        ORDER BY id`.execute(h.db.kysely);
+      assert.deepEqual(r.rows.map((x) => x.id).sort(), [ids[0], ids[2]].sort(), 'the second has another counter');
+      assert.throws(() => keyedIn(h.db.kysely, ['id', 'n'], [['a', 1.5]]), /not an integer/);
     });
 
     test('a name that is not a plain identifier is refused', () => {

@@ -6,7 +6,24 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
-import { createPoster } from './post.js';
+import { createPoster, utf8Prefix } from './post.js';
+
+test('a body prefix keeps whole characters only, as a streaming decoder would', () => {
+  // One-, two-, three- and four-byte characters, an invalid byte and a lone continuation byte, cut at every length.
+  const bytes = Buffer.concat([
+    Buffer.from('aé€😀b€😀', 'utf8'),
+    Buffer.from([0xff, 0x80, 0xe0, 0x80, 0xed, 0xa0, 0xf4, 0x90, 0xf0, 0x9f, 0x98, 0xc1]),
+    Buffer.from('é😀'),
+  ]);
+  for (let from = 0; from < bytes.length; from++) {
+    for (let limit = 0; limit <= bytes.length - from + 1; limit++) {
+      const tail = bytes.subarray(from);
+      const expected = new TextDecoder().decode(tail.subarray(0, limit), { stream: true }).slice(0, limit);
+      assert.equal(utf8Prefix(tail, limit), expected, `from ${from}, limit ${limit}`);
+    }
+  }
+  assert.equal(utf8Prefix(Buffer.from('😀😀'), 6), '😀', 'a character cut in half at the end is left out');
+});
 
 describe('webhook POST by callbacks', () => {
   let server: http.Server;
