@@ -2,7 +2,8 @@
 // transaction, children before the rows they reference; what stays is its tombstone. Callers hold the document's
 // row lock (PostgreSQL) and have checked that it ended.
 import { sql, type Kysely } from 'kysely';
-import { skipLocked, type Db } from '../db/db.js';
+import { indexedBy, skipLocked, type Db } from '../db/db.js';
+import { DELIVERY_LEASE } from '../webhooks/deliveries.repo.js';
 import type { Database, DocumentTombstonesTable } from '../db/schema.js';
 import type { DocumentRow } from './signing.repo.js';
 import { ENDED_DOCUMENT_STATUSES } from './states.js';
@@ -66,7 +67,12 @@ export const lastAuditHash = async (trx: Trx, documentId: string): Promise<strin
  * their deliveries, the audit chain, its template instance), blanks what other rows kept of it (operator audit
  * details, bulk-send input), retires its callback hook, then the document row itself.
  */
-export async function deleteDocumentRows(trx: Trx, doc: DocumentRow, now: number): Promise<void> {
+export async function deleteDocumentRows(
+  trx: Trx,
+  doc: DocumentRow,
+  now: number,
+  o: { db: Db; deliveryQueue: boolean },
+): Promise<void> {
   const documentId = doc.id;
   const eventIds = trx.selectFrom('events').select('id').where('document_id', '=', documentId);
   const deliveryIds = trx.selectFrom('deliveries').select('id').where('event_id', 'in', eventIds);
@@ -78,6 +84,13 @@ export async function deleteDocumentRows(trx: Trx, doc: DocumentRow, now: number
     .select('id')
     .where('document_id', '=', documentId)
     .executeTakeFirst();
+  // The queue rows first, in the order a worker's record takes them (the queue row, then the delivery's): a record
+  // in flight commits before this goes on, so its attempt goes below too, instead of appearing after the attempts'
+  // delete and failing the deliveries' on its foreign key. (Before migration 028 there is no queue: as before.)
+  if (o.deliveryQueue) {
+    const queue = indexedBy(o.db, 'delivery_queue', DELIVERY_LEASE.indexes.key);
+    await sql`DELETE FROM ${queue} WHERE id IN (${deliveryIds})`.execute(trx);
+  }
   await trx.deleteFrom('delivery_attempts').where('delivery_id', 'in', deliveryIds).execute();
   await trx.deleteFrom('deliveries').where('event_id', 'in', eventIds).execute();
   await trx.deleteFrom('events').where('document_id', '=', documentId).execute();

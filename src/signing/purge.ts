@@ -13,6 +13,7 @@ import type { Kysely } from 'kysely';
 import { recordAudit } from '../audit/audit-log.repo.js';
 import type { Db } from '../db/db.js';
 import { migrationApplied } from '../db/migrate.js';
+import { migrationGate } from '../http/feature-gate.js';
 import type { Database, DocumentTombstonesTable } from '../db/schema.js';
 import { drainBlobDeletions } from '../documents/blob-deletions.js';
 import { queueBlobDeletions } from '../documents/blob-deletions.repo.js';
@@ -59,7 +60,7 @@ export function presentPurged(t: DocumentTombstonesTable): PurgedOut {
 async function purgeLocked(
   trx: Trx,
   doc: DocumentRow,
-  o: { actor: string; reason: 'request' | 'retention'; now: number },
+  o: { actor: string; reason: 'request' | 'retention'; now: number; db: Db; deliveryQueue: boolean },
 ): Promise<{ tombstone: DocumentTombstonesTable; keys: string[] }> {
   const keys = await documentBlobs(trx, doc);
   const tombstone: DocumentTombstonesTable = {
@@ -74,7 +75,7 @@ async function purgeLocked(
     ended_at: doc.completed_at ?? doc.closed_at ?? doc.updated_at,
     purged_at: o.now,
   };
-  await deleteDocumentRows(trx, doc, o.now);
+  await deleteDocumentRows(trx, doc, o.now, o);
   await insertTombstone(trx, tombstone);
   await queueBlobDeletions(trx, keys, o.now);
   const detail = { reason: o.reason, ended_status: doc.status };
@@ -99,6 +100,7 @@ export async function purgeDocument(
   deps: PurgeDeps,
   o: { workspaceId: string; id: string; actor: string },
 ): Promise<PurgedOut> {
+  const deliveryQueue = await migrationGate(deps.db, '028-delivery-queue').available();
   const r = await deps.db.kysely.transaction().execute(async (trx) => {
     const doc = await lockDocument(deps.db, trx, o.id);
     if (!doc || doc.workspace_id !== o.workspaceId) {
@@ -107,7 +109,8 @@ export async function purgeDocument(
       return { tombstone, keys: [] };
     }
     if (!isEndedDocument(doc.status)) throw apiError('document_not_ended', { meta: { status: doc.status } });
-    return purgeLocked(trx, doc, { actor: o.actor, reason: 'request', now: deps.clock.now() });
+    const now = deps.clock.now();
+    return purgeLocked(trx, doc, { actor: o.actor, reason: 'request', now, db: deps.db, deliveryQueue });
   });
   await deleteBlobsNow(deps, r.keys);
   return presentPurged(r.tombstone);
@@ -122,6 +125,7 @@ export function purgeDocumentsJob(deps: PurgeDeps, batch = PURGE_BATCH_DOCUMENTS
     everyMs: 3600_000,
     async run() {
       if (!(await migrationApplied(deps.db, '021-purge'))) return { purged: 0 };
+      const deliveryQueue = await migrationGate(deps.db, '028-delivery-queue').available();
       const earlier = await drainBlobDeletions(deps.db, deps.clock, deps.blobs, { logger: deps.logger });
       let purged = 0;
       const now = deps.clock.now();
@@ -135,7 +139,14 @@ export function purgeDocumentsJob(deps: PurgeDeps, batch = PURGE_BATCH_DOCUMENTS
               const doc = await lockDocument(deps.db, trx, id);
               if (!doc || !isEndedDocument(doc.status)) continue;
               const actor = 'system:retention';
-              keys.push(...(await purgeLocked(trx, doc, { actor, reason: 'retention', now })).keys);
+              const purged = await purgeLocked(trx, doc, {
+                actor,
+                reason: 'retention',
+                now,
+                db: deps.db,
+                deliveryQueue,
+              });
+              keys.push(...purged.keys);
               n++;
             }
             return { claimed: ids.length, n, keys };

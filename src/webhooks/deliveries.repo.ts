@@ -29,7 +29,7 @@ export type ClaimedDelivery = {
  * How deliveries hold leases: through their queue row (migration 028), due once past next_attempt_at; an outcome is
  * guarded by the attempt count.
  */
-export const DELIVERY_LEASE: Lease<'delivery_queue'> = {
+export const DELIVERY_LEASE = {
   table: 'delivery_queue',
   holder: 'claimed_by',
   until: 'claim_expires_at',
@@ -38,7 +38,7 @@ export const DELIVERY_LEASE: Lease<'delivery_queue'> = {
   // Due once past next_attempt_at (`order`). SQLite names a TEXT primary key's index itself
   // (sqlite_autoindex_<table>_1); a wrong name fails every statement.
   indexes: { key: 'sqlite_autoindex_delivery_queue_1', due: 'delivery_queue_due' },
-};
+} as const satisfies Lease<'delivery_queue'>;
 
 // The ids as one parameter (batch-rows.ts): the same statement text for any claim's size.
 const idsIn = (db: Db, column: string, ids: readonly string[]) =>
