@@ -2,7 +2,7 @@
 // transaction, children before the rows they reference; what stays is its tombstone. Callers hold the document's
 // row lock (PostgreSQL) and have checked that it ended.
 import { sql, type Kysely } from 'kysely';
-import { indexedBy, skipLocked, type Db } from '../db/db.js';
+import { forUpdate, indexedBy, skipLocked, type Db } from '../db/db.js';
 import { DELIVERY_LEASE } from '../webhooks/deliveries.repo.js';
 import type { Database, DocumentTombstonesTable } from '../db/schema.js';
 import type { DocumentRow } from './signing.repo.js';
@@ -91,6 +91,9 @@ export async function deleteDocumentRows(
     const queue = indexedBy(o.db, 'delivery_queue', DELIVERY_LEASE.indexes.key);
     await sql`DELETE FROM ${queue} WHERE id IN (${deliveryIds})`.execute(trx);
   }
+  // Then the deliveries themselves, locked: a replay in flight (it holds its source delivery, then inserts the new
+  // one) commits first, and the deletes below, each a statement of its own, see its new row.
+  await forUpdate(o.db, trx.selectFrom('deliveries').select('id').where('event_id', 'in', eventIds)).execute();
   await trx.deleteFrom('delivery_attempts').where('delivery_id', 'in', deliveryIds).execute();
   await trx.deleteFrom('deliveries').where('event_id', 'in', eventIds).execute();
   await trx.deleteFrom('events').where('document_id', '=', documentId).execute();
