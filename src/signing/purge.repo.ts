@@ -84,15 +84,15 @@ export async function deleteDocumentRows(
     .select('id')
     .where('document_id', '=', documentId)
     .executeTakeFirst();
-  // The queue rows first, in the order a worker's record takes them (the queue row, then the delivery's): a record
-  // in flight commits before this goes on, so its attempt goes below too, instead of appearing after the attempts'
-  // delete and failing the deliveries' on its foreign key. (Before migration 028 there is no queue: as before.)
+  // A worker's record takes a delivery's queue row, then the delivery; a replay takes its source delivery, then
+  // inserts a new one. So: the queue rows first (a record that starts later finds its row gone and writes nothing;
+  // taking the deliveries first would deadlock with it), then the deliveries locked. A record or a replay in flight
+  // then commits before the deletes below, each a statement of its own, which see its attempt or its new row; before,
+  // that row appeared after its delete and failed the next one on a foreign key. (No queue before migration 028.)
   if (o.deliveryQueue) {
     const queue = indexedBy(o.db, 'delivery_queue', DELIVERY_LEASE.indexes.key);
     await sql`DELETE FROM ${queue} WHERE id IN (${deliveryIds})`.execute(trx);
   }
-  // Then the deliveries themselves, locked: a replay in flight (it holds its source delivery, then inserts the new
-  // one) commits first, and the deletes below, each a statement of its own, see its new row.
   await forUpdate(o.db, trx.selectFrom('deliveries').select('id').where('event_id', 'in', eventIds)).execute();
   await trx.deleteFrom('delivery_attempts').where('delivery_id', 'in', deliveryIds).execute();
   await trx.deleteFrom('deliveries').where('event_id', 'in', eventIds).execute();
