@@ -86,6 +86,19 @@ for (const d of databases) {
       });
       return purging!;
     };
+    // A withdrawn document and the delivery of its one event (sent, and delivered by the harness's work()).
+    const withdrawnWithDelivery = async (title: string) => {
+      const id = await create(title);
+      assert.equal((await e.api('POST', `/v1/documents/${id}/withdraw`)).status, 200);
+      const source = await e.h.db.kysely
+        .selectFrom('deliveries')
+        .innerJoin('events', 'events.id', 'deliveries.event_id')
+        .select(['deliveries.id', 'deliveries.status'])
+        .where('events.document_id', '=', id)
+        .executeTakeFirstOrThrow();
+      assert.equal(source.status, 'succeeded');
+      return { id, source: source.id };
+    };
     const purgeRows = async (id: string) =>
       (
         await e.h.db.kysely
@@ -247,17 +260,9 @@ for (const d of databases) {
       "a purge racing a worker's record of the document's delivery waits for it, then takes its attempt too",
       { skip: d.name === 'SQLite' ? "one writer: no record falls between the purge's statements" : false },
       async () => {
-        const id = await create('Raced by a record');
-        assert.equal((await e.api('POST', `/v1/documents/${id}/withdraw`)).status, 200);
-        // An open delivery of the document (a replay of its sent event's), claimed by a worker now recording it.
-        const source = await e.h.db.kysely
-          .selectFrom('deliveries')
-          .innerJoin('events', 'events.id', 'deliveries.event_id')
-          .select(['deliveries.id', 'deliveries.status'])
-          .where('events.document_id', '=', id)
-          .executeTakeFirstOrThrow();
-        assert.equal(source.status, 'succeeded');
-        const open = await insertReplay(e.h.db, e.h.db.kysely, source.id, e.h.clock.now());
+        const { id, source } = await withdrawnWithDelivery('Raced by a record');
+        // An open delivery of the document (a replay), claimed by a worker now recording it.
+        const open = await insertReplay(e.h.db, e.h.db.kysely, source, e.h.clock.now());
         const claimed = await claimDue(e.h.db, {
           now: e.h.clock.now(),
           workerId: 'racer',
@@ -290,7 +295,7 @@ for (const d of databases) {
         const left = await e.h.db.kysely
           .selectFrom('delivery_attempts')
           .select('delivery_id')
-          .where('delivery_id', 'in', [source.id, open!.id])
+          .where('delivery_id', 'in', [source, open!.id])
           .execute();
         assert.deepEqual(left, [], 'the attempts recorded meanwhile went with their deliveries');
       },
@@ -300,18 +305,10 @@ for (const d of databases) {
       "a purge racing a replay of the document's delivery waits for it, then takes the new delivery too",
       { skip: d.name === 'SQLite' ? "one writer: no replay falls between the purge's statements" : false },
       async () => {
-        const id = await create('Raced by a replay');
-        assert.equal((await e.api('POST', `/v1/documents/${id}/withdraw`)).status, 200);
-        await e.work();
-        const source = await e.h.db.kysely
-          .selectFrom('deliveries')
-          .innerJoin('events', 'events.id', 'deliveries.event_id')
-          .select(['deliveries.id', 'deliveries.event_id'])
-          .where('events.document_id', '=', id)
-          .executeTakeFirstOrThrow();
+        const { id, source } = await withdrawnWithDelivery('Raced by a replay');
         let replayed: string | undefined;
         const r = await purgeWhileHeld(id, async (trx) => {
-          replayed = (await insertReplay(e.h.db, trx, source.id, e.h.clock.now()))?.id;
+          replayed = (await insertReplay(e.h.db, trx, source, e.h.clock.now()))?.id;
           assert.ok(replayed, 'the replay was written');
         });
         assert.equal(r.status, 200, r.text);
