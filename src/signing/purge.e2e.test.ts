@@ -1,21 +1,16 @@
 // DELETE /v1/documents/{id} and the purge-documents job on both databases, through the real app: a purged
 // document's blobs are gone, no column of any table holds its signer's e-mail, name or address any more, its
 // tombstone stays and still identifies a saved copy of its sealed PDF, a repeat is a no-op, an in-progress document
-// is refused; retention purges exactly the documents past their window, once, with two workers racing; on PostgreSQL
-// a worker's record, and a replay, of the document's delivery held open across a purge are waited for and go too.
+// is refused; retention purges exactly the documents past their window, once, with two workers racing. (Races with a
+// worker's record and a replay: purge-races.e2e.test.ts.)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { sql, type Kysely } from 'kysely';
 import { makePng } from '../documents/pdf/testing/fixtures.js';
 import { templateBody, VALUES } from '../templates/testing/fixtures.js';
 import { countBlobDeletions } from '../documents/blob-deletions.repo.js';
 import { openDb, type Db } from '../db/db.js';
-import { claimDue, recordOutcomes, type Outcome } from '../webhooks/deliveries.repo.js';
-import { insertReplay } from '../webhooks/history.repo.js';
-import type { Database } from '../db/schema.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import { bothDatabases } from '../testing/services.js';
@@ -68,37 +63,6 @@ for (const d of databases) {
       return r.json.document_id as string;
     };
     const purge = (id: string, token = e.token) => e.h.request('DELETE', `/v1/documents/${id}`, { token });
-    // PostgreSQL: runs `open` in a transaction left open until `purge(id)`, started then, waits on a row it holds.
-    const purgeWhileHeld = async (id: string, open: (trx: Kysely<Database>) => Promise<void>) => {
-      const lockWaits = async () =>
-        (
-          await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(e.h.db.kysely)
-        ).rows[0]!.n;
-      let purging: ReturnType<typeof purge> | undefined;
-      await e.h.db.kysely.transaction().execute(async (trx) => {
-        await open(trx);
-        purging = purge(id);
-        for (let i = 0; (await lockWaits()) === 0; i++) {
-          if (i > 1000) throw new Error('the purge never waited');
-          await sleep(10);
-        }
-      });
-      return purging!;
-    };
-    // A withdrawn document and the delivery of its one event (sent, and delivered by the harness's work()).
-    const withdrawnWithDelivery = async (title: string) => {
-      const id = await create(title);
-      assert.equal((await e.api('POST', `/v1/documents/${id}/withdraw`)).status, 200);
-      const source = await e.h.db.kysely
-        .selectFrom('deliveries')
-        .innerJoin('events', 'events.id', 'deliveries.event_id')
-        .select(['deliveries.id', 'deliveries.status'])
-        .where('events.document_id', '=', id)
-        .executeTakeFirstOrThrow();
-      assert.equal(source.status, 'succeeded');
-      return { id, source: source.id };
-    };
     const purgeRows = async (id: string) =>
       (
         await e.h.db.kysely
@@ -255,67 +219,6 @@ for (const d of databases) {
       const again = await e.api('POST', `/v1/templates/${tpl.json.id}/instantiate`, body);
       assert.equal(again.status, 201, again.text);
     });
-
-    test(
-      "a purge racing a worker's record of the document's delivery waits for it, then takes its attempt too",
-      { skip: d.name === 'SQLite' ? "one writer: no record falls between the purge's statements" : false },
-      async () => {
-        const { id, source } = await withdrawnWithDelivery('Raced by a record');
-        // An open delivery of the document (a replay), claimed by a worker now recording it.
-        const open = await insertReplay(e.h.db, e.h.db.kysely, source, e.h.clock.now());
-        const claimed = await claimDue(e.h.db, {
-          now: e.h.clock.now(),
-          workerId: 'racer',
-          leaseMs: 60_000,
-          limit: 400,
-        });
-        assert.deepEqual(
-          claimed.map((c) => c.id),
-          [open!.id],
-        );
-        const at = e.h.clock.now();
-        const outcomes: Outcome[] = claimed.map((c) => ({
-          kind: 'attempt',
-          deliveryId: c.id,
-          attemptsAtClaim: c.attempts,
-          ok: true,
-          startedAt: at,
-          durationMs: 1,
-          statusCode: 200,
-          responseBody: 'ok',
-          error: null,
-          nextAttemptAt: null,
-          recordedAt: at,
-        }));
-        // The record's statement in a transaction left open until the purge waits on a row it holds.
-        const r = await purgeWhileHeld(id, async (trx) => {
-          assert.equal(await recordOutcomes({ ...e.h.db, kysely: trx }, 'racer', outcomes), claimed.length);
-        });
-        assert.equal(r.status, 200, r.text);
-        const left = await e.h.db.kysely
-          .selectFrom('delivery_attempts')
-          .select('delivery_id')
-          .where('delivery_id', 'in', [source, open!.id])
-          .execute();
-        assert.deepEqual(left, [], 'the attempts recorded meanwhile went with their deliveries');
-      },
-    );
-
-    test(
-      "a purge racing a replay of the document's delivery waits for it, then takes the new delivery too",
-      { skip: d.name === 'SQLite' ? "one writer: no replay falls between the purge's statements" : false },
-      async () => {
-        const { id, source } = await withdrawnWithDelivery('Raced by a replay');
-        let replayed: string | undefined;
-        const r = await purgeWhileHeld(id, async (trx) => {
-          replayed = (await insertReplay(e.h.db, trx, source, e.h.clock.now()))?.id;
-          assert.ok(replayed, 'the replay was written');
-        });
-        assert.equal(r.status, 200, r.text);
-        const left = await e.h.db.kysely.selectFrom('deliveries').select('id').where('id', '=', replayed!).execute();
-        assert.deepEqual(left, [], 'the replayed delivery went with its event');
-      },
-    );
 
     test('retention: exactly the documents past their window, once, on two workers', async () => {
       const ws = await e.h.tenant('business');

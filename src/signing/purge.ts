@@ -7,12 +7,15 @@
 //   points at a missing blob.
 // - Idempotent: a purged document answers with its tombstone, and nothing more is done; a document that has not
 //   ended is refused (409 document_not_ended); another workspace's or an unknown id is 404 not_found.
+// - A webhook worker's record or a replay of the document's deliveries that commits between the purge's statements
+//   (PostgreSQL) is waited for (purge.repo.ts); one that still overtakes it makes it run again (db/retry-races.ts).
 // - Concurrent purgers purge each document once: the row lock (PostgreSQL; SQLite has one writer), and the job's
 //   claims skip documents another purger holds.
 import type { Kysely } from 'kysely';
 import { recordAudit } from '../audit/audit-log.repo.js';
 import type { Db } from '../db/db.js';
 import { migrationApplied } from '../db/migrate.js';
+import { retryingRaces } from '../db/retry-races.js';
 import { migrationGate } from '../http/feature-gate.js';
 import type { Database, DocumentTombstonesTable } from '../db/schema.js';
 import { drainBlobDeletions } from '../documents/blob-deletions.js';
@@ -101,17 +104,19 @@ export async function purgeDocument(
   o: { workspaceId: string; id: string; actor: string },
 ): Promise<PurgedOut> {
   const deliveryQueue = await migrationGate(deps.db, '028-delivery-queue').available();
-  const r = await deps.db.kysely.transaction().execute(async (trx) => {
-    const doc = await lockDocument(deps.db, trx, o.id);
-    if (!doc || doc.workspace_id !== o.workspaceId) {
-      const tombstone = await findTombstone(trx, o.workspaceId, o.id);
-      if (!tombstone) throw apiError('not_found');
-      return { tombstone, keys: [] };
-    }
-    if (!isEndedDocument(doc.status)) throw apiError('document_not_ended', { meta: { status: doc.status } });
-    const now = deps.clock.now();
-    return purgeLocked(trx, doc, { actor: o.actor, reason: 'request', now, db: deps.db, deliveryQueue });
-  });
+  const r = await retryingRaces(() =>
+    deps.db.kysely.transaction().execute(async (trx) => {
+      const doc = await lockDocument(deps.db, trx, o.id);
+      if (!doc || doc.workspace_id !== o.workspaceId) {
+        const tombstone = await findTombstone(trx, o.workspaceId, o.id);
+        if (!tombstone) throw apiError('not_found');
+        return { tombstone, keys: [] };
+      }
+      if (!isEndedDocument(doc.status)) throw apiError('document_not_ended', { meta: { status: doc.status } });
+      const now = deps.clock.now();
+      return purgeLocked(trx, doc, { actor: o.actor, reason: 'request', now, db: deps.db, deliveryQueue });
+    }),
+  );
   await deleteBlobsNow(deps, r.keys);
   return presentPurged(r.tombstone);
 }
@@ -131,26 +136,28 @@ export function purgeDocumentsJob(deps: PurgeDeps, batch = PURGE_BATCH_DOCUMENTS
       const now = deps.clock.now();
       for (const ws of await workspacesWithRetention(deps.db.kysely)) {
         for (;;) {
-          const r = await deps.db.kysely.transaction().execute(async (trx) => {
-            const ids = await documentsEndedBy(deps.db, trx, ws.id, retentionCutoff(now, ws.days), batch);
-            const keys: string[] = [];
-            let n = 0;
-            for (const id of ids) {
-              const doc = await lockDocument(deps.db, trx, id);
-              if (!doc || !isEndedDocument(doc.status)) continue;
-              const actor = 'system:retention';
-              const purged = await purgeLocked(trx, doc, {
-                actor,
-                reason: 'retention',
-                now,
-                db: deps.db,
-                deliveryQueue,
-              });
-              keys.push(...purged.keys);
-              n++;
-            }
-            return { claimed: ids.length, n, keys };
-          });
+          const r = await retryingRaces(() =>
+            deps.db.kysely.transaction().execute(async (trx) => {
+              const ids = await documentsEndedBy(deps.db, trx, ws.id, retentionCutoff(now, ws.days), batch);
+              const keys: string[] = [];
+              let n = 0;
+              for (const id of ids) {
+                const doc = await lockDocument(deps.db, trx, id);
+                if (!doc || !isEndedDocument(doc.status)) continue;
+                const actor = 'system:retention';
+                const purged = await purgeLocked(trx, doc, {
+                  actor,
+                  reason: 'retention',
+                  now,
+                  db: deps.db,
+                  deliveryQueue,
+                });
+                keys.push(...purged.keys);
+                n++;
+              }
+              return { claimed: ids.length, n, keys };
+            }),
+          );
           purged += r.n;
           await deleteBlobsNow(deps, r.keys);
           if (r.claimed < batch) break;
