@@ -4,7 +4,7 @@
 // for 1 row or 400, where a VALUES list made rows × columns parameters and a new statement text per batch size. One
 // JSON.stringify per batch, where PostgreSQL's array parameters (one per column, `unnest`) were serialised by the
 // driver cell by cell: about a seventh of a webhook worker's allocations (BENCHMARKS.md, issue 25).
-import { PostgresAdapter, sql, type QueryExecutor, type RawBuilder } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type QueryExecutor, type RawBuilder, type SqlBool } from 'kysely';
 
 /** SQL types of a batch's columns (CAST names both databases read alike). */
 export type ColumnType = 'text' | 'integer' | 'bigint';
@@ -74,4 +74,20 @@ export function keyedIn(
     rows,
   );
   return sql`(${sql.ref(key)}, ${sql.ref(counter)}) IN (SELECT v.k, v.n FROM ${batch})`;
+}
+
+/**
+ * "`column` is one of the keys `subquery` returns", each row then found by the column's index. PostgreSQL: the keys as
+ * one array, evaluated once (`= ANY (ARRAY(…))`); its generic plan for `IN (…)`, which a named statement gets after
+ * its first five runs, hashed the keys and scanned the whole table to join them (a lease claim read every queued
+ * row). SQLite: `IN`.
+ */
+export function keyIn(
+  db: { getExecutor(): QueryExecutor },
+  column: string,
+  subquery: Expression<unknown>,
+): RawBuilder<SqlBool> {
+  return db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<SqlBool>`${sql.ref(column)} = ANY (ARRAY(${subquery}))`
+    : sql<SqlBool>`${sql.ref(column)} IN (${subquery})`;
 }

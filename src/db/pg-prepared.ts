@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 
-const PREPARED = '/* prepared */';
+/** The comment that marks a statement for a name (a test finds the marked statements by it). */
+export const PREPARED = '/* prepared */';
 /** For a builder's `.modifyEnd(…)` or the end of a `sql` template. */
 export const prepared = sql.raw(` ${PREPARED}`);
 

@@ -56,6 +56,38 @@ export async function planOf(db: Db, s: CapturedStatement): Promise<PlanStep[]> 
   });
 }
 
+/**
+ * The plan PostgreSQL keeps for a named statement (pg-prepared.ts) once it stops planning each run afresh (after five
+ * runs, its generic plan: the parameters unknown), with sequential scans allowed, as a worker runs it. PostgreSQL only.
+ */
+export async function genericPlanOf(db: Db, s: CapturedStatement): Promise<PlanStep[]> {
+  if (db.dialect !== 'postgres') throw new Error('genericPlanOf: PostgreSQL only');
+  return db.kysely.connection().execute(async (c) => {
+    await c.executeQuery(CompiledQuery.raw('set plan_cache_mode = force_generic_plan'));
+    await c.executeQuery(CompiledQuery.raw(`prepare signet_generic_probe as ${s.sql}`));
+    try {
+      // EXPLAIN EXECUTE takes its arguments as literals (no bind parameters); a generic plan does not read them.
+      const args = s.parameters.map(literal).join(', ');
+      const r = await c.executeQuery<{ 'QUERY PLAN': [{ Plan: PgPlan }] }>(
+        CompiledQuery.raw(`explain (format json) execute signet_generic_probe(${args})`),
+      );
+      const out: PlanStep[] = [];
+      walk(r.rows[0]!['QUERY PLAN'][0].Plan, { limit: false, join: false }, out);
+      return out;
+    } finally {
+      await c.executeQuery(CompiledQuery.raw('deallocate signet_generic_probe'));
+      await c.executeQuery(CompiledQuery.raw('reset plan_cache_mode'));
+    }
+  });
+}
+
+const literal = (v: unknown): string =>
+  v === null || v === undefined
+    ? 'NULL'
+    : typeof v === 'number' || typeof v === 'bigint'
+      ? String(v)
+      : `'${String(v).replace(/'/g, "''")}'`;
+
 export async function fullScans(db: Db, s: CapturedStatement): Promise<FullScan[]> {
   return (await planOf(db, s)).filter((p) => p.fullScan).map((p) => ({ table: p.table!, how: p.how }));
 }

@@ -15,7 +15,7 @@ import {
 } from 'kysely';
 import { indexedBy, skipLocked, skipLockedClause, walkingIndexOrder, type Db } from '../db/db.js';
 import type { Database } from '../db/schema.js';
-import { keyedIn } from '../db/batch-rows.js';
+import { keyedIn, keyIn } from '../db/batch-rows.js';
 import { prepared } from '../db/pg-prepared.js';
 
 export type LeasedTable = 'delivery_queue' | 'mail_outbox' | 'documents' | 'sms_outbox' | 'bulk_sends';
@@ -89,7 +89,7 @@ export async function claimLeases<
     const update = loose(trx)
       .updateTable(table)
       .set((eb) => ({ ...lease.onClaim?.(eb as never), [lease.holder]: o.workerId, [lease.until]: o.now + o.leaseMs }))
-      .where('id', 'in', due);
+      .where(() => keyIn(trx, 'id', due));
     // Named where the returned columns are fixed (a `*` would change with the table, which a kept plan refuses).
     return (columns ? update.returning(columns).modifyEnd(prepared) : update.returningAll()).execute() as Promise<
       Pick<Selectable<Database[T]>, C>[]
@@ -118,8 +118,12 @@ async function claimIndexed<T extends LeasedTable, C extends string>(
       lease.table,
       indexes.key,
     )} set ${holder} = ${o.workerId}, ${until} = ${o.now + o.leaseMs}
-      where ${sql.ref('id')} in (select ${sql.ref('id')} from ${due} where ${free} order by ${order}
-        limit ${o.limit}${skipLockedClause(db)})
+      where ${keyIn(
+        trx,
+        'id',
+        sql`select ${sql.ref('id')} from ${due} where ${free} order by ${order}
+        limit ${o.limit}${skipLockedClause(db)}`,
+      )}
       returning ${returning}${prepared}`.execute(trx);
     return r.rows;
   });
