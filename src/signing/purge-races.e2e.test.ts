@@ -9,9 +9,11 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { startE2E, type E2E } from '../testing/e2e.js';
 import { postgresForTests } from '../testing/services.js';
-import { claimDue, recordOutcomes, type Outcome } from '../webhooks/deliveries.repo.js';
+import { claimDue, recordOutcomes } from '../webhooks/deliveries.repo.js';
+import { attemptOutcome } from '../webhooks/testing/dispatcher.js';
 import { insertReplay } from '../webhooks/history.repo.js';
-import { plainPdf, signers } from './testing/requests.js';
+import { sentDocument } from './testing/requests.js';
+import { purgeRows } from './testing/scan.js';
 
 const pg = await postgresForTests();
 
@@ -24,28 +26,8 @@ describe('purge races (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : false }, (
     await e?.close();
   });
 
-  const create = async (title: string) => {
-    const r = await e.api('POST', '/v1/signing-requests', {
-      signers: signers(1),
-      file: { name: 'contract.pdf', content_base64: await plainPdf(1) },
-      placement: 'auto_append',
-      title,
-      locale: 'en',
-    });
-    assert.equal(r.status, 201, r.text);
-    await e.work();
-    return r.json.document_id as string;
-  };
+  const create = (title: string) => sentDocument(e, title);
   const purge = (id: string) => e.h.request('DELETE', `/v1/documents/${id}`, { token: e.token });
-  const purgeRows = async (id: string) =>
-    (
-      await e.h.db.kysely
-        .selectFrom('audit_log')
-        .select('id')
-        .where('action', '=', 'document.purged')
-        .where('target_id', '=', id)
-        .execute()
-    ).length;
   // PostgreSQL: runs `open` in a transaction left open until `purge(id)`, started then, waits on a row it holds.
   const purgeWhileHeld = async (id: string, open: (trx: Kysely<Database>) => Promise<void>) => {
     const lockWaits = async () =>
@@ -78,34 +60,22 @@ describe('purge races (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : false }, (
     return { id, source: source.id };
   };
 
+  // A worker's claim, which finds the one delivery `id` due.
+  const claimOnly = async (id: string) => {
+    const claimed = await claimDue(e.h.db, { now: e.h.clock.now(), workerId: 'racer', leaseMs: 60_000, limit: 400 });
+    assert.deepEqual(
+      claimed.map((c) => c.id),
+      [id],
+    );
+    return claimed;
+  };
+
   test("a purge racing a worker's record of the document's delivery waits for it, then takes its attempt too", async () => {
     const { id, source } = await withdrawnWithDelivery('Raced by a record');
     // An open delivery of the document (a replay), claimed by a worker now recording it.
     const open = await insertReplay(e.h.db, e.h.db.kysely, source, e.h.clock.now());
-    const claimed = await claimDue(e.h.db, {
-      now: e.h.clock.now(),
-      workerId: 'racer',
-      leaseMs: 60_000,
-      limit: 400,
-    });
-    assert.deepEqual(
-      claimed.map((c) => c.id),
-      [open!.id],
-    );
-    const at = e.h.clock.now();
-    const outcomes: Outcome[] = claimed.map((c) => ({
-      kind: 'attempt',
-      deliveryId: c.id,
-      attemptsAtClaim: c.attempts,
-      ok: true,
-      startedAt: at,
-      durationMs: 1,
-      statusCode: 200,
-      responseBody: 'ok',
-      error: null,
-      nextAttemptAt: null,
-      recordedAt: at,
-    }));
+    const claimed = await claimOnly(open!.id);
+    const outcomes = claimed.map((c) => attemptOutcome(c.id, e.h.clock.now(), { attemptsAtClaim: c.attempts }));
     // The record's statement in a transaction left open until the purge waits on a row it holds.
     const r = await purgeWhileHeld(id, async (trx) => {
       assert.equal(await recordOutcomes({ ...e.h.db, kysely: trx }, 'racer', outcomes), claimed.length);
@@ -158,30 +128,8 @@ describe('purge races (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : false }, (
       });
       await until('on its delete of the attempts', (q) => q.some((s) => /delete from "delivery_attempts"/i.test(s)));
       // Meanwhile a worker claims the replayed delivery and records its attempt; both commit.
-      const claimed = await claimDue(e.h.db, {
-        now: e.h.clock.now(),
-        workerId: 'racer',
-        leaseMs: 60_000,
-        limit: 400,
-      });
-      assert.deepEqual(
-        claimed.map((c) => c.id),
-        [replayed],
-      );
-      const at = e.h.clock.now();
-      const outcome: Outcome = {
-        kind: 'attempt',
-        deliveryId: replayed!,
-        attemptsAtClaim: 0,
-        ok: true,
-        startedAt: at,
-        durationMs: 1,
-        statusCode: 200,
-        responseBody: 'ok',
-        error: null,
-        nextAttemptAt: null,
-        recordedAt: at,
-      };
+      await claimOnly(replayed!);
+      const outcome = attemptOutcome(replayed!, e.h.clock.now());
       assert.equal(await recordOutcomes(e.h.db, 'racer', [outcome]), 1);
     });
     const r = await purging!;
@@ -192,6 +140,6 @@ describe('purge races (PostgreSQL)', { skip: 'skip' in pg ? pg.skip : false }, (
       .where('delivery_id', 'in', [source, replayed!])
       .execute();
     assert.deepEqual(left, [], 'the attempt recorded meanwhile went with its delivery');
-    assert.equal(await purgeRows(id), 1);
+    assert.equal(await purgeRows(e.h.db, id), 1);
   });
 });

@@ -15,8 +15,8 @@ import { createRuntime, type Runtime } from '../runtime.js';
 import { b64, startE2E, type E2E } from '../testing/e2e.js';
 import { bothDatabases } from '../testing/services.js';
 import { setWorkspaceRetentionDays } from '../workspaces/settings.service.js';
-import { plainPdf, signers } from './testing/requests.js';
-import { scanDatabase } from './testing/scan.js';
+import { plainPdf, sentDocument, signers } from './testing/requests.js';
+import { purgeRows, scanDatabase } from './testing/scan.js';
 
 const databases = await bothDatabases();
 const DAY = 86_400_000;
@@ -50,28 +50,8 @@ for (const d of databases) {
       await e?.close();
     });
 
-    const create = async (title: string, people = signers(1)) => {
-      const r = await e.api('POST', '/v1/signing-requests', {
-        signers: people,
-        file: { name: 'contract.pdf', content_base64: await plainPdf(1) },
-        placement: 'auto_append',
-        title,
-        locale: 'en',
-      });
-      assert.equal(r.status, 201, r.text);
-      await e.work();
-      return r.json.document_id as string;
-    };
+    const create = (title: string, people = signers(1)) => sentDocument(e, title, people);
     const purge = (id: string, token = e.token) => e.h.request('DELETE', `/v1/documents/${id}`, { token });
-    const purgeRows = async (id: string) =>
-      (
-        await e.h.db.kysely
-          .selectFrom('audit_log')
-          .select('id')
-          .where('action', '=', 'document.purged')
-          .where('target_id', '=', id)
-          .execute()
-      ).length;
 
     test('a completed document: blobs and personal data gone, tombstone and verification stay, repeat is a no-op', async () => {
       const tag = Math.random().toString(36).slice(2, 8);
@@ -130,12 +110,12 @@ for (const d of databases) {
       assert.equal((await e.api('GET', `/v1/documents/${id}`)).status, 404);
       const tomb = await e.h.db.kysely.selectFrom('document_tombstones').selectAll().where('id', '=', id).execute();
       assert.equal(tomb.length, 1);
-      assert.equal(await purgeRows(id), 1);
+      assert.equal(await purgeRows(e.h.db, id), 1);
 
       const again = await purge(id);
       assert.equal(again.status, 200);
       assert.deepEqual(again.json, first.json);
-      assert.equal(await purgeRows(id), 1, 'the repeat did nothing');
+      assert.equal(await purgeRows(e.h.db, id), 1, 'the repeat did nothing');
       assert.equal((await purge(id, other.token)).status, 404);
 
       const v = await e.h.request('POST', '/v1/verifications', {
@@ -266,14 +246,14 @@ for (const d of databases) {
       assert.equal(await both(), 3, 'the three early ones, each once');
       for (const id of early) {
         assert.equal(await exists(id), false);
-        assert.equal(await purgeRows(id), 1);
+        assert.equal(await purgeRows(e.h.db, id), 1);
       }
       for (const id of [open, late, kept]) assert.equal(await exists(id), true);
       assert.equal(await both(), 0, 'a second run finds nothing');
       e.h.clock.set(t0 + 7 * DAY + 60_000);
       assert.equal(await both(), 1);
       assert.equal(await exists(late), false);
-      assert.equal(await purgeRows(late), 1);
+      assert.equal(await purgeRows(e.h.db, late), 1);
       for (const id of [open, kept]) assert.equal(await exists(id), true);
     });
   });

@@ -10,8 +10,8 @@ import { genericPlanOf } from '../db/query-plans.js';
 import { ManualClock } from '../lib/clock.js';
 import { PREPARED } from '../db/pg-prepared.js';
 import { freshPostgres, postgresForTests } from '../testing/services.js';
-import { claimDue, recordOutcomes, type AttemptOutcome } from './deliveries.repo.js';
-import { seed } from './testing/dispatcher.js';
+import { claimDue, recordOutcomes } from './deliveries.repo.js';
+import { attemptOutcome, seed } from './testing/dispatcher.js';
 
 const pg = await postgresForTests();
 const BACKLOG = 20_000;
@@ -54,20 +54,7 @@ describe('the delivery claim and record, planned once (PostgreSQL)', { skip: 'sk
     statements.length = 0;
     const claimed = await claimDue(db, { now: clock.now(), workerId: 'planner', leaseMs: 60_000, limit: 400 });
     assert.equal(claimed.length, 400);
-    const at = clock.now();
-    const outcomes: AttemptOutcome[] = claimed.map((c) => ({
-      kind: 'attempt',
-      deliveryId: c.id,
-      attemptsAtClaim: c.attempts,
-      ok: true,
-      startedAt: at,
-      durationMs: 1,
-      statusCode: 200,
-      responseBody: 'ok',
-      error: null,
-      nextAttemptAt: null,
-      recordedAt: at,
-    }));
+    const outcomes = claimed.map((c) => attemptOutcome(c.id, clock.now()));
     assert.equal(await recordOutcomes(db, 'planner', outcomes), 400);
     const named = statements.filter((st) => st.sql.endsWith(PREPARED));
     const heads = named.map((st) => st.sql.trim().slice(0, 30));

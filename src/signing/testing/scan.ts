@@ -41,3 +41,14 @@ async function columns(db: Db): Promise<[string, string, string][]> {
     and data_type in ('text', 'character varying', 'json', 'jsonb', 'bytea')`.execute(db.kysely);
   return r.rows.map((x) => [x.table_name, x.column_name, x.data_type]);
 }
+
+/** How many times the audit log says document `id` was purged (a repeat or a second purger adds none). */
+export const purgeRows = async (db: Db, id: string): Promise<number> =>
+  (
+    await db.kysely
+      .selectFrom('audit_log')
+      .select('id')
+      .where('action', '=', 'document.purged')
+      .where('target_id', '=', id)
+      .execute()
+  ).length;

@@ -9,6 +9,7 @@ import { openDb, type Db } from '../../db/db.js';
 import type { ManualClock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { WEBHOOK_TIMEOUT_MS } from '../../limits.js';
+import type { AttemptOutcome } from '../deliveries.repo.js';
 import { createDispatcher, type DispatcherOptions } from '../dispatcher.js';
 import { createEmitter } from '../outbox.repo.js';
 import { newWebhookSecret } from '../signature.js';
@@ -142,6 +143,26 @@ export const attemptsOf = (db: Db, deliveryId: string) =>
     .where('delivery_id', '=', deliveryId)
     .orderBy('attempt')
     .execute();
+
+/** The outcome of a claimed delivery's attempt as the dispatcher records a 200 at `at`, with `changes`. */
+export const attemptOutcome = (
+  deliveryId: string,
+  at: number,
+  changes: Partial<AttemptOutcome> = {},
+): AttemptOutcome => ({
+  kind: 'attempt',
+  deliveryId,
+  attemptsAtClaim: 0,
+  ok: true,
+  startedAt: at,
+  durationMs: 1,
+  statusCode: 200,
+  responseBody: 'ok',
+  error: null,
+  nextAttemptAt: null,
+  recordedAt: at,
+  ...changes,
+});
 
 export const tOf = (h: Hit): number => Number(/^t=(\d+),/.exec(String(h.headers['x-service-signature']))![1]);
 
