@@ -64,18 +64,21 @@ export async function genericPlanOf(db: Db, s: CapturedStatement): Promise<PlanS
   if (db.dialect !== 'postgres') throw new Error('genericPlanOf: PostgreSQL only');
   return db.kysely.connection().execute(async (c) => {
     await c.executeQuery(CompiledQuery.raw('set plan_cache_mode = force_generic_plan'));
-    await c.executeQuery(CompiledQuery.raw(`prepare signet_generic_probe as ${s.sql}`));
     try {
-      // EXPLAIN EXECUTE takes its arguments as literals (no bind parameters); a generic plan does not read them.
-      const args = s.parameters.map(literal).join(', ');
-      const r = await c.executeQuery<{ 'QUERY PLAN': [{ Plan: PgPlan }] }>(
-        CompiledQuery.raw(`explain (format json) execute signet_generic_probe(${args})`),
-      );
-      const out: PlanStep[] = [];
-      walk(r.rows[0]!['QUERY PLAN'][0].Plan, { limit: false, join: false }, out);
-      return out;
+      await c.executeQuery(CompiledQuery.raw(`prepare signet_generic_probe as ${s.sql}`));
+      try {
+        // EXPLAIN EXECUTE takes its arguments as literals (no bind parameters); a generic plan does not read them.
+        const args = s.parameters.map(literal).join(', ');
+        const r = await c.executeQuery<{ 'QUERY PLAN': [{ Plan: PgPlan }] }>(
+          CompiledQuery.raw(`explain (format json) execute signet_generic_probe(${args})`),
+        );
+        const out: PlanStep[] = [];
+        walk(r.rows[0]!['QUERY PLAN'][0].Plan, { limit: false, join: false }, out);
+        return out;
+      } finally {
+        await c.executeQuery(CompiledQuery.raw('deallocate signet_generic_probe'));
+      }
     } finally {
-      await c.executeQuery(CompiledQuery.raw('deallocate signet_generic_probe'));
       await c.executeQuery(CompiledQuery.raw('reset plan_cache_mode'));
     }
   });
