@@ -86,7 +86,7 @@ function suite(open: () => Promise<{ db: Db; other: Db; url: string; close(): Pr
     );
   });
 
-  test('a claim that finds nothing is one read: no write, no SET LOCAL, no transaction', async () => {
+  test('a claim that finds nothing is one read: no write, no SET LOCAL, no transaction; one told to skip it claims', async () => {
     await db.kysely.deleteFrom('mail_outbox').execute();
     await seed(db, 2, T0 + 60_000); // not due yet
     const seen: string[] = [];
@@ -117,6 +117,11 @@ function suite(open: () => Promise<{ db: Db; other: Db; url: string; close(): Pr
         seen.some((q) => /^update\b/i.test(q)),
         seen.join('\n'),
       );
+      // `look: false` (the caller's last claim came back full) goes straight to the claim.
+      seen.length = 0;
+      const next = { now: T0 + 60_001, workerId: 'a', leaseMs: 60_000, limit: 10, look: false };
+      assert.equal((await claimLeases(watched, MAIL_LEASE, next)).length, 1);
+      assert.ok(!seen.some((q) => /^select\b/i.test(q)), seen.join('\n'));
     } finally {
       await watched.close();
     }

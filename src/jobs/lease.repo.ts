@@ -49,6 +49,16 @@ export type Lease<T extends LeasedTable> = {
     }
 );
 
+/** A claim of up to `limit` rows for `workerId`, leased until `now + leaseMs`. */
+export type ClaimOptions = {
+  now: number;
+  workerId: string;
+  leaseMs: number;
+  limit: number;
+  /** false: claim without looking first (the caller's last claim came back full, so more is likely due). */
+  look?: boolean;
+};
+
 // Table and column names come from the Lease constants above, never from input; the loose type keeps one
 // implementation for every table.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one implementation over several tables' columns
@@ -61,12 +71,7 @@ const loose = (db: Kysely<Database>) => db as unknown as Kysely<any>;
 export async function claimLeases<
   T extends LeasedTable,
   C extends keyof Selectable<Database[T]> & string = keyof Selectable<Database[T]> & string,
->(
-  db: Db,
-  lease: Lease<T>,
-  o: { now: number; workerId: string; leaseMs: number; limit: number },
-  columns?: readonly C[],
-): Promise<Pick<Selectable<Database[T]>, C>[]> {
+>(db: Db, lease: Lease<T>, o: ClaimOptions, columns?: readonly C[]): Promise<Pick<Selectable<Database[T]>, C>[]> {
   if (lease.indexes) return claimIndexed(db, lease, lease.indexes, o, columns);
   const due = lease.due;
   const k = loose(db.kysely);
@@ -79,8 +84,12 @@ export async function claimLeases<
     ]);
   // An idle worker's claim usually finds nothing, so it looks first: finding nothing is then one read, where the
   // claim takes SQLite's write lock and is four round trips on PostgreSQL (BEGIN, SET LOCAL, UPDATE, COMMIT). With
-  // rows due, the look is one more round trip per batch.
-  if ((await k.selectFrom(table).select('id').where(isFree).limit(1).executeTakeFirst()) === undefined) return [];
+  // rows due, the look is one more round trip per batch, which a caller draining a backlog skips (`look: false`).
+  if (
+    o.look !== false &&
+    (await k.selectFrom(table).select('id').where(isFree).limit(1).executeTakeFirst()) === undefined
+  )
+    return [];
   return walkingIndexOrder(db, (trx) => {
     const due = skipLocked(
       db,
@@ -102,15 +111,17 @@ async function claimIndexed<T extends LeasedTable, C extends string>(
   db: Db,
   lease: Lease<T>,
   indexes: { key: string; due: string },
-  o: { now: number; workerId: string; leaseMs: number; limit: number },
+  o: ClaimOptions,
   columns?: readonly C[],
 ): Promise<Pick<Selectable<Database[T]>, C & keyof Selectable<Database[T]>>[]> {
   if (lease.onClaim) throw new Error('claimLeases: onClaim with named indexes');
   const [holder, until, order] = [lease.holder, lease.until, lease.order].map((n) => sql.ref(n));
   const free = sql`${order} <= ${o.now} AND (${holder} IS NULL OR ${until} <= ${o.now})`;
   const due = indexedBy(db, lease.table, indexes.due);
-  const look = await sql`select 1 from ${due} where ${free} order by ${order} limit 1`.execute(db.kysely);
-  if (look.rows.length === 0) return [];
+  if (o.look !== false) {
+    const look = await sql`select 1 from ${due} where ${free} order by ${order} limit 1`.execute(db.kysely);
+    if (look.rows.length === 0) return [];
+  }
   const returning = columns ? sql.join(columns.map((c) => sql.ref(c))) : sql`*`;
   return walkingIndexOrder(db, async (trx) => {
     const r = await sql<Pick<Selectable<Database[T]>, C & keyof Selectable<Database[T]>>>`update ${indexedBy(

@@ -56,6 +56,14 @@ describe('the delivery claim and record, planned once (PostgreSQL)', { skip: 'sk
     assert.equal(claimed.length, 400);
     const outcomes = claimed.map((c) => attemptOutcome(c.id, clock.now()));
     assert.equal(await recordOutcomes(db, 'planner', outcomes), 400);
+    // The dispatcher's next claim after a full one skips the look for a free row.
+    const looks = (from: number) =>
+      statements.slice(from).filter((st) => /^select 1 from "delivery_queue"/.test(st.sql));
+    const before = statements.length;
+    const next = { now: clock.now(), workerId: 'planner', leaseMs: 60_000, limit: 400, look: false };
+    assert.equal((await claimDue(db, next)).length, 400);
+    assert.deepEqual(looks(before), []);
+    assert.equal(looks(0).length, 1, 'the first claim looked');
     const named = statements.filter((st) => st.sql.endsWith(PREPARED));
     const heads = named.map((st) => st.sql.trim().slice(0, 30));
     assert.ok(

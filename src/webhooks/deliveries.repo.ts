@@ -3,7 +3,7 @@
 // Claims are short statements; no transaction is ever open while a request is on the wire.
 import { sql, type Insertable, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { writingCtes, type Db } from '../db/db.js';
-import { claimLeases, guardedDelete, type GuardedKey, type Lease } from '../jobs/lease.repo.js';
+import { claimLeases, guardedDelete, type ClaimOptions, type GuardedKey, type Lease } from '../jobs/lease.repo.js';
 import type { Database, DeliveriesTable, DeliveryAttemptsTable } from '../db/schema.js';
 import { batchRows, type BatchColumn, type ColumnType } from '../db/batch-rows.js';
 import { prepared } from '../db/pg-prepared.js';
@@ -50,10 +50,7 @@ const idsIn = (db: Db, column: string, ids: readonly string[]) =>
   )})`;
 
 /** Claims up to `limit` due rows for `workerId`, with what sending them needs (event body, hook URL and secret). */
-export async function claimDue(
-  db: Db,
-  opts: { now: number; workerId: string; leaseMs: number; limit: number },
-): Promise<ClaimedDelivery[]> {
+export async function claimDue(db: Db, opts: ClaimOptions): Promise<ClaimedDelivery[]> {
   // The claim returns the queue's few columns; the deliveries with their events, and the hooks, are then read by id
   // (a claim's rows share a few hooks).
   const claimed = await claimLeases(db, DELIVERY_LEASE, opts, ['id', 'attempts', 'next_attempt_at']);

@@ -184,8 +184,15 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   // A database before the due queue (a rolling upgrade, SIGNET_AUTO_MIGRATE=0) has nothing to claim from: nothing is
   // sent until `signet migrate` has run, which queues every open delivery.
   const queue = migrationGate(db, '028-delivery-queue');
+  // After a full claim more is likely due: the next claim skips its look for a free row (lease.repo.ts).
+  let lastFull = false;
   const job: LeaseJob<ClaimedDelivery> = {
-    claim: async (o) => ((await queue.available()) ? claimDue(db, o) : []),
+    async claim(o) {
+      if (!(await queue.available())) return [];
+      const claimed = await claimDue(db, { ...o, look: !lastFull });
+      lastFull = claimed.length === o.limit;
+      return claimed;
+    },
     async work(d) {
       if (d.hookDeleted || (await hookGone(d.hookId))) {
         writer.push({
