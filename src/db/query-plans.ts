@@ -41,19 +41,30 @@ export async function planOf(db: Db, s: CapturedStatement): Promise<PlanStep[]> 
       return { ...(table ? { table } : {}), how: detail, fullScan };
     });
   }
+  return withSetting(db, 'enable_seqscan', 'off', (c) => pgPlan(c, `explain (format json) ${s.sql}`, s.parameters));
+}
+
+/** One connection of the pool, as Kysely hands it to `connection().execute`. */
+type Connection = Db['kysely'];
+
+/** Runs `run` on one connection with `name` set to `value`, reset afterwards whatever happens. */
+function withSetting<T>(db: Db, name: string, value: string, run: (c: Connection) => Promise<T>): Promise<T> {
   return db.kysely.connection().execute(async (c) => {
-    await c.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
+    await c.executeQuery(CompiledQuery.raw(`set ${name} = ${value}`));
     try {
-      const r = await c.executeQuery<{ 'QUERY PLAN': [{ Plan: PgPlan }] }>(
-        CompiledQuery.raw(`explain (format json) ${s.sql}`, [...s.parameters]),
-      );
-      const out: PlanStep[] = [];
-      walk(r.rows[0]!['QUERY PLAN'][0].Plan, { limit: false, join: false }, out);
-      return out;
+      return await run(c);
     } finally {
-      await c.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
+      await c.executeQuery(CompiledQuery.raw(`reset ${name}`));
     }
   });
+}
+
+/** The steps of the plan an `EXPLAIN (FORMAT JSON)` statement returns. */
+async function pgPlan(c: Connection, explain: string, parameters: readonly unknown[] = []): Promise<PlanStep[]> {
+  const r = await c.executeQuery<{ 'QUERY PLAN': [{ Plan: PgPlan }] }>(CompiledQuery.raw(explain, [...parameters]));
+  const out: PlanStep[] = [];
+  walk(r.rows[0]!['QUERY PLAN'][0].Plan, { limit: false, join: false }, out);
+  return out;
 }
 
 /**
@@ -62,24 +73,16 @@ export async function planOf(db: Db, s: CapturedStatement): Promise<PlanStep[]> 
  */
 export async function genericPlanOf(db: Db, s: CapturedStatement): Promise<PlanStep[]> {
   if (db.dialect !== 'postgres') throw new Error('genericPlanOf: PostgreSQL only');
-  return db.kysely.connection().execute(async (c) => {
-    await c.executeQuery(CompiledQuery.raw('set plan_cache_mode = force_generic_plan'));
+  return withSetting(db, 'plan_cache_mode', 'force_generic_plan', async (c) => {
+    await c.executeQuery(CompiledQuery.raw(`prepare signet_generic_probe as ${s.sql}`));
     try {
-      await c.executeQuery(CompiledQuery.raw(`prepare signet_generic_probe as ${s.sql}`));
-      try {
-        // EXPLAIN EXECUTE takes its arguments as literals (no bind parameters); a generic plan does not read them.
-        const args = s.parameters.map(literal).join(', ');
-        const r = await c.executeQuery<{ 'QUERY PLAN': [{ Plan: PgPlan }] }>(
-          CompiledQuery.raw(`explain (format json) execute signet_generic_probe(${args})`),
-        );
-        const out: PlanStep[] = [];
-        walk(r.rows[0]!['QUERY PLAN'][0].Plan, { limit: false, join: false }, out);
-        return out;
-      } finally {
-        await c.executeQuery(CompiledQuery.raw('deallocate signet_generic_probe'));
-      }
+      // EXPLAIN EXECUTE takes its arguments as literals (no bind parameters); a generic plan does not read them.
+      return await pgPlan(
+        c,
+        `explain (format json) execute signet_generic_probe(${s.parameters.map(literal).join(', ')})`,
+      );
     } finally {
-      await c.executeQuery(CompiledQuery.raw('reset plan_cache_mode'));
+      await c.executeQuery(CompiledQuery.raw('deallocate signet_generic_probe'));
     }
   });
 }
