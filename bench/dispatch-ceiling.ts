@@ -3,8 +3,9 @@
 // PostgreSQL) and per worker count (1, 2), interleaved rounds of:
 // - raw: this process POSTs N bodies, signed with the project's own deliveryHeaders, through an undici Pool of 16;
 // - signet: N events are emitted through the real emitter in one transaction while `signet worker` processes (real
-//   child processes, already warm and idle) run; timed from the commit until every delivery row is `succeeded`
-//   (recorded, not just received), so the workers' wake-up and their record writes are inside the figure.
+//   child processes, already warm and idle) run; timed from just before the commit (its own time included) until
+//   no delivery is open, every one of them then checked `succeeded` (recorded, not just received), so the
+//   workers' wake-up and their record writes are inside the figure.
 // The verdict is the median of the per-round ratios (signet ÷ raw). Bounded: N events per round, a deadline per
 // round; children are stopped by their own handles. Prints a table; writes nothing outside its temp directory (but
 // DISPATCH_PERF's recordings, a diagnosis: `perf record -a -g` of each signet round into the file it names, .1, .2…).
@@ -95,8 +96,11 @@ async function setupDb(kind: string, tmp: string, target: string): Promise<Setup
 
 const emit = createEmitter(systemClock);
 let serial = 0;
-/** N real events (and their deliveries, one per hook of the workspace) in one transaction. */
-async function emitBatch(db: Db, wsId: string, n: number): Promise<void> {
+/**
+ * N real events (and their deliveries, one per hook of the workspace) in one transaction; `beforeCommit` runs last
+ * inside it, when no worker can see the rows yet.
+ */
+async function emitBatch(db: Db, wsId: string, n: number, beforeCommit?: () => Promise<void>): Promise<void> {
   await db.kysely.transaction().execute(async (trx) => {
     for (let i = 0; i < n; i++, serial++) {
       await emit(trx, 'signing_request.signed', wsId, {
@@ -105,6 +109,7 @@ async function emitBatch(db: Db, wsId: string, n: number): Promise<void> {
         signing_request_id: `req_ceiling_${serial}`,
       });
     }
+    await beforeCommit?.();
   });
 }
 
@@ -117,8 +122,17 @@ async function succeeded(db: Db): Promise<number> {
   return Number(r.n);
 }
 
-/** Resolves once `total` rows are succeeded; the receiver is asked first so the database is polled only at the end. */
-async function waitSucceeded(s: Setup, rx: Receiver, total: number, n: number, t0: number): Promise<void> {
+/** Whether a delivery is still open (it has a queue row, migration 028): a read that stops at the first row. */
+async function anyOpen(db: Db): Promise<boolean> {
+  return (await db.kysely.selectFrom('delivery_queue').select('id').limit(1).execute()).length > 0;
+}
+
+/**
+ * Resolves once every delivery is settled; the receiver is asked first so the database is polled only at the end. It
+ * polls the queue, not a count of the succeeded rows, which read every delivery of every round so far (tens of ms by
+ * the third round, inside the timed window); the caller then checks the count, untimed.
+ */
+async function waitSettled(s: Setup, rx: Receiver, n: number, t0: number): Promise<void> {
   while ((await rx.ask('stats')).count < n) {
     if (performance.now() - t0 > ROUND_DEADLINE_MS) {
       const st = await s.db.kysely
@@ -132,7 +146,7 @@ async function waitSucceeded(s: Setup, rx: Receiver, total: number, n: number, t
     }
     await sleep(5);
   }
-  while ((await succeeded(s.db)) < total) {
+  while (await anyOpen(s.db)) {
     if (performance.now() - t0 > ROUND_DEADLINE_MS) throw new Error(`dispatch round: deadline, not all recorded`);
     await sleep(5);
   }
@@ -183,7 +197,7 @@ type Body = { id: string; name: string; body: string };
 const workersCpuMs = (ws: ChildProcess[]) => ws.reduce((sum, w) => sum + cpuMsOf(w.pid), 0);
 
 /** CPU µs per request or delivery: `cpuUs` the sender's (raw) or the workers' (signet), `rxCpuUs` the receiver's. */
-type Round = { perSec: number; cpuUs: number; rxCpuUs: number; dbCpuUs?: number; idle: number };
+type Round = { perSec: number; cpuUs: number; rxCpuUs: number; dbCpuUs?: number; idle: number; edges?: string };
 
 /** The PostgreSQL backends serving this database's other sessions (the workers' pools); none on SQLite. */
 async function backendPids(s: Setup): Promise<number[]> {
@@ -225,31 +239,47 @@ let perfRound = 0;
 /** The workers' CPU per delivery counts only them: the receiver and the database serve both sides alike. */
 async function signet(s: Setup, rx: Receiver, expectTotal: number, ws: ChildProcess[]): Promise<Round> {
   await rx.ask('reset');
-  await emitBatch(s.db, s.wsId, N);
-  // The backends alive now, and those the workers' pools open during the round (counted from zero); one that closes
-  // during the round is lost to the figure, which is a diagnosis, not the verdict.
-  const before = new Map((await backendPids(s)).map((pid) => [pid, cpuMsOf(pid)]));
-  const c0 = workersCpuMs(ws);
-  const rx0 = cpuMsOf(rx.child.pid);
-  const m0 = machineTicks();
-  const t0 = performance.now();
+  // The round starts before the emit's commit: a worker may see the rows and send before the commit returns here
+  // (on SQLite the first request arrived up to 48 ms before a clock started after it).
+  let before = new Map<number, number>();
+  let c0 = 0;
+  let rx0 = 0;
+  let m0 = machineTicks();
+  let t0 = 0;
+  await emitBatch(s.db, s.wsId, N, async () => {
+    // The backends alive now, and those the workers' pools open during the round (counted from zero); one that
+    // closes during the round is lost to the figure, which is a diagnosis, not the verdict.
+    before = new Map((await backendPids(s)).map((pid) => [pid, cpuMsOf(pid)]));
+    c0 = workersCpuMs(ws);
+    rx0 = cpuMsOf(rx.child.pid);
+    m0 = machineTicks();
+    t0 = performance.now();
+  });
+  const wall0 = performance.timeOrigin + t0;
   // DISPATCH_PERF=FILE: `perf record -a` over each signet round, into FILE.<n> (a diagnosis; perf must be installed).
   const perf = process.env.DISPATCH_PERF
     ? spawn('perf', ['record', '-a', '-g', '-F', '1999', '-o', `${process.env.DISPATCH_PERF}.${++perfRound}`], {
         stdio: 'ignore',
       })
     : null;
-  await waitSucceeded(s, rx, expectTotal, N, t0);
+  await waitSettled(s, rx, N, t0);
   const ms = performance.now() - t0;
-  if (perf) await new Promise((r) => perf.once('exit', r).kill('SIGINT'));
   const idle = idleShare(m0);
+  const cpuUs = (1000 * (workersCpuMs(ws) - c0)) / N;
   const rxCpuUs = (1000 * (cpuMsOf(rx.child.pid) - rx0)) / N;
   const after = await backendPids(s);
   const dbCpuUs =
     after.length > 0
       ? (1000 * after.reduce((sum, pid) => sum + ((cpuMsOf(pid) || 0) - (before.get(pid) || 0)), 0)) / N
       : undefined;
-  return { perSec: N / (ms / 1000), cpuUs: (1000 * (workersCpuMs(ws) - c0)) / N, rxCpuUs, dbCpuUs, idle };
+  if (perf) await new Promise((r) => perf.once('exit', r).kill('SIGINT'));
+  const ok = await succeeded(s.db);
+  if (ok !== expectTotal) throw new Error(`dispatch round: ${ok} deliveries succeeded, ${expectTotal} expected`);
+  const st = await rx.ask('stats');
+  // The round's edges: the workers' wake-up and first claim before the first request, and the last record after the
+  // last one (ms), both inside the timed round.
+  const edges = `lead ${(st.first - wall0).toFixed(0)} ms, tail ${(wall0 + ms - st.last).toFixed(0)} ms`;
+  return { perSec: N / (ms / 1000), cpuUs, rxCpuUs, dbCpuUs, idle, edges };
 }
 
 export type CeilingRow = {
@@ -332,7 +362,7 @@ export async function dispatchCeiling(): Promise<{ rows: CeilingRow[]; notes: st
                   `receiver ${a.rxCpuUs.toFixed(0)} µs, ${pct(a.idle)} idle), signet ${b.perSec.toFixed(0)}/s (${b.cpuUs.toFixed(0)} µs CPU, ` +
                   `receiver ${b.rxCpuUs.toFixed(0)} µs` +
                   (b.dbCpuUs === undefined ? '' : `, PostgreSQL backends ${b.dbCpuUs.toFixed(0)} µs`) +
-                  `, ${pct(b.idle)} idle)\n`,
+                  `, ${pct(b.idle)} idle; ${b.edges})\n`,
               );
             }
             rows.push(row);
