@@ -19,7 +19,7 @@ import { sql } from 'kysely';
 import { Pool } from 'undici';
 import { systemClock } from '../src/lib/clock.js';
 import { deliveryHeaders } from '../src/webhooks/signature.js';
-import { cpuMsOf, idleShare, machineTicks } from './proc-cpu.js';
+import { cpuMsOf, idleShare, machineTicks, type MachineTicks } from './proc-cpu.js';
 import { createWorkspace } from '../src/workspaces/workspaces.repo.js';
 import {
   emitBatch,
@@ -99,20 +99,19 @@ async function signet(s: Setup, rx: Receiver, expectTotal: number, ws: ChildProc
   await rx.ask('reset');
   // The round starts before the emit's commit: a worker may see the rows and send before the commit returns here
   // (on SQLite the first request arrived up to 48 ms before a clock started after it).
-  let before = new Map<number, number>();
-  let c0 = 0;
-  let rx0 = 0;
-  let m0 = machineTicks();
-  let t0 = 0;
+  let start: { before: Map<number, number>; c0: number; rx0: number; m0: MachineTicks; t0: number } | undefined;
   await emitBatch(s.db, s.wsId, N, async () => {
-    // The backends alive now, and those the workers' pools open during the round (counted from zero); one that
-    // closes during the round is lost to the figure, which is a diagnosis, not the verdict.
-    before = new Map((await backendPids(s)).map((pid) => [pid, cpuMsOf(pid)]));
-    c0 = workersCpuMs(ws);
-    rx0 = cpuMsOf(rx.child.pid);
-    m0 = machineTicks();
-    t0 = performance.now();
+    start = {
+      // The backends alive now, and those the workers' pools open during the round (counted from zero); one that
+      // closes during the round is lost to the figure, which is a diagnosis, not the verdict.
+      before: new Map((await backendPids(s)).map((pid) => [pid, cpuMsOf(pid)])),
+      c0: workersCpuMs(ws),
+      rx0: cpuMsOf(rx.child.pid),
+      m0: machineTicks(),
+      t0: performance.now(),
+    };
   });
+  const { before, c0, rx0, m0, t0 } = start!;
   const wall0 = performance.timeOrigin + t0;
   // DISPATCH_PERF=FILE: `perf record -a` over each signet round, into FILE.<n> (a diagnosis; perf must be installed).
   const perf = process.env.DISPATCH_PERF

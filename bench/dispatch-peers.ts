@@ -16,7 +16,6 @@ import { createWorkspace } from '../src/workspaces/workspaces.repo.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROUND_DEADLINE_MS = Number(process.env.DISPATCH_DEADLINE_MS ?? 60_000);
-// One key for every worker of a run, as processes sharing one database must have.
 const SECRET_KEY = randomBytes(32).toString('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
